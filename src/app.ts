@@ -1,0 +1,68 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Config } from './config.ts'
+import { openDatabase } from './db/connect.ts'
+import type { Database } from './db/database.ts'
+import { openCountryLookup, type CountryLookup } from './geo/country.ts'
+import { homeRoutes } from './home/routes.ts'
+import { installErrorHandler } from './http/error-handler.ts'
+import { ingestRoutes } from './ingest/routes.ts'
+import { registerOpenApi } from './openapi/plugin.ts'
+import { startSweeper } from './retention/sweeper.ts'
+import { sharedSchemas } from './sessions/schema.ts'
+import { sessionRoutes } from './sessions/routes.ts'
+import { ErrorBody } from './shared/schema.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Kysely<Database>
+    geo: CountryLookup
+    config: Config
+  }
+}
+
+export interface BuildOptions {
+  config: Config
+  logger?: FastifyServerOptions['logger']
+}
+
+/**
+ * Builds the whole service — database, routes, schemas, error handling, retention sweeper —
+ * without listening. Production (server.ts) and the tests build it the same way.
+ */
+export async function buildApp({ config, logger = false }: BuildOptions): Promise<FastifyInstance> {
+  const database = await openDatabase(config.database)
+  const base: FastifyInstance = Fastify({
+    logger,
+    trustProxy: trustProxyOption(config.trustProxy),
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false } },
+    return503OnClosing: true,
+  })
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  try {
+    app.decorate('db', database.db)
+    app.decorate('geo', openCountryLookup(config.geoipDatabase))
+    app.decorate('config', config)
+    app.decorateRequest('project', null)
+    app.addHook('onClose', () => database.close())
+    installErrorHandler(base)
+    for (const schema of [ErrorBody, ...sharedSchemas]) app.addSchema(schema)
+
+    await registerOpenApi(base)
+    await app.register(sessionRoutes, { prefix: '/api/v1' })
+    await app.register(ingestRoutes, { prefix: '/ingest/v1' })
+    await app.register(homeRoutes)
+    startSweeper(base, config.retentionSweepSeconds)
+    await app.ready()
+  } catch (error) {
+    await app.close()
+    throw error
+  }
+  return base
+}
+
+/** A hop count means: trust that many proxies nearest to the server (Fastify types take it as a function). */
+function trustProxyOption(value: Config['trustProxy']): FastifyServerOptions['trustProxy'] {
+  return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value
+}

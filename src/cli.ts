@@ -1,0 +1,155 @@
+import fs from 'node:fs'
+import readline from 'node:readline'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import type { Kysely } from 'kysely'
+import { loadConfig, ConfigError, type Config } from './config.ts'
+import { openDatabase } from './db/connect.ts'
+import type { Database } from './db/database.ts'
+import { AppError } from './errors.ts'
+import * as projects from './projects/service.ts'
+import { sweep } from './retention/service.ts'
+import { serve } from './server.ts'
+import { exportSessions, importSessions } from './transfer/service.ts'
+import { firstRun } from './first-run.ts'
+import { describeKeys } from './projects/format.ts'
+
+const USAGE = `Usage: sessionwatch <command> [options]
+
+Commands:
+  serve                                   Run the service (what npm start runs)
+  project create --name NAME --domain DOMAIN [--retention-days N] [--json]
+                                          Create a project and print its keys
+  project list [--json]                   List projects (API keys are stored hashed: only prefixes show)
+  project rotate-key --project ID [--ingest] [--json]
+                                          Replace the API key (and the ingest key with --ingest)
+  import --project ID FILE|-              Import NDJSON sessions (- reads standard input)
+  export --project ID [--date YYYY-MM-DD] Write the project's sessions as NDJSON to standard output
+  retention run                           Delete every session past its project's retention now
+
+Environment: DATABASE_URL (default ./data/sessionwatch.db), PORT (8080), HOST (0.0.0.0), TRUST_PROXY,
+GEOIP_DB, RETENTION_SWEEP_SECONDS (300), LOG_LEVEL (info).`
+
+/** A mistake in how the command was called: usage is printed with it. */
+class UsageError extends Error {}
+
+/** Runs one CLI command; resolves to the process exit code. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [command, ...rest] = argv
+  try {
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(`${USAGE}\n`)
+      return command === undefined ? 1 : 0
+    }
+    const config = loadConfig(env)
+    if (command === 'serve') {
+      await serve(config, firstRun)
+      return 0
+    }
+    return await withDatabase(config, (db) => runCommand(db, command, rest))
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`sessionwatch: ${error.message}\n\n${USAGE}\n`)
+      return 2
+    }
+    if (error instanceof ConfigError || error instanceof AppError) {
+      process.stderr.write(`sessionwatch: ${error.message}\n`)
+      return error instanceof ConfigError ? 78 : 1
+    }
+    process.stderr.write(`sessionwatch: ${error instanceof Error ? error.message : String(error)}\n`)
+    return 1
+  }
+}
+
+async function withDatabase(config: Config, run: (db: Kysely<Database>) => Promise<number>): Promise<number> {
+  const handle = await openDatabase(config.database)
+  try {
+    return await run(handle.db)
+  } finally {
+    await handle.close()
+  }
+}
+
+function args<O extends NonNullable<ParseArgsConfig['options']>>(rest: string[], options: O, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args: rest, options, allowPositionals: positionals > 0, strict: true })
+    if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals] ?? ''}"`)
+    return parsed
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    throw new UsageError((error as Error).message)
+  }
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name]
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
+  return value
+}
+
+const print = (line: string): void => { process.stdout.write(`${line}\n`) }
+const note = (line: string): void => { process.stderr.write(`${line}\n`) }
+
+async function runCommand(db: Kysely<Database>, command: string, rest: string[]): Promise<number> {
+  const sub = rest[0]
+  if (command === 'project' && sub === 'create') {
+    const { values } = args(rest.slice(1), { name: { type: 'string' }, domain: { type: 'string' }, 'retention-days': { type: 'string' }, json: { type: 'boolean' } })
+    const days = values['retention-days']
+    if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--retention-days must be a whole number of days')
+    const created = await projects.createProject(db, {
+      name: required(values, 'name'), domain: required(values, 'domain'), retentionDays: days === undefined ? undefined : Number(days),
+    })
+    print(values.json ? JSON.stringify(created) : describeKeys(created))
+    return 0
+  }
+  if (command === 'project' && sub === 'list') {
+    const { values } = args(rest.slice(1), { json: { type: 'boolean' } })
+    const list = await projects.listProjects(db)
+    if (values.json) print(JSON.stringify(list))
+    else if (list.length === 0) print('No projects yet: sessionwatch project create --name NAME --domain DOMAIN')
+    else for (const p of list) print(`${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  API key ${p.apiKeyPrefix}…  ingest key ${p.ingestKey}`)
+    return 0
+  }
+  if (command === 'project' && sub === 'rotate-key') {
+    const { values } = args(rest.slice(1), { project: { type: 'string' }, ingest: { type: 'boolean' }, json: { type: 'boolean' } })
+    const rotated = await projects.rotateKeys(db, required(values, 'project'), { ingest: values.ingest === true })
+    print(values.json ? JSON.stringify(rotated) : `The old API key no longer works.\n${describeKeys(rotated)}`)
+    return 0
+  }
+  if (command === 'export') {
+    const { values } = args(rest, { project: { type: 'string' }, date: { type: 'string' } })
+    const project = await projects.getProject(db, required(values, 'project'))
+    const count = await exportSessions(db, project, { date: values.date }, writeLine, note)
+    note(`exported ${count} sessions`)
+    return 0
+  }
+  if (command === 'import') {
+    const { values, positionals } = args(rest, { project: { type: 'string' } }, 1)
+    const file = positionals[0]
+    if (file === undefined) throw new UsageError('import needs a FILE (or - for standard input)')
+    const project = await projects.getProject(db, required(values, 'project'))
+    const input = file === '-' ? process.stdin : fs.createReadStream(file)
+    const lines = readline.createInterface({ input, crlfDelay: Infinity })
+    const report = await importSessions(db, project, lines, note)
+    for (const bad of report.bad) note(`line ${bad.line}: ${bad.reason}`)
+    note(`imported ${report.imported} sessions (${report.events} new events, ${report.duplicates} already stored); `
+      + `${report.bad.length} bad lines skipped`)
+    if (report.expired > 0) note(`${report.expired} imported sessions are already past the project's retention; the next sweep removes them`)
+    return report.bad.length > 0 ? 1 : 0
+  }
+  if (command === 'retention' && sub === 'run') {
+    args(rest.slice(1), {})
+    const report = await sweep(db, Date.now(), (id, n) => { note(`${id}: deleted ${n} expired sessions…`) })
+    print(`retention: deleted ${report.deleted} expired sessions across ${report.projects} projects`)
+    return 0
+  }
+  throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"`)
+}
+
+/** Honors back-pressure so exporting millions of sessions to a slow pipe does not buffer them all. */
+function writeLine(line: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ok = process.stdout.write(`${line}\n`, (error) => { if (error) reject(error) })
+    if (ok) resolve()
+    else process.stdout.once('drain', resolve)
+  })
+}

@@ -1,0 +1,121 @@
+import path from 'node:path'
+
+/** Which storage engine a database URL selects. */
+export type Engine = 'sqlite' | 'postgres'
+
+export interface DatabaseConfig {
+  readonly engine: Engine
+  /** SQLite: the file path; PostgreSQL: the connection URL. */
+  readonly location: string
+}
+
+export interface Config {
+  readonly database: DatabaseConfig
+  readonly host: string
+  readonly port: number
+  /** Passed to Fastify's `trustProxy`: false, true, a hop count or a list of addresses/CIDRs. */
+  readonly trustProxy: boolean | number | string[]
+  /** Path to an MMDB IP-to-country file; null means the bundled CC0 database. */
+  readonly geoipDatabase: string | null
+  /** Seconds between retention sweeps; 0 turns the in-process sweeper off. */
+  readonly retentionSweepSeconds: number
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const DEFAULT_SQLITE_FILE = './data/sessionwatch.db'
+
+type Env = Readonly<Record<string, string | undefined>>
+
+/**
+ * Reads every setting from the environment once and returns a frozen object.
+ * Every bad variable is reported in one ConfigError, so a user fixes them all in one go.
+ *
+ * @example
+ * const config = loadConfig(process.env)
+ * config.port // 8080
+ */
+export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+  const problems: string[] = []
+  const read = <T>(name: string, fallback: T, parse: (raw: string) => Parsed<T>): T => {
+    const raw = env[name]
+    if (raw === undefined || raw.trim() === '') return fallback
+    const result = parse(raw.trim())
+    if ('problem' in result) {
+      problems.push(`${name}=${JSON.stringify(raw)}: ${result.problem}`)
+      return fallback
+    }
+    return result.value
+  }
+
+  const database = parseDatabaseUrl(env.DATABASE_URL, cwd)
+  if (typeof database === 'string') problems.push(`DATABASE_URL=${JSON.stringify(env.DATABASE_URL)}: ${database}`)
+
+  const port = read('PORT', 8080, (raw) =>
+    /^\d+$/.test(raw) && Number(raw) <= 65535 ? ok(Number(raw)) : bad('must be a port number from 0 to 65535'),
+  )
+  const host = env.HOST?.trim() ? env.HOST.trim() : '0.0.0.0'
+  const trustProxy = read<Config['trustProxy']>('TRUST_PROXY', false, parseTrustProxy)
+  const retentionSweepSeconds = read('RETENTION_SWEEP_SECONDS', 300, (raw) =>
+    /^\d+$/.test(raw) ? ok(Number(raw)) : bad('must be a whole number of seconds (0 turns the sweeper off)'),
+  )
+  const logLevel = read<Config['logLevel']>('LOG_LEVEL', 'info', (raw) => {
+    const level = LOG_LEVELS.find((l) => l === raw)
+    return level ? ok(level) : bad(`must be one of ${LOG_LEVELS.join(', ')}`)
+  })
+  const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
+
+  if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
+  return Object.freeze({
+    database: Object.freeze(database),
+    host,
+    port,
+    trustProxy,
+    geoipDatabase: geoip,
+    retentionSweepSeconds,
+    logLevel,
+  })
+}
+
+/** Maps DATABASE_URL to an engine; returns a problem description when it is not usable. */
+export function parseDatabaseUrl(raw: string | undefined, cwd: string): DatabaseConfig | string {
+  const value = raw?.trim() ?? ''
+  if (value === '') return { engine: 'sqlite', location: path.resolve(cwd, DEFAULT_SQLITE_FILE) }
+  const sqlite = /^(?:file|sqlite):(.+)$/.exec(value)
+  if (sqlite?.[1]) {
+    const file = sqlite[1].replace(/^\/\/(?=\/)/, '')
+    return { engine: 'sqlite', location: file === ':memory:' ? file : path.resolve(cwd, file) }
+  }
+  if (/^postgres(?:ql)?:\/\//.test(value)) {
+    try {
+      new URL(value)
+    } catch {
+      return 'is not a valid postgres:// URL'
+    }
+    return { engine: 'postgres', location: value }
+  }
+  return 'must be file:PATH, sqlite:PATH or a postgres:// URL (unset: ./data/sessionwatch.db)'
+}
+
+type Parsed<T> = { value: T } | { problem: string }
+const ok = <T>(value: T): Parsed<T> => ({ value })
+const bad = (problem: string): { problem: string } => ({ problem })
+
+function parseTrustProxy(raw: string): Parsed<Config['trustProxy']> {
+  if (raw === 'true') return ok(true)
+  if (raw === 'false') return ok(false)
+  if (/^\d+$/.test(raw)) return ok(Number(raw))
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean)
+  const invalid = list.filter((s) => !/^[0-9a-fA-F:.]+(?:\/\d{1,3})?$/.test(s))
+  if (invalid.length > 0 || list.length === 0) {
+    return bad('must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs')
+  }
+  return ok(list)
+}

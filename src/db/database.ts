@@ -1,0 +1,15 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { EventTable } from '../events/table.ts'
+import type { ProjectTable } from '../projects/table.ts'
+import type { SessionDayTable, SessionTable } from '../sessions/table.ts'
+
+/** The whole schema, assembled from each feature's table types. */
+export interface Database {
+  projects: ProjectTable
+  sessions: SessionTable
+  session_days: SessionDayTable
+  events: EventTable
+}
+
+/** Store functions take either the database or an open transaction. */
+export type Db = Kysely<Database> | Transaction<Database>

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify'
+import { describeKeys } from './projects/format.ts'
+import { countProjects, createProject } from './projects/service.ts'
+
+/**
+ * With an empty database, creates a first project and prints its keys with a curl command
+ * to paste: a newcomer's first API answer is one copy away.
+ */
+export async function firstRun(app: FastifyInstance, url: string): Promise<void> {
+  if ((await countProjects(app.db)) > 0) return
+  const project = await createProject(app.db, { name: 'My website', domain: 'localhost' })
+  const base = url.replace('://0.0.0.0', '://localhost').replace('://[::]', '://localhost')
+  process.stdout.write([
+    '',
+    'First start: created a project for you.',
+    describeKeys(project),
+    '',
+    'Try the API:',
+    `  curl -H "Authorization: Bearer ${project.apiKey}" ${base}/api/v1/sessions`,
+    '',
+    `API reference: ${base}/api/v1/docs   Home: ${base}/`,
+    'Keep the API key: it is stored hashed and cannot be shown again (rotate it with `npx sessionwatch project rotate-key`).',
+    '',
+  ].join('\n'))
+}

@@ -1,0 +1,29 @@
+import type { FastifyPluginCallback } from 'fastify'
+
+/** `GET /`: what to do next, for someone who just ran `npm start`. */
+export const homeRoutes: FastifyPluginCallback = (app, _opts, done) => {
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => {
+    return reply.type('text/html; charset=utf-8')
+      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'").send(HOME_PAGE)
+  })
+  done()
+}
+
+const HOME_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Sessionwatch</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem;color:#1d2330}
+code,pre{background:#f3f4f7;border-radius:4px;padding:.1em .3em}pre{padding:.8em;overflow:auto}</style></head>
+<body>
+<h1>Sessionwatch is running</h1>
+<p>It records visits to your site and serves them through the read API v1.</p>
+<ol>
+<li><b>Your keys.</b> The first start printed a project with its API key (reads) and ingest key (writes).
+Lost the API key? <code>npx sessionwatch project rotate-key --project ID</code> prints a new one;
+<code>npx sessionwatch project list</code> shows your projects.</li>
+<li><b>Send data.</b> The browser SDK posts batches to <code>POST /ingest/v1/batch</code> with the ingest key.</li>
+<li><b>Read it.</b><pre>curl -H "Authorization: Bearer $API_KEY" http://localhost:8080/api/v1/sessions</pre></li>
+</ol>
+<p>API reference: <a href="/api/v1/docs">/api/v1/docs</a> · OpenAPI document: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a></p>
+</body></html>
+`

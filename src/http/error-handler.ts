@@ -1,0 +1,102 @@
+import { STATUS_CODES } from 'node:http'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, type ErrorCode } from '../errors.ts'
+import type { ErrorBody } from '../shared/schema.ts'
+
+interface ValidationIssue {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+  message?: string
+}
+
+type PropertySchema = { type?: string; minimum?: number; maximum?: number; format?: string; description?: string }
+
+/** Fastify's own client errors, mapped onto our stable codes. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_body',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_body',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_body',
+}
+
+/** One error handler for the whole service: every error leaves as JSON with a stable code. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const body = toErrorBody(error, request)
+    if (body.statusCode >= 500) {
+      request.log.error({ err: error, method: request.method, url: request.url }, 'request failed')
+    }
+    send(reply, body)
+  })
+  app.setNotFoundHandler((request, reply) => {
+    send(reply, errorBody(404, 'route_not_found',
+      `No route ${request.method} ${request.url.split('?')[0] ?? ''}. The API is described at /api/v1/openapi.json`))
+  })
+}
+
+function send(reply: FastifyReply, body: ErrorBody): void {
+  if (body.code === 'missing_api_key') void reply.header('WWW-Authenticate', 'Bearer realm="sessionwatch"')
+  if (body.code === 'invalid_api_key') {
+    void reply.header('WWW-Authenticate', 'Bearer realm="sessionwatch", error="invalid_token"')
+  }
+  void reply.code(body.statusCode).type('application/json; charset=utf-8').send(body)
+}
+
+const errorBody = (statusCode: number, code: ErrorCode, message: string, parameter?: string): ErrorBody => ({
+  statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...(parameter === undefined ? {} : { parameter }),
+})
+
+export function toErrorBody(error: FastifyError, request: FastifyRequest): ErrorBody {
+  if (error instanceof AppError) return errorBody(error.statusCode, error.code, error.message, error.parameter)
+  if (error.validation && error.validation.length > 0) return validationBody(error.validation, error.validationContext, request)
+  const mapped = FASTIFY_CODES[error.code]
+  if (mapped) return errorBody(error.statusCode ?? 400, mapped, clientMessage(error))
+  if (error instanceof SyntaxError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
+    return errorBody(error.statusCode ?? 400, 'invalid_body', clientMessage(error))
+  }
+  return errorBody(500, 'internal_error', 'The server failed to handle this request; it has been logged. Try again later.')
+}
+
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return 'The request body is larger than allowed (1 MiB for an ingest batch)'
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return 'Send the body as application/json (or text/plain holding JSON)'
+    default: return error.message
+  }
+}
+
+function validationBody(issues: readonly ValidationIssue[], context: string | undefined, request: FastifyRequest): ErrorBody {
+  const issue = issues[0] as ValidationIssue
+  const missing = typeof issue.params.missingProperty === 'string' ? issue.params.missingProperty : undefined
+  const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean)
+  if (missing !== undefined) path.push(missing)
+  if (context === 'querystring' || context === 'params') {
+    const name = path[0] ?? 'query'
+    const raw = context === 'params' ? undefined : new URL(request.url, 'http://localhost').searchParams.getAll(name)
+    const got = raw && raw.length > 0 ? ` (got ${raw.map((v) => JSON.stringify(v)).join(', ')})` : ''
+    const schema = querySchema(request, context)?.[name]
+    return errorBody(400, 'invalid_parameter', `${name} must be ${describeAllowed(schema, issue)}${got}`, name)
+  }
+  const field = path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '')
+  const what = missing !== undefined ? 'is required' : (issue.message ?? 'is invalid')
+  return errorBody(400, 'invalid_body', `${field || 'The body'} ${what}`, field || undefined)
+}
+
+function querySchema(request: FastifyRequest, context: string): Record<string, PropertySchema> | undefined {
+  const schema = request.routeOptions.schema as Record<string, { properties?: Record<string, PropertySchema> }> | undefined
+  return schema?.[context]?.properties
+}
+
+/** Says in words what a parameter accepts, from the same schema that validated it. */
+export function describeAllowed(schema: PropertySchema | undefined, issue?: ValidationIssue): string {
+  if (schema?.type === 'integer') {
+    const { minimum: min, maximum: max } = schema
+    if (min !== undefined && max !== undefined) return `an integer from ${min} to ${max}`
+    if (min !== undefined) return `an integer, ${min} or more`
+    return 'an integer'
+  }
+  if (schema?.format === 'date') return 'a calendar date YYYY-MM-DD'
+  return issue?.message ?? 'a valid value'
+}

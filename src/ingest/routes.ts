@@ -1,0 +1,66 @@
+import cors from '@fastify/cors'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { AppError, invalidBody } from '../errors.ts'
+import { normalizeIp } from '../geo/country.ts'
+import { projectForIngestKey, type ProjectContext } from '../projects/service.ts'
+import { errorResponses } from '../shared/schema.ts'
+import { IngestBody, IngestQuery, IngestResponse, MAX_BATCH_BYTES } from './schema.ts'
+import { ingestBatch } from './service.ts'
+import { strictBodyCompiler } from '../http/validation.ts'
+
+/** Ingest from the browser SDK, under /ingest/v1. Cross-origin by design: the ingest key is public and write-only. */
+export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(cors, {
+    origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type', 'X-Ingest-Key'], maxAge: 86_400,
+  })
+  // navigator.sendBeacon posts text/plain, which needs no preflight: the last batch of a closing tab gets through.
+  app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: MAX_BATCH_BYTES }, (_req, body, done) => {
+    try {
+      done(null, JSON.parse(body as string))
+    } catch {
+      done(invalidBody('The body must be JSON (sent as application/json or text/plain)'), undefined)
+    }
+  })
+
+  app.post('/batch', {
+    bodyLimit: MAX_BATCH_BYTES,
+    validatorCompiler: strictBodyCompiler,
+    schema: {
+      operationId: 'ingestBatch',
+      tags: ['ingest'],
+      summary: 'Store a batch of events of one visit',
+      description: 'Used by the browser SDK. Authenticate with the public ingest key: header `X-Ingest-Key`, query `key`, '
+        + 'or body field `key` (for `navigator.sendBeacon`, which posts `text/plain`; the body is JSON either way). '
+        + 'The API key is refused here. A 200 means the batch is committed to disk. Retrying a batch with the same '
+        + 'batchId (or event ids) stores nothing twice. The server sets ip (the connection, or X-Forwarded-For when '
+        + 'TRUST_PROXY says so), country, userAgent, utm and the counters. Text beyond its limit is cut and ends with '
+        + '"…[truncated N chars]"; limits: url 4096, method 16, message 8192, stack 32768, reqBody and resBody 65536 '
+        + `characters; at most 500 events and ${MAX_BATCH_BYTES} bytes per batch.`,
+      security: [{ ingestKeyHeader: [] }],
+      querystring: IngestQuery,
+      body: IngestBody,
+      response: { 200: IngestResponse, ...errorResponses(400, 401, 413, 415) },
+    },
+  }, async (request) => {
+    const project = await ingestProject(request, request.body.key)
+    const ip = normalizeIp(request.ip)
+    const visitor = { ip, country: app.geo.country(ip), userAgent: request.headers['user-agent'] || null }
+    return ingestBatch(app.db, project, request.body, visitor, Date.now())
+  })
+}
+
+async function ingestProject(request: FastifyRequest<{ Querystring: { key?: string } }>, bodyKey?: string): Promise<ProjectContext> {
+  const header = request.headers['x-ingest-key']
+  const key = (Array.isArray(header) ? header[0] : header) ?? request.query.key ?? bodyKey
+  if (!key) {
+    throw new AppError(401, 'missing_ingest_key',
+      'Send the project ingest key as header X-Ingest-Key, query parameter key, or body field key')
+  }
+  const project = await projectForIngestKey(request.server.db, key)
+  if (!project) {
+    const hint = key.startsWith('sw_api_') ? ' This is the secret API key, which only reads; ingest takes the ingest key (sw_ing_…).' : ''
+    throw new AppError(401, 'invalid_ingest_key', `The ingest key is not valid.${hint}`)
+  }
+  return project
+}

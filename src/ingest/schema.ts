@@ -1,0 +1,58 @@
+import Type, { type Static } from 'typebox'
+import { TYPE_PATTERN } from '../events/types.ts'
+import { Nullable } from '../shared/schema.ts'
+
+export const MAX_EVENTS_PER_BATCH = 500
+/** Largest accepted request body. Beacons are capped lower by browsers (64 KiB). */
+export const MAX_BATCH_BYTES = 1024 * 1024
+
+const Instant = (description: string) =>
+  Type.Union([Type.Number({ minimum: 0 }), Type.String({ maxLength: 40 })], { description })
+
+const TOKEN = '^[A-Za-z0-9_.:-]+$'
+
+export const IngestEvent = Type.Object({
+  id: Type.Optional(Type.String({
+    minLength: 1, maxLength: 100, pattern: TOKEN,
+    description: 'Client event id, unique within the session. Default: "<batchId>-<index>". A repeated id is a duplicate and is skipped.',
+  })),
+  type: Type.String({ pattern: TYPE_PATTERN, description: 'ERROR, HTTP_ERROR, SLOW_REQUEST, NAVIGATION, CLICK, INPUT, USER_REPORT or a further upper-case type.' }),
+  createdAt: Type.Optional(Instant('When it happened on the visitor clock: epoch milliseconds or ISO 8601. Default: the time the batch arrived.')),
+  url: Type.Optional(Nullable(Type.String())),
+  method: Type.Optional(Nullable(Type.String({ pattern: '^[A-Za-z]*$' }))),
+  message: Type.Optional(Nullable(Type.String())),
+  stack: Type.Optional(Nullable(Type.String())),
+  statusCode: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
+  durationMs: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+  reqBody: Type.Optional(Nullable(Type.String())),
+  resBody: Type.Optional(Nullable(Type.String())),
+}, {
+  title: 'IngestEvent', additionalProperties: false,
+  description: 'Required per known type — ERROR, CLICK, INPUT, USER_REPORT: message; HTTP_ERROR: url, method; '
+    + 'SLOW_REQUEST: url, durationMs; NAVIGATION: url. Unknown fields are dropped. reqBody and resBody are masked '
+    + 'on the server as well (password, passwd, pwd, secret, token, api_key, authorization, … → "***").',
+})
+export type IngestEvent = Static<typeof IngestEvent>
+
+export const IngestBody = Type.Object({
+  key: Type.Optional(Type.String({ description: 'The ingest key, for beacons that cannot set headers.' })),
+  sessionKey: Type.String({ minLength: 8, maxLength: 128, pattern: TOKEN, description: 'Client-side session key (sessionStorage).' }),
+  batchId: Type.String({
+    minLength: 1, maxLength: 100, pattern: TOKEN,
+    description: 'Unique per batch and kept across retries: a resent batch maps onto the events already stored.',
+  }),
+  sentAt: Type.Optional(Instant('The visitor clock when the batch was sent; corrects event times for clock skew.')),
+  page: Type.Optional(Type.String({ maxLength: 8192, description: 'Landing page URL; its utm_* and click-id tags become the session utm.' })),
+  events: Type.Array(IngestEvent, { maxItems: MAX_EVENTS_PER_BATCH }),
+}, { additionalProperties: false })
+export type IngestBody = Static<typeof IngestBody>
+
+export const IngestQuery = Type.Object({
+  key: Type.Optional(Type.String({ description: 'The ingest key, for beacons that cannot set headers.' })),
+})
+
+export const IngestResponse = Type.Object({
+  sessionId: Type.String({ description: 'The session the events were stored in.' }),
+  accepted: Type.Integer({ description: 'Events stored by this request.' }),
+  duplicates: Type.Integer({ description: 'Events skipped because they were already stored (a retried batch).' }),
+}, { additionalProperties: false })

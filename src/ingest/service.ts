@@ -1,0 +1,93 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/database.ts'
+import { invalidBody } from '../errors.ts'
+import { limitText, maskSecrets } from '../events/text.ts'
+import { missingFields, type EventRecord } from '../events/types.ts'
+import type { ProjectContext } from '../projects/service.ts'
+import { retentionCutoff } from '../sessions/service.ts'
+import { parseInstant } from '../shared/time.ts'
+import { extractUtm } from './enrich.ts'
+import type { IngestBody, IngestEvent } from './schema.ts'
+import { appendEvents, type AppendResult } from './store.ts'
+
+/** What the server knows of the visitor, independent of the body. */
+export interface Visitor {
+  ip: string | null
+  country: string | null
+  userAgent: string | null
+}
+
+const MAX_USER_AGENT = 1024
+/** Events stamped later than this past arrival are from a broken clock; they are pinned to arrival. */
+const FUTURE_TOLERANCE_MS = 60_000
+
+/**
+ * Stores one SDK batch. The whole batch commits in one transaction before this resolves,
+ * so a 2xx answer means every event is on disk.
+ */
+export async function ingestBatch(
+  db: Kysely<Database>, project: ProjectContext, body: IngestBody, visitor: Visitor, now: number,
+): Promise<AppendResult> {
+  const skew = clockSkew(body.sentAt, now)
+  const events = body.events.map((e, i) => toRecord(e, `${body.batchId}-${i}`, i, skew, now))
+  const landing = body.events.find((e) => e.type === 'NAVIGATION' && e.url)?.url ?? body.page
+  const seed = {
+    sessionKey: body.sessionKey,
+    ip: visitor.ip,
+    country: visitor.country,
+    userAgent: visitor.userAgent === null ? null : visitor.userAgent.slice(0, MAX_USER_AGENT),
+    utm: extractUtm(landing),
+  }
+  return db.transaction().execute((trx) =>
+    appendEvents(trx, project.id, seed, events, retentionCutoff(project, now), now))
+}
+
+/** Milliseconds to add to visitor-clock times: how far the visitor clock lags the server's. */
+function clockSkew(sentAt: IngestBody['sentAt'], now: number): number {
+  if (sentAt === undefined) return 0
+  const sent = toEpoch(sentAt)
+  if (sent === null) throw invalidBody('sentAt must be epoch milliseconds or an ISO 8601 date-time', 'sentAt')
+  return now - sent
+}
+
+function toEpoch(value: number | string): number | null {
+  return typeof value === 'number' ? (Number.isFinite(value) ? Math.trunc(value) : null) : parseInstant(value)
+}
+
+function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number, now: number): EventRecord {
+  const missing = missingFields(e.type, e)
+  if (missing.length > 0) {
+    throw invalidBody(`events[${index}] (${e.type}) needs ${missing.join(', ')}`, `events[${index}].${missing[0] ?? ''}`)
+  }
+  let createdAt = now
+  if (e.createdAt !== undefined) {
+    const t = toEpoch(e.createdAt)
+    if (t === null) {
+      throw invalidBody(`events[${index}].createdAt must be epoch milliseconds or an ISO 8601 date-time with a zone`,
+        `events[${index}].createdAt`)
+    }
+    createdAt = t + skew > now + FUTURE_TOLERANCE_MS ? now : t + skew
+  }
+  return normalizeEvent({ ...e, id: e.id ?? defaultId, createdAt })
+}
+
+/**
+ * The one place event text is bounded and scrubbed, for ingest and import alike. Secrets are
+ * masked before truncating, since a cut JSON body no longer parses. Running it twice changes nothing.
+ */
+export function normalizeEvent(e: Omit<IngestEvent, 'createdAt'> & { id: string; createdAt: number }): EventRecord {
+  const mask = (body: string | null | undefined) => (body == null ? null : maskSecrets(body))
+  return {
+    id: e.id,
+    type: e.type,
+    createdAt: e.createdAt,
+    url: limitText('url', e.url || null),
+    method: limitText('method', e.method ? e.method.toUpperCase() : null),
+    message: limitText('message', e.message),
+    stack: limitText('stack', e.stack),
+    statusCode: e.statusCode ?? null,
+    durationMs: e.durationMs ?? null,
+    reqBody: limitText('reqBody', mask(e.reqBody)),
+    resBody: limitText('resBody', mask(e.resBody)),
+  }
+}

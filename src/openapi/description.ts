@@ -1,0 +1,29 @@
+/** Prose of the OpenAPI document: the decisions the spec leaves open, stated once. */
+export const READ_API_DESCRIPTION = `Read-only access to the recorded visits (sessions) of one website project and the events inside each.
+
+**Authentication.** Every read operation needs the project's secret API key, as \`Authorization: Bearer <API_KEY>\` or
+\`X-Api-Key: <API_KEY>\` (when both are sent, Authorization wins). A missing or wrong key answers 401 with a
+\`WWW-Authenticate: Bearer\` header. The data returned always belongs to the key's project; keys are stored only as
+SHA-256 digests. The ingest key (\`sw_ing_…\`) only writes and is refused by the read API; the API key (\`sw_api_…\`)
+only reads and is refused by ingest.
+
+**Timestamps** are ISO 8601 UTC with milliseconds (\`2026-11-20T10:15:30.123Z\`). \`ip\`, \`country\`,
+\`userAgent\` and \`utm\` are null when unknown.
+
+**Ordering.** listSessions orders by lastSeenAt descending, then id descending. Events are ordered by createdAt,
+ties kept in the order received.
+
+**Event fields.** \`url\` and \`method\` (typed string) are absent when an event has none; every other field is always
+present and null when it does not apply. Counters: \`errors\` counts ERROR and HTTP_ERROR events; \`slow\` counts
+SLOW_REQUEST events (slow requests and slow resources); \`total\` counts all.
+
+**Retention.** Each project keeps sessions for its retention period (default 30 days) counted from lastSeenAt. An
+expired session disappears from both operations at once (getSession answers 404) and is then deleted with its events
+by a background sweep.`
+
+export const ERROR_RULES = `**Errors.** Every error answer is JSON:
+\`{"statusCode": 400, "error": "Bad Request", "code": "invalid_parameter", "message": "limit must be an integer from 1 to 200 (got \\"0\\")", "parameter": "limit"}\`.
+\`code\` is stable; branch on it. Invalid parameter values are never clamped: limit outside 1–200 or not an integer,
+offset below 0, a malformed or impossible date (2026-02-30), from/to that are not ISO 8601 with a zone (or a bare
+date), or from later than to all answer 400 naming the parameter. \`date\` overrides from/to, but those are still
+validated. Unknown query parameters are ignored.`

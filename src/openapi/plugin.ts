@@ -1,0 +1,45 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import { ERROR_RULES, READ_API_DESCRIPTION } from './description.ts'
+
+/**
+ * The OpenAPI 3.1 document is generated from the route schemas that validate requests and
+ * serialize responses, so the description cannot drift from the behaviour.
+ */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sessionwatch API',
+        version: '1.0.0',
+        description: `${READ_API_DESCRIPTION}\n\n${ERROR_RULES}`,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      tags: [
+        { name: 'sessions', description: 'Read API v1: recorded visits and their events (API key).' },
+        { name: 'ingest', description: 'Write side for the browser SDK (ingest key).' },
+      ],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'The project API key: `Authorization: Bearer <API_KEY>`.' },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'The project API key.' },
+          ingestKeyHeader: {
+            type: 'apiKey', in: 'header', name: 'X-Ingest-Key',
+            description: 'The public, write-only ingest key; beacons may pass it as query `key` or body field `key`.',
+          },
+        },
+      },
+    },
+    refResolver: {
+      // Name components after their $id (Session, Event, Error…) instead of def-0, def-1…
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+  })
+  await app.register(swaggerUi, {
+    routePrefix: '/api/v1/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 2 },
+  })
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
+}

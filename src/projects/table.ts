@@ -1,0 +1,14 @@
+/** Row shape of `projects`. Times are epoch milliseconds. */
+export interface ProjectTable {
+  id: string
+  name: string
+  domain: string
+  retention_days: number
+  /** SHA-256 (hex) of the secret, read-only API key; the key itself is never stored. */
+  api_key_hash: string
+  /** First characters of the API key, so people can tell keys apart. */
+  api_key_prefix: string
+  /** Public, write-only key that ships in every page the SDK runs on. */
+  ingest_key: string
+  created_at: number
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify'
+import { sweep } from './service.ts'
+
+/** Runs the retention sweep every `seconds` inside the service; 0 turns it off. */
+export function startSweeper(app: FastifyInstance, seconds: number): void {
+  if (seconds <= 0) return
+  let running: Promise<unknown> | null = null
+  const tick = (): void => {
+    if (running) return
+    running = sweep(app.db, Date.now())
+      .then((report) => {
+        if (report.deleted > 0) app.log.info(report, 'retention sweep deleted expired sessions')
+      })
+      .catch((error: unknown) => { app.log.error({ err: error }, 'retention sweep failed') })
+      .finally(() => { running = null })
+  }
+  const timer = setInterval(tick, seconds * 1000)
+  timer.unref()
+  app.addHook('onReady', () => { tick() })
+  app.addHook('onClose', async () => {
+    clearInterval(timer)
+    await running
+  })
+}

@@ -1,0 +1,40 @@
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
+import { projectOf, requireApiKey } from '../auth/api-key.ts'
+import { errorResponses } from '../shared/schema.ts'
+import { DetailResponse, ListQuery, ListResponse, SessionParams } from './schema.ts'
+import * as service from './service.ts'
+
+const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
+
+/** The read API v1: listSessions and getSession. */
+export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
+  app.addHook('onRequest', requireApiKey)
+
+  app.get('/sessions', {
+    schema: {
+      operationId: 'listSessions',
+      tags: ['sessions'],
+      summary: 'List sessions, most recent activity first',
+      description: 'Pages through the project\'s sessions ordered by lastSeenAt descending, then id descending, so pages '
+        + 'never overlap or skip. `date` selects one UTC day of startedAt and overrides from/to. Every given parameter '
+        + 'is validated: an invalid value answers 400 naming it; nothing is clamped. Expired sessions are never listed.',
+      security,
+      querystring: ListQuery,
+      response: { 200: ListResponse, ...errorResponses(400, 401) },
+    },
+  }, (request) => service.listSessions(app.db, projectOf(request), request.query))
+
+  app.get('/sessions/:id', {
+    schema: {
+      operationId: 'getSession',
+      tags: ['sessions'],
+      summary: 'Get one session with all its events',
+      description: 'Returns every field of the list session plus `recording`, and all events in the order they '
+        + 'happened. Unknown, deleted, expired and other projects\' sessions all answer 404 alike.',
+      security,
+      params: SessionParams,
+      response: { 200: DetailResponse, ...errorResponses(401, 404) },
+    },
+  }, (request) => service.getSession(app.db, projectOf(request), request.params.id))
+  done()
+}

@@ -1,0 +1,110 @@
+import Type, { type Static } from 'typebox'
+import { Nullable } from '../shared/schema.ts'
+
+const DateTime = (description: string) => Type.String({ format: 'date-time', description })
+
+export const ProjectSchema = Type.Object({
+  id: Type.String({ description: 'Project identifier' }),
+  name: Type.String({ description: 'Project name' }),
+  domain: Type.String({ description: 'Site domain' }),
+}, { $id: 'Project', title: 'Project', additionalProperties: false })
+
+export const CountersSchema = Type.Object({
+  total: Type.Integer({ description: 'All events of the session.' }),
+  errors: Type.Integer({ description: 'Events of type ERROR and HTTP_ERROR: a broken visit has errors > 0.' }),
+  slow: Type.Integer({ description: 'Events of type SLOW_REQUEST (slow requests and slow resources).' }),
+}, { $id: 'EventCounters', title: 'EventCounters', additionalProperties: false })
+
+const sessionFields = {
+  id: Type.String({ description: 'Session identifier; used in the path of getSession.' }),
+  sessionKey: Type.String({ description: 'Client-side session key.' }),
+  startedAt: DateTime('When the session started: its earliest event (ISO 8601 UTC, milliseconds).'),
+  lastSeenAt: DateTime('Last activity: its latest event (ISO 8601 UTC, milliseconds).'),
+  ip: Nullable(Type.String({ description: 'Visitor IP; null when unknown.' })),
+  country: Nullable(Type.String({ description: 'ISO 3166 alpha-2 country of the IP; null when unknown.', pattern: '^[A-Z]{2}$' })),
+  userAgent: Nullable(Type.String({ description: 'Visitor User-Agent; null when unknown.' })),
+  utm: Nullable(Type.Record(Type.String(), Type.String(), {
+    description: 'Referral tags of the landing page URL (utm_*, yclid, gclid, fbclid, msclkid, …); null when it had none.',
+  })),
+  events: Type.Ref('EventCounters'),
+}
+
+export const SessionSchema = Type.Object(sessionFields, { $id: 'Session', title: 'Session', additionalProperties: false })
+
+export const RecordingSchema = Type.Object({
+  available: Type.Boolean({ description: 'Whether a screen recording exists for the session.' }),
+  chunks: Type.Integer({ description: 'Number of recording chunks.' }),
+}, { $id: 'Recording', title: 'Recording', additionalProperties: false })
+
+export const SessionDetailSchema = Type.Object({ ...sessionFields, recording: Type.Ref('Recording') }, {
+  $id: 'SessionDetail', title: 'SessionDetail', additionalProperties: false,
+  description: 'Every field of the list session plus `recording`.',
+})
+
+export const EventSchema = Type.Object({
+  id: Type.String({ description: 'Event identifier, unique within the session.' }),
+  type: Type.String({
+    description: 'ERROR, HTTP_ERROR, SLOW_REQUEST, NAVIGATION, CLICK, INPUT, USER_REPORT, or a further '
+      + 'upper-case type (for example CONSOLE_ERROR).',
+  }),
+  createdAt: DateTime('When the event happened (ISO 8601 UTC, milliseconds), corrected for the visitor clock skew.'),
+  url: Type.Optional(Type.String({ description: 'Page URL or request URL. Absent when the event has none (never null).' })),
+  method: Type.Optional(Type.String({ description: 'HTTP method of the request. Absent when the event has none (never null).' })),
+  message: Nullable(Type.String({ description: 'Error text or event caption; null when not applicable.' })),
+  stack: Nullable(Type.String({ description: 'JavaScript stack trace of an error; null otherwise.' })),
+  statusCode: Nullable(Type.Integer({ description: 'HTTP status of network events; null on network failure or when not applicable.' })),
+  durationMs: Nullable(Type.Number({ description: 'Request duration in milliseconds; null when not applicable.' })),
+  reqBody: Nullable(Type.String({ description: 'Request body, password-like fields masked as "***"; null when none.' })),
+  resBody: Nullable(Type.String({ description: 'Response body of failed requests; null when none.' })),
+}, {
+  $id: 'Event', title: 'Event', additionalProperties: false,
+  description: 'Fields typed "string" (url, method) are absent when they do not apply; every other field is always '
+    + 'present and null when it does not apply. Text longer than its limit ends with "…[truncated N chars]".',
+})
+
+export const ListQuery = Type.Object({
+  date: Type.Optional(Type.String({
+    format: 'date', description: 'YYYY-MM-DD: sessions that started on that UTC day. Overrides from and to.', examples: ['2026-11-20'],
+  })),
+  from: Type.Optional(Type.String({
+    description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). '
+      + 'Start of the period by startedAt, inclusive. Must not be later than to.',
+    examples: ['2026-11-20T00:00:00Z'],
+  })),
+  to: Type.Optional(Type.String({
+    description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). End of the period by startedAt, exclusive.',
+    examples: ['2026-11-21T00:00:00+03:00'],
+  })),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Number of sessions to return, 1 to 200.' }),
+  offset: Type.Integer({ minimum: 0, default: 0, description: 'Number of sessions to skip, 0 or more.' }),
+})
+export type ListQuery = Static<typeof ListQuery>
+
+export const ListResponse = Type.Object({
+  project: Type.Ref('Project'),
+  total: Type.Integer({ description: 'Sessions matching the filter in total, ignoring limit and offset.' }),
+  limit: Type.Integer({ description: 'Limit applied.' }),
+  offset: Type.Integer({ description: 'Offset applied.' }),
+  sessions: Type.Array(Type.Ref('Session'), {
+    description: 'Most recent activity first: lastSeenAt descending, then id descending.',
+  }),
+}, { additionalProperties: false })
+
+export const SessionParams = Type.Object({
+  id: Type.String({ description: 'Session identifier from the list response.', maxLength: 200 }),
+})
+
+export const DetailResponse = Type.Object({
+  project: Type.Ref('Project'),
+  session: Type.Ref('SessionDetail'),
+  events: Type.Array(Type.Ref('Event'), {
+    description: 'All events in the order they happened (createdAt ascending; equal times keep the order received).',
+  }),
+}, { additionalProperties: false })
+
+export type SessionOut = Static<typeof SessionSchema>
+export type EventOut = Static<typeof EventSchema>
+export type ProjectOut = Static<typeof ProjectSchema>
+
+/** Schemas referenced by $id; registered once with app.addSchema. */
+export const sharedSchemas = [ProjectSchema, CountersSchema, SessionSchema, RecordingSchema, SessionDetailSchema, EventSchema]

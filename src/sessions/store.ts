@@ -1,0 +1,113 @@
+import { sql, type Selectable } from 'kysely'
+import type { Db } from '../db/database.ts'
+import type { EventTable } from '../events/table.ts'
+import { DAY_MS } from '../shared/time.ts'
+import type { SessionTable } from './table.ts'
+
+export const sessionColumns = [
+  'id', 'session_key', 'started_at', 'last_seen_at', 'ip', 'country', 'user_agent', 'utm',
+  'events_total', 'events_errors', 'events_slow', 'recording_chunks',
+] as const satisfies readonly (keyof SessionTable)[]
+export type SessionListRow = Pick<Selectable<SessionTable>, (typeof sessionColumns)[number]>
+
+export const eventColumns = [
+  'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',
+] as const satisfies readonly (keyof EventTable)[]
+export type EventRow = Pick<Selectable<EventTable>, (typeof eventColumns)[number]>
+
+/** Sessions whose startedAt is in [from, to) and that are not past `cutoff` (retention). */
+export interface SessionRange {
+  from?: number
+  to?: number
+  cutoff: number
+}
+
+/**
+ * One page of sessions, most recent activity first, id breaking ties so pages never overlap.
+ * A range that is exactly one UTC day walks `sessions_day_last_seen_idx`, already in list order.
+ */
+export function listSessions(
+  db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number },
+): Promise<SessionListRow[]> {
+  let q = db.selectFrom('sessions').select(sessionColumns)
+    .where('project_id', '=', projectId).where('last_seen_at', '>=', range.cutoff)
+  const day = singleDay(range)
+  if (day !== null) q = q.where('start_day', '=', day)
+  else {
+    if (range.from !== undefined) q = q.where('started_at', '>=', range.from)
+    if (range.to !== undefined) q = q.where('started_at', '<', range.to)
+  }
+  return q.orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+}
+
+/**
+ * Exact number of live sessions in a range without counting rows one by one: whole days come
+ * from `session_days`, partial days at the edges are counted on the startedAt index, and
+ * sessions past retention that the sweeper has not removed yet (few, by construction) are
+ * subtracted through the lastSeenAt index.
+ */
+export async function countSessions(db: Db, projectId: string, range: SessionRange): Promise<number> {
+  const firstFull = range.from === undefined ? undefined : Math.ceil(range.from / DAY_MS)
+  const endFull = range.to === undefined ? undefined : Math.floor(range.to / DAY_MS)
+  let total = 0
+  if (firstFull === undefined || endFull === undefined || firstFull < endFull) {
+    let days = db.selectFrom('session_days').select((eb) => eb.fn.sum<number | string | null>('sessions').as('n'))
+      .where('project_id', '=', projectId)
+    if (firstFull !== undefined) days = days.where('day', '>=', firstFull)
+    if (endFull !== undefined) days = days.where('day', '<', endFull)
+    total += Number((await days.executeTakeFirst())?.n ?? 0)
+    if (range.from !== undefined && firstFull !== undefined) {
+      total += await countStarted(db, projectId, range.from, firstFull * DAY_MS)
+    }
+    if (range.to !== undefined && endFull !== undefined) {
+      total += await countStarted(db, projectId, endFull * DAY_MS, range.to)
+    }
+  } else {
+    total += await countStarted(db, projectId, range.from, range.to)
+  }
+  let expired = db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('project_id', '=', projectId).where('last_seen_at', '<', range.cutoff)
+  if (range.from !== undefined) expired = expired.where('started_at', '>=', range.from)
+  if (range.to !== undefined) expired = expired.where('started_at', '<', range.to)
+  total -= Number((await expired.executeTakeFirstOrThrow()).n)
+  return total
+}
+
+async function countStarted(db: Db, projectId: string, from?: number, to?: number): Promise<number> {
+  if (from !== undefined && to !== undefined && from >= to) return 0
+  let q = db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('project_id', '=', projectId)
+  if (from !== undefined) q = q.where('started_at', '>=', from)
+  if (to !== undefined) q = q.where('started_at', '<', to)
+  return Number((await q.executeTakeFirstOrThrow()).n)
+}
+
+function singleDay(range: SessionRange): number | null {
+  const { from, to } = range
+  return from !== undefined && to !== undefined && from % DAY_MS === 0 && to - from === DAY_MS ? from / DAY_MS : null
+}
+
+export function findSession(db: Db, projectId: string, id: string, cutoff: number): Promise<SessionListRow | undefined> {
+  return db.selectFrom('sessions').select(sessionColumns)
+    .where('project_id', '=', projectId).where('id', '=', id).where('last_seen_at', '>=', cutoff)
+    .executeTakeFirst()
+}
+
+/** All events of a session in the order they happened; equal times keep the order received. */
+export function listEvents(db: Db, projectId: string, sessionId: string): Promise<EventRow[]> {
+  return db.selectFrom('events').select(eventColumns)
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId)
+    .orderBy('created_at').orderBy('seq').execute()
+}
+
+/** Sessions in startedAt order after a keyset cursor: the export walks a project with it. */
+export function sessionsAfter(
+  db: Db, projectId: string, range: SessionRange, after: { startedAt: number; id: string } | null, limit: number,
+): Promise<SessionListRow[]> {
+  let q = db.selectFrom('sessions').select(sessionColumns)
+    .where('project_id', '=', projectId).where('last_seen_at', '>=', range.cutoff)
+  if (range.from !== undefined) q = q.where('started_at', '>=', range.from)
+  if (range.to !== undefined) q = q.where('started_at', '<', range.to)
+  if (after) q = q.where(sql<boolean>`(started_at, id) > (${after.startedAt}, ${after.id})`)
+  return q.orderBy('started_at').orderBy('id').limit(limit).execute()
+}

@@ -1,0 +1,37 @@
+import Type, { type Static } from 'typebox'
+
+/** The body of every error answer. */
+export const ErrorBody = Type.Object(
+  {
+    statusCode: Type.Integer({ description: 'The HTTP status, repeated for logs that keep only the body.' }),
+    error: Type.String({ description: 'The HTTP status text.', examples: ['Bad Request'] }),
+    code: Type.String({
+      description: 'Stable, machine-readable reason: invalid_parameter, invalid_body, missing_api_key, '
+        + 'invalid_api_key, missing_ingest_key, invalid_ingest_key, not_found, route_not_found, '
+        + 'payload_too_large, unsupported_media_type, internal_error.',
+      examples: ['invalid_parameter'],
+    }),
+    message: Type.String({
+      description: 'What went wrong and what is allowed, for people.',
+      examples: ['limit must be an integer from 1 to 200 (got "0")'],
+    }),
+    parameter: Type.Optional(Type.String({ description: 'The query parameter or body field at fault, when there is one.' })),
+  },
+  { $id: 'Error', title: 'Error', additionalProperties: false },
+)
+export type ErrorBody = Static<typeof ErrorBody>
+
+export const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** Response schemas for error statuses, keyed by status, for route definitions. */
+export const errorResponses = (...statuses: (400 | 401 | 404 | 409 | 413 | 415)[]) =>
+  Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error', { description: ERROR_TEXT[s] })]))
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'A parameter or the body is invalid; `parameter` names it and `message` says what is allowed.',
+  401: 'The key is missing or wrong. The answer carries a `WWW-Authenticate: Bearer` header.',
+  404: 'Not found: unknown, deleted, expired, or belonging to another project (never told apart).',
+  409: 'The request conflicts with stored data.',
+  413: 'The request is larger than allowed.',
+  415: 'The Content-Type is not accepted.',
+}

@@ -1,0 +1,40 @@
+import Type, { type Static } from 'typebox'
+import { TYPE_PATTERN } from '../events/types.ts'
+import { Nullable } from '../shared/schema.ts'
+
+const Text = Type.Optional(Nullable(Type.String()))
+
+/** One event in an NDJSON line: the getSession event shape. */
+export const TransferEvent = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+  type: Type.String({ pattern: TYPE_PATTERN }),
+  createdAt: Type.String({ maxLength: 40 }),
+  url: Text,
+  method: Text,
+  message: Text,
+  stack: Text,
+  statusCode: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
+  durationMs: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+  reqBody: Text,
+  resBody: Text,
+}, { additionalProperties: false })
+
+/**
+ * One NDJSON line of import/export: the getSession session object with `events` holding the
+ * event array instead of the counters, which import recomputes from the events.
+ */
+export const TransferLine = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+  sessionKey: Type.String({ minLength: 1, maxLength: 128 }),
+  startedAt: Type.String({ maxLength: 40 }),
+  lastSeenAt: Type.String({ maxLength: 40 }),
+  ip: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+  country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$' }))),
+  userAgent: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
+  utm: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
+  recording: Type.Optional(Type.Object({ available: Type.Boolean(), chunks: Type.Integer({ minimum: 0 }) })),
+  events: Type.Array(TransferEvent),
+}, { additionalProperties: false })
+
+export type TransferLine = Static<typeof TransferLine>
+export type TransferEvent = Static<typeof TransferEvent>

@@ -1,0 +1,132 @@
+import type { Kysely } from 'kysely'
+import { Compile } from 'typebox/compile'
+import type { Database } from '../db/database.ts'
+import { AppError } from '../errors.ts'
+import type { EventRecord } from '../events/types.ts'
+import { missingFields } from '../events/types.ts'
+import { appendEvents, type SessionSeed } from '../ingest/store.ts'
+import { normalizeEvent } from '../ingest/service.ts'
+import type { ProjectContext } from '../projects/service.ts'
+import { retentionCutoff, toEventView, toSessionView } from '../sessions/service.ts'
+import { listEvents, sessionsAfter } from '../sessions/store.ts'
+import { DAY_MS, parseDate, parseInstant } from '../shared/time.ts'
+import { TransferLine } from './schema.ts'
+
+const checkLine = Compile(TransferLine)
+const EXPORT_PAGE = 200
+
+export interface Progress {
+  (message: string): void
+}
+
+/**
+ * Writes the project's live sessions as NDJSON, one getSession-shaped object per line, oldest
+ * start first. Walks the sessions by keyset so memory stays flat whatever the project's size.
+ */
+export async function exportSessions(
+  db: Kysely<Database>, project: ProjectContext, opts: { date?: string; now?: number },
+  write: (line: string) => Promise<void>, progress: Progress = () => undefined,
+): Promise<number> {
+  let from: number | undefined
+  if (opts.date !== undefined) {
+    const day = parseDate(opts.date)
+    if (day === null) throw new AppError(400, 'invalid_parameter', `--date must be a calendar date YYYY-MM-DD (got "${opts.date}")`, 'date')
+    from = day
+  }
+  const range = { from, to: from === undefined ? undefined : from + DAY_MS, cutoff: retentionCutoff(project, opts.now ?? Date.now()) }
+  let after: { startedAt: number; id: string } | null = null
+  let count = 0
+  for (;;) {
+    const rows = await sessionsAfter(db, project.id, range, after, EXPORT_PAGE)
+    for (const row of rows) {
+      const events = await listEvents(db, project.id, row.id)
+      const { events: _counters, ...session } = toSessionView(row)
+      const chunks = row.recording_chunks
+      await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(toEventView) }))
+      count++
+      if (count % 10_000 === 0) progress(`exported ${count} sessions…`)
+    }
+    const last = rows.at(-1)
+    if (!last || rows.length < EXPORT_PAGE) break
+    after = { startedAt: last.started_at, id: last.id }
+  }
+  return count
+}
+
+export interface ImportReport {
+  imported: number
+  events: number
+  duplicates: number
+  bad: { line: number; reason: string }[]
+  expired: number
+}
+
+/**
+ * Imports NDJSON lines. Each line is checked in full, then stored in its own transaction, so a
+ * bad line is reported by number and nothing of it is stored; good lines around it are kept.
+ * Counters are recomputed from the events; re-importing the same lines stores nothing twice.
+ */
+export async function importSessions(
+  db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string>, progress: Progress = () => undefined,
+  now = Date.now(),
+): Promise<ImportReport> {
+  const report: ImportReport = { imported: 0, events: 0, duplicates: 0, bad: [], expired: 0 }
+  const cutoff = retentionCutoff(project, now)
+  let lineNo = 0
+  for await (const text of lines) {
+    lineNo++
+    if (text.trim() === '') continue
+    try {
+      const { seed, events } = parseLine(text)
+      const result = await db.transaction().execute((trx) => appendEvents(trx, project.id, seed, events, cutoff, now))
+      report.imported++
+      report.events += result.accepted
+      report.duplicates += result.duplicates
+      if ((seed.lastSeenAt ?? now) < cutoff) report.expired++
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      report.bad.push({ line: lineNo, reason: error.message })
+    }
+    if (lineNo % 10_000 === 0) progress(`read ${lineNo} lines, imported ${report.imported} sessions…`)
+  }
+  return report
+}
+
+/** Validates one line completely and turns it into what the store takes. Throws AppError naming the fault. */
+export function parseLine(text: string): { seed: SessionSeed & { id: string }; events: EventRecord[] } {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new AppError(400, 'invalid_body', 'not valid JSON')
+  }
+  if (!checkLine.Check(value)) {
+    const [first] = checkLine.Errors(value)
+    const where = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : 'line'
+    throw new AppError(400, 'invalid_body', `${where}: ${first?.message ?? 'does not match the session shape'}`)
+  }
+  const line = value
+  const instant = (where: string, raw: string): number => {
+    const ms = parseInstant(raw)
+    if (ms === null) throw new AppError(400, 'invalid_body', `${where}: must be an ISO 8601 date-time with a zone (got "${raw}")`)
+    return ms
+  }
+  const startedAt = instant('startedAt', line.startedAt)
+  const lastSeenAt = instant('lastSeenAt', line.lastSeenAt)
+  if (startedAt > lastSeenAt) throw new AppError(400, 'invalid_body', 'startedAt: must not be later than lastSeenAt')
+  const seen = new Set<string>()
+  const events = line.events.map((e, i) => {
+    const missing = missingFields(e.type, e)
+    if (missing.length > 0) throw new AppError(400, 'invalid_body', `events.${i}: ${e.type} needs ${missing.join(', ')}`)
+    if (seen.has(e.id)) throw new AppError(400, 'invalid_body', `events.${i}.id: "${e.id}" appears twice`)
+    seen.add(e.id)
+    return normalizeEvent({ ...e, createdAt: instant(`events.${i}.createdAt`, e.createdAt) })
+  })
+  return {
+    seed: {
+      id: line.id, sessionKey: line.sessionKey, startedAt, lastSeenAt,
+      ip: line.ip ?? null, country: line.country ?? null, userAgent: line.userAgent ?? null, utm: line.utm ?? null,
+    },
+    events,
+  }
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { batch, json, startTestApp, type TestApp } from '../helpers/app.ts'
+import { testEngines } from '../helpers/engines.ts'
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+interface EventOut {
+  id: string
+  type: string
+  createdAt: string
+  url?: string
+  method?: string
+  message: string | null
+  statusCode: number | null
+  [k: string]: unknown
+}
+interface Detail {
+  project: Record<string, string>
+  session: Record<string, unknown> & { events: Record<string, number>; recording: Record<string, unknown> }
+  events: EventOut[]
+}
+
+for (const engine of testEngines()) {
+  describe(`getSession [${engine}]`, () => {
+    let t: TestApp
+    let id: string
+    const t0 = Date.now() - 60_000
+    before(async () => {
+      t = await startTestApp(engine)
+      const first = batch('detail-session-1', [
+        { type: 'NAVIGATION', url: 'https://shop.example/?utm_source=news&gclid=g1', createdAt: t0 },
+        { type: 'CLICK', message: 'button#buy', createdAt: t0 + 3000 },
+        { type: 'HTTP_ERROR', url: 'https://shop.example/api', method: 'post', statusCode: 502, durationMs: 12.5,
+          reqBody: '{"a":1}', resBody: 'Bad gateway', createdAt: t0 + 2000 },
+        { type: 'ERROR', message: 'TypeError: boom', stack: 'at x (app.js:1:1)', createdAt: t0 + 2000 },
+      ])
+      const res = await t.ingest(first, { remoteAddress: '8.8.8.8', headers: { 'user-agent': 'Mozilla/5.0 (X11) Test' } })
+      id = json<{ sessionId: string }>(res).sessionId
+      // A later batch with events at the same instant as earlier ones: ties keep the order received.
+      await t.ingest(batch('detail-session-1', [
+        { type: 'SLOW_REQUEST', url: 'https://cdn.example/a.js', durationMs: 3100, createdAt: t0 + 2000 },
+        { type: 'INPUT', message: 'input[name=email]', createdAt: t0 + 4000 },
+        { type: 'USER_REPORT', message: 'Checkout is broken', createdAt: t0 + 5000 },
+        { type: 'CONSOLE_ERROR', message: 'console says no', createdAt: t0 + 6000 },
+      ]))
+    })
+    after(() => t.close())
+
+    it('returns project, the session with every list field plus recording, and its events', async () => {
+      const res = await t.get(`/api/v1/sessions/${id}`)
+      assert.equal(res.statusCode, 200)
+      const body = json<Detail>(res)
+      assert.deepEqual(Object.keys(body), ['project', 'session', 'events'])
+      assert.deepEqual(body.project, { id: t.project.id, name: 'Shop', domain: 'shop.example' })
+      const s = body.session
+      assert.deepEqual(Object.keys(s).sort(),
+        ['country', 'events', 'id', 'ip', 'lastSeenAt', 'recording', 'sessionKey', 'startedAt', 'userAgent', 'utm'])
+      assert.equal(s.id, id)
+      assert.equal(s.sessionKey, 'detail-session-1')
+      assert.equal(s.startedAt, new Date(t0).toISOString())
+      assert.equal(s.lastSeenAt, new Date(t0 + 6000).toISOString())
+      assert.equal(s.ip, '8.8.8.8')
+      assert.equal(s.country, 'US')
+      assert.equal(s.userAgent, 'Mozilla/5.0 (X11) Test')
+      assert.deepEqual(s.utm, { utm_source: 'news', gclid: 'g1' })
+      assert.deepEqual(s.events, { total: 8, errors: 2, slow: 1 })
+      assert.deepEqual(s.recording, { available: false, chunks: 0 })
+    })
+
+    it('lists the same session fields as getSession', async () => {
+      const list = json<{ sessions: Record<string, unknown>[] }>(await t.get('/api/v1/sessions')).sessions
+      const detail = json<Detail>(await t.get(`/api/v1/sessions/${id}`)).session
+      const { recording: _recording, ...rest } = detail
+      assert.deepEqual(list.find((s) => s.id === id), rest)
+    })
+
+    it('orders events by createdAt, ties in the order received', async () => {
+      const events = json<Detail>(await t.get(`/api/v1/sessions/${id}`)).events
+      assert.deepEqual(events.map((e) => e.type),
+        ['NAVIGATION', 'HTTP_ERROR', 'ERROR', 'SLOW_REQUEST', 'CLICK', 'INPUT', 'USER_REPORT', 'CONSOLE_ERROR'])
+      for (const e of events) assert.match(e.createdAt, ISO_MS)
+    })
+
+    it('serves every event field: url and method absent when not applicable, the rest null', async () => {
+      const events = json<Detail>(await t.get(`/api/v1/sessions/${id}`)).events
+      const http = events.find((e) => e.type === 'HTTP_ERROR')
+      assert.deepEqual(http, {
+        id: http?.id, type: 'HTTP_ERROR', createdAt: new Date(t0 + 2000).toISOString(),
+        url: 'https://shop.example/api', method: 'POST', message: null, stack: null, statusCode: 502, durationMs: 12.5,
+        reqBody: '{"a":1}', resBody: 'Bad gateway',
+      })
+      const click = events.find((e) => e.type === 'CLICK')
+      assert.deepEqual(click, {
+        id: click?.id, type: 'CLICK', createdAt: new Date(t0 + 3000).toISOString(), message: 'button#buy',
+        stack: null, statusCode: null, durationMs: null, reqBody: null, resBody: null,
+      })
+      const error = events.find((e) => e.type === 'ERROR')
+      assert.equal(error?.stack, 'at x (app.js:1:1)')
+      const slow = events.find((e) => e.type === 'SLOW_REQUEST')
+      assert.ok(slow && !('method' in slow), 'a resource has no method')
+      assert.equal(slow.durationMs, 3100)
+      assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'event ids are unique')
+    })
+
+    it('answers 404 with a JSON error for an unknown id', async () => {
+      const res = await t.get('/api/v1/sessions/does-not-exist')
+      assert.equal(res.statusCode, 404)
+      assert.deepEqual(json(res), {
+        statusCode: 404, error: 'Not Found', code: 'not_found', message: 'Session "does-not-exist" not found',
+      })
+    })
+
+    it('answers 404 for a session of another project, exactly as for an unknown id', async () => {
+      const other = await t.newProject('Other')
+      const res = await t.get(`/api/v1/sessions/${id}`, other.apiKey)
+      assert.equal(res.statusCode, 404)
+      assert.equal(json(res).code, 'not_found')
+      const list = json<{ total: number; sessions: unknown[]; project: { id: string } }>(await t.get('/api/v1/sessions', other.apiKey))
+      assert.equal(list.total, 0)
+      assert.deepEqual(list.sessions, [])
+      assert.equal(list.project.id, other.id)
+    })
+
+    it('records ip, country, userAgent and utm as null when unknown', async () => {
+      const res = await t.ingest(batch('no-visitor-data', [{ type: 'ERROR', message: 'x' }]),
+        { remoteAddress: '127.0.0.1', headers: { 'user-agent': '' } })
+      const sid = json<{ sessionId: string }>(res).sessionId
+      const s = json<Detail>(await t.get(`/api/v1/sessions/${sid}`)).session
+      assert.equal(s.country, null)
+      assert.equal(s.userAgent, null)
+      assert.equal(s.utm, null)
+    })
+  })
+}
