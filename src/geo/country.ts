@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import { isIP } from 'node:net'
+import { BlockList, isIP } from 'node:net'
 import { Reader, type Response } from 'mmdb-lib'
 
 /** Maps an IP to an ISO 3166 alpha-2 country. */
@@ -24,6 +24,17 @@ interface CountryRecord {
 
 const readers = new Map<string, Reader<Response>>()
 
+/*
+ * Private, loopback, link-local, shared and multicast ranges locate nobody; whois-derived
+ * databases still map some of them to the registry's country, so they are excluded first.
+ */
+const NOT_PUBLIC = new BlockList()
+for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
+  ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 3]] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv4')
+for (const [net, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) NOT_PUBLIC.addSubnet(net, prefix, 'ipv6')
+
+const isPublic = (ip: string, family: number): boolean => !NOT_PUBLIC.check(ip, family === 4 ? 'ipv4' : 'ipv6')
+
 /** Opens an MMDB file once per process; a missing or unreadable file is a start-up error. */
 export function openCountryLookup(file: string | null): CountryLookup {
   const path = file ?? bundledCountryDb()
@@ -39,7 +50,8 @@ export function openCountryLookup(file: string | null): CountryLookup {
   const db = reader
   return {
     country(ip) {
-      if (ip === null || isIP(ip) === 0) return null
+      const family = ip === null ? 0 : isIP(ip)
+      if (ip === null || family === 0 || !isPublic(ip, family)) return null
       try {
         // The record shape depends on the file's vendor; both known shapes are read below.
         const record = db.get(ip) as CountryRecord | null

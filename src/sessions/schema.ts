@@ -1,6 +1,9 @@
 import Type, { type Static } from 'typebox'
 import { Nullable } from '../shared/schema.ts'
 
+export const DEFAULT_LIMIT = 50
+export const MAX_LIMIT = 200
+
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
 
 export const ProjectSchema = Type.Object({
@@ -75,8 +78,10 @@ export const ListQuery = Type.Object({
     description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). End of the period by startedAt, exclusive.',
     examples: ['2026-11-21T00:00:00+03:00'],
   })),
-  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Number of sessions to return, 1 to 200.' }),
-  offset: Type.Integer({ minimum: 0, default: 0, description: 'Number of sessions to skip, 0 or more.' }),
+  limit: Type.Optional(Type.Integer({
+    minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Number of sessions to return, 1 to ${MAX_LIMIT}.`,
+  })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Number of sessions to skip, 0 or more.' })),
 })
 export type ListQuery = Static<typeof ListQuery>
 

@@ -3,7 +3,7 @@ import { invalidParameter, notFound } from '../errors.ts'
 import type { Counters } from '../events/types.ts'
 import type { Project, ProjectContext } from '../projects/service.ts'
 import { DAY_MS, parseDate, parseInstant, toIso } from '../shared/time.ts'
-import type { ListQuery } from './schema.ts'
+import { DEFAULT_LIMIT, type ListQuery } from './schema.ts'
 import * as store from './store.ts'
 
 export interface SessionView {
@@ -83,7 +83,8 @@ export const retentionCutoff = (project: ProjectContext, now: number): number =>
 
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
-  const page = { limit: query.limit, offset: query.offset }
+  // The schema fills both defaults; the fallbacks serve direct callers.
+  const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 }
   const [total, rows] = await Promise.all([
     store.countSessions(db, project.id, range),
     store.listSessions(db, project.id, range, page),

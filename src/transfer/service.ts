@@ -67,7 +67,7 @@ export interface ImportReport {
  * Counters are recomputed from the events; re-importing the same lines stores nothing twice.
  */
 export async function importSessions(
-  db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string>, progress: Progress = () => undefined,
+  db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string> | Iterable<string>, progress: Progress = () => undefined,
   now = Date.now(),
 ): Promise<ImportReport> {
   const report: ImportReport = { imported: 0, events: 0, duplicates: 0, bad: [], expired: 0 }

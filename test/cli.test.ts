@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { cli } from './helpers/cli.ts'
+
+describe('sessionwatch CLI', () => {
+  let dir: string
+  let env: Record<string, string>
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-cli-'))
+    env = { DATABASE_URL: `file:${path.join(dir, 'cli.db')}` }
+  })
+  after(() => { fs.rmSync(dir, { recursive: true, force: true }) })
+
+  it('project create --json prints id, name, domain, apiKey and ingestKey', async () => {
+    const res = await cli(['project', 'create', '--name', 'Shop', '--domain', 'shop.example', '--retention-days', '7', '--json'], env)
+    assert.equal(res.code, 0, res.stderr)
+    const created = JSON.parse(res.stdout) as Record<string, string>
+    assert.deepEqual(Object.keys(created), ['id', 'name', 'domain', 'apiKey', 'ingestKey'])
+    assert.match(created.apiKey ?? '', /^sw_api_/)
+    assert.match(created.ingestKey ?? '', /^sw_ing_/)
+    const list = await cli(['project', 'list', '--json'], env)
+    const projects = JSON.parse(list.stdout) as Record<string, unknown>[]
+    assert.equal(projects.length, 1)
+    assert.equal(projects[0]?.retentionDays, 7)
+    assert.ok(!list.stdout.includes(created.apiKey ?? '-'), 'the API key is never listed')
+  })
+
+  it('refuses bad project fields and bad usage with clear messages', async () => {
+    const noDomain = await cli(['project', 'create', '--name', 'X'], env)
+    assert.equal(noDomain.code, 2)
+    assert.match(noDomain.stderr, /--domain is required/)
+    const badDays = await cli(['project', 'create', '--name', 'X', '--domain', 'x.example', '--retention-days', '0'], env)
+    assert.equal(badDays.code, 1)
+    assert.match(badDays.stderr, /retention days must be a whole number from 1/)
+    const unknown = await cli(['frobnicate'], env)
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /unknown command "frobnicate"/)
+    const flag = await cli(['project', 'list', '--nope'], env)
+    assert.equal(flag.code, 2)
+  })
+
+  it('rotates keys: prints new ones, and a wrong project id fails', async () => {
+    const created = JSON.parse((await cli(['project', 'create', '--name', 'R', '--domain', 'r.example', '--json'], env)).stdout) as Record<string, string>
+    const rotated = await cli(['project', 'rotate-key', '--project', created.id ?? '', '--ingest', '--json'], env)
+    assert.equal(rotated.code, 0, rotated.stderr)
+    const keys = JSON.parse(rotated.stdout) as Record<string, string>
+    assert.notEqual(keys.apiKey, created.apiKey)
+    assert.notEqual(keys.ingestKey, created.ingestKey)
+    const missing = await cli(['project', 'rotate-key', '--project', 'p_nope'], env)
+    assert.equal(missing.code, 1)
+    assert.match(missing.stderr, /No project with id "p_nope"/)
+  })
+
+  it('imports NDJSON from standard input, reports bad lines, and exports it back', async () => {
+    const created = JSON.parse((await cli(['project', 'create', '--name', 'T', '--domain', 't.example', '--json'], env)).stdout) as Record<string, string>
+    const t = new Date().toISOString()
+    const good = JSON.stringify({ id: 'cli-s1', sessionKey: 'cli-s1-key', startedAt: t, lastSeenAt: t, ip: null, country: null, userAgent: null, utm: null,
+      events: [{ id: 'e1', type: 'ERROR', createdAt: t, message: 'boom' }] })
+    const imported = await cli(['import', '--project', created.id ?? '', '-'], env, `${good}\n{"broken"\n`)
+    assert.equal(imported.code, 1, 'a bad line makes the exit code non-zero')
+    assert.match(imported.stderr, /line 2: not valid JSON/)
+    assert.match(imported.stderr, /imported 1 sessions \(1 new events, 0 already stored\); 1 bad lines skipped/)
+    const exported = await cli(['export', '--project', created.id ?? ''], env)
+    assert.equal(exported.code, 0, exported.stderr)
+    const lines = exported.stdout.trim().split('\n')
+    assert.equal(lines.length, 1)
+    assert.equal((JSON.parse(lines[0] ?? '{}') as { id: string }).id, 'cli-s1')
+    const file = path.join(dir, 'export.ndjson')
+    fs.writeFileSync(file, exported.stdout)
+    const again = await cli(['import', '--project', created.id ?? '', file], env)
+    assert.equal(again.code, 0, again.stderr)
+    assert.match(again.stderr, /0 new events, 1 already stored/)
+    const badDate = await cli(['export', '--project', created.id ?? '', '--date', '2026-02-30'], env)
+    assert.equal(badDate.code, 1)
+    assert.match(badDate.stderr, /--date must be a calendar date/)
+  })
+
+  it('runs retention and says what it deleted', async () => {
+    const res = await cli(['retention', 'run'], env)
+    assert.equal(res.code, 0, res.stderr)
+    assert.match(res.stdout, /retention: deleted \d+ expired sessions across \d+ projects/)
+  })
+
+  it('reports every configuration error at once', async () => {
+    const res = await cli(['project', 'list'], { DATABASE_URL: 'mysql://nope', PORT: 'x', LOG_LEVEL: 'loud' })
+    assert.equal(res.code, 78)
+    assert.match(res.stderr, /DATABASE_URL=/)
+    assert.match(res.stderr, /PORT=/)
+    assert.match(res.stderr, /LOG_LEVEL=/)
+  })
+
+  it('prints usage for help', async () => {
+    const res = await cli(['help'], env)
+    assert.equal(res.code, 0)
+    assert.match(res.stdout, /project create --name NAME --domain DOMAIN/)
+  })
+})

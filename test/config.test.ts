@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { describe, it } from 'node:test'
+import { ConfigError, loadConfig } from '../src/config.ts'
+
+describe('loadConfig', () => {
+  it('defaults to the SQLite file ./data/sessionwatch.db, port 8080, all interfaces', () => {
+    const c = loadConfig({}, '/srv/app')
+    assert.deepEqual(c.database, { engine: 'sqlite', location: '/srv/app/data/sessionwatch.db' })
+    assert.equal(c.port, 8080)
+    assert.equal(c.host, '0.0.0.0')
+    assert.equal(c.trustProxy, false)
+    assert.equal(c.retentionSweepSeconds, 300)
+    assert.ok(Object.isFrozen(c))
+  })
+  it('reads file: and sqlite: URLs relative to the working directory', () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'file:db/x.db' }, '/srv').database.location, path.resolve('/srv/db/x.db'))
+    assert.equal(loadConfig({ DATABASE_URL: 'sqlite:/abs/y.db' }, '/srv').database.location, '/abs/y.db')
+    assert.equal(loadConfig({ DATABASE_URL: 'file:///abs/z.db' }, '/srv').database.location, '/abs/z.db')
+  })
+  it('selects PostgreSQL for postgres:// URLs', () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://u:p@localhost:5432/sw' }).database.engine, 'postgres')
+    assert.equal(loadConfig({ DATABASE_URL: 'postgresql://localhost/sw' }).database.engine, 'postgres')
+  })
+  it('reads TRUST_PROXY as a flag, a hop count or a list', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1'])
+  })
+  it('reports every bad variable at once', () => {
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://x', PORT: 'eighty', TRUST_PROXY: 'maybe?', RETENTION_SWEEP_SECONDS: '-1', LOG_LEVEL: 'loud' })
+      assert.fail('expected a ConfigError')
+    } catch (error) {
+      assert.ok(error instanceof ConfigError)
+      assert.deepEqual(error.problems.map((p) => p.split('=')[0]), ['DATABASE_URL', 'PORT', 'TRUST_PROXY', 'RETENTION_SWEEP_SECONDS', 'LOG_LEVEL'])
+      assert.match(error.message, /PORT="eighty": must be a port number/)
+    }
+  })
+})

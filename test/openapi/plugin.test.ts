@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { json, startTestApp, type TestApp } from '../helpers/app.ts'
+
+type Op = { operationId: string; parameters?: { name: string; in: string; required?: boolean; schema: Record<string, unknown> }[]; responses: Record<string, unknown>; security: unknown[] }
+interface Doc {
+  openapi: string
+  info: { version: string; description: string }
+  paths: Record<string, Record<string, Op>>
+  components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }>; securitySchemes: Record<string, Record<string, string>> }
+}
+
+describe('OpenAPI document', () => {
+  let t: TestApp
+  let doc: Doc
+  before(async () => {
+    t = await startTestApp('sqlite')
+    const res = await t.app.inject({ url: '/api/v1/openapi.json' })
+    assert.equal(res.statusCode, 200)
+    doc = json<Doc>(res)
+  })
+  after(() => t.close())
+
+  it('is OpenAPI 3.1 with interface version 1.0.0, served without a key', () => {
+    assert.equal(doc.openapi, '3.1.0')
+    assert.equal(doc.info.version, '1.0.0')
+  })
+
+  it('describes listSessions and getSession with every status', () => {
+    const list = doc.paths['/api/v1/sessions']?.get
+    const get = doc.paths['/api/v1/sessions/{id}']?.get
+    assert.ok(list && get)
+    assert.equal(list.operationId, 'listSessions')
+    assert.equal(get.operationId, 'getSession')
+    assert.deepEqual(Object.keys(list.responses).sort(), ['200', '400', '401'])
+    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404'])
+    assert.deepEqual(get.parameters?.map((p) => [p.name, p.in, p.required]), [['id', 'path', true]])
+  })
+
+  it('states the parameter bounds and defaults of the spec', () => {
+    const params = Object.fromEntries((doc.paths['/api/v1/sessions']?.get?.parameters ?? []).map((p) => [p.name, p]))
+    assert.deepEqual(Object.keys(params).sort(), ['date', 'from', 'limit', 'offset', 'to'])
+    assert.deepEqual(params.limit?.schema, { type: 'integer', minimum: 1, maximum: 200, default: 50 })
+    assert.deepEqual(params.offset?.schema, { type: 'integer', minimum: 0, default: 0 })
+    assert.ok(Object.values(params).every((p) => p.in === 'query' && p.required !== true))
+  })
+
+  it('documents both auth schemes, the error body, the event fields and the decisions', () => {
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.bearerAuth?.description })
+    assert.equal(doc.components.securitySchemes.apiKeyHeader?.name, 'X-Api-Key')
+    assert.deepEqual(doc.components.schemas.Error?.required?.sort(), ['code', 'error', 'message', 'statusCode'])
+    assert.deepEqual(Object.keys(doc.components.schemas.Event?.properties ?? {}),
+      ['id', 'type', 'createdAt', 'url', 'method', 'message', 'stack', 'statusCode', 'durationMs', 'reqBody', 'resBody'])
+    assert.deepEqual(Object.keys(doc.components.schemas.Recording?.properties ?? {}), ['available', 'chunks'])
+    for (const phrase of ['lastSeenAt descending, then id descending', 'Retention', 'WWW-Authenticate', 'never clamped', 'ERROR and HTTP_ERROR']) {
+      assert.ok(doc.info.description.includes(phrase), phrase)
+    }
+  })
+
+  it('documents the ingest endpoint', () => {
+    const op = doc.paths['/ingest/v1/batch']?.post
+    assert.ok(op)
+    assert.equal(op.operationId, 'ingestBatch')
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415'])
+  })
+
+  it('serves a readable HTML reference at /api/v1/docs', async () => {
+    const res = await t.app.inject({ url: '/api/v1/docs' })
+    const page = res.statusCode === 302 ? await t.app.inject({ url: String(res.headers.location) }) : res
+    assert.equal(page.statusCode, 200)
+    assert.match(String(page.headers['content-type']), /text\/html/)
+  })
+})

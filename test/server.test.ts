@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { BIN, ROOT } from './helpers/cli.ts'
+
+/** Starts `sessionwatch serve` as `npm start` does and collects what it prints. */
+function startServer(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string; waitFor: (re: RegExp) => Promise<RegExpExecArray> } {
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } })
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => { output += d.toString() })
+  child.stderr.on('data', (d: Buffer) => { output += d.toString() })
+  const waitFor = (re: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const check = () => {
+      const m = re.exec(output)
+      if (m) { clearInterval(timer); resolve(m) }
+    }
+    const timer = setInterval(check, 50)
+    child.once('exit', (code) => { clearInterval(timer); reject(new Error(`server exited (${String(code)}) before printing ${String(re)}:\n${output}`)) })
+  })
+  return { child, output: () => output, waitFor }
+}
+
+describe('first run of the service', () => {
+  let dir: string
+  let server: ReturnType<typeof startServer>
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-serve-'))
+    server = startServer({ DATABASE_URL: `file:${path.join(dir, 'first.db')}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' })
+  })
+  after(() => {
+    server.child.kill('SIGKILL')
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('creates a first project, prints its keys and a curl command that answers', async () => {
+    const [, apiKey, url] = await server.waitFor(/curl -H "Authorization: Bearer (sw_api_[\w-]+)" (http:\/\/\S+)\n/)
+    assert.match(server.output(), /Ingest key \(public, write-only; for the SDK\): sw_ing_/)
+    const res = await fetch(url ?? '', { headers: { authorization: `Bearer ${apiKey ?? ''}` } })
+    assert.equal(res.status, 200)
+    const body = await res.json() as { project: { name: string }; total: number }
+    assert.equal(body.project.name, 'My website')
+    assert.equal(body.total, 0)
+  })
+
+  it('shows a home page saying what to do next', async () => {
+    const [, url] = await server.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/sessions/)
+    const res = await fetch(`${url ?? ''}/`)
+    assert.equal(res.status, 200)
+    assert.match(res.headers.get('content-type') ?? '', /text\/html/)
+    const page = await res.text()
+    assert.match(page, /rotate-key/)
+    assert.match(page, /\/api\/v1\/docs/)
+  })
+
+  it('shuts down cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve))
+    server.child.kill('SIGTERM')
+    assert.equal(await exited, 0)
+  })
+})
