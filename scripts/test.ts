@@ -1,10 +1,15 @@
 /**
- * `npm test`: runs every test file under test/ with node's test runner.
- * Arguments narrow the run to files whose path contains one of them (npm test -- ingest).
+ * `npm test`: every test file under test/, with node's test runner, on every engine.
+ *
+ * When PostgreSQL is among the engines (SW_TEST_ENGINES, default all) and no server is given
+ * (SW_TEST_PG_URL, or a postgres:// DATABASE_URL), it starts a throw-away one for the run and
+ * stops it afterwards. Arguments narrow the run to files whose path contains one of them.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { testEngines } from '../test/helpers/engines.ts'
+import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres-server.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const filters = process.argv.slice(2)
@@ -13,12 +18,33 @@ const files = fs.readdirSync(path.join(root, 'test'), { recursive: true, encodin
   .map((f) => path.join('test', f))
   .filter((f) => filters.length === 0 || filters.some((flt) => f.includes(flt)))
   .sort()
-
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(', ')}`)
   process.exit(1)
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
-  cwd: root, stdio: 'inherit', env: process.env,
-})
-process.exit(result.status ?? 1)
+
+const env = { ...process.env }
+const engines = testEngines(env)
+let server: TestPostgres | null = null
+if (engines.includes('postgres') && !env.SW_TEST_PG_URL) {
+  if (env.DATABASE_URL?.startsWith('postgres')) {
+    env.SW_TEST_PG_URL = env.DATABASE_URL
+  } else {
+    const started = Date.now()
+    server = await startTestPostgres()
+    env.SW_TEST_PG_URL = server.url
+    console.log(`started a test PostgreSQL server in ${Date.now() - started} ms`)
+  }
+}
+console.log(`engines: ${engines.join(', ')}; ${files.length} test files`)
+// The app under test reads DATABASE_URL only through the config each test builds.
+delete env.DATABASE_URL
+
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { cwd: root, stdio: 'inherit', env })
+const stopServer = async () => { await server?.stop() }
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => { child.kill(signal) })
+}
+const code = await new Promise<number>((resolve) => child.once('exit', (c) => { resolve(c ?? 1) }))
+await stopServer()
+process.exit(code)

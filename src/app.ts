@@ -5,6 +5,7 @@ import type { Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
 import type { Database } from './db/database.ts'
 import { openCountryLookup, type CountryLookup } from './geo/country.ts'
+import { healthRoutes } from './health/routes.ts'
 import { homeRoutes } from './home/routes.ts'
 import { installErrorHandler } from './http/error-handler.ts'
 import { ingestRoutes } from './ingest/routes.ts'
@@ -53,6 +54,7 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     await app.register(sessionRoutes, { prefix: '/api/v1' })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(homeRoutes)
+    await app.register(healthRoutes)
     startSweeper(base, config.retentionSweepSeconds)
     await app.ready()
   } catch (error) {

@@ -7,6 +7,10 @@ export interface DatabaseConfig {
   readonly engine: Engine
   /** SQLite: the file path; PostgreSQL: the connection URL. */
   readonly location: string
+  /** PostgreSQL connections per process. */
+  readonly poolSize: number
+  /** PostgreSQL statement_timeout, in milliseconds. */
+  readonly statementTimeoutMs: number
 }
 
 export interface Config {
@@ -57,6 +61,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 
   const database = parseDatabaseUrl(env.DATABASE_URL, cwd)
   if (typeof database === 'string') problems.push(`DATABASE_URL=${JSON.stringify(env.DATABASE_URL)}: ${database}`)
+  const poolSize = read('DATABASE_POOL_SIZE', 10, (raw) =>
+    /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 1000 ? ok(Number(raw)) : bad('must be a whole number from 1 to 1000'),
+  )
+  const statementTimeoutMs = read('DATABASE_STATEMENT_TIMEOUT_MS', 30_000, (raw) =>
+    /^\d+$/.test(raw) ? ok(Number(raw)) : bad('must be a whole number of milliseconds (0 means no limit)'),
+  )
 
   const port = read('PORT', 8080, (raw) =>
     /^\d+$/.test(raw) && Number(raw) <= 65535 ? ok(Number(raw)) : bad('must be a port number from 0 to 65535'),
@@ -74,7 +84,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
   return Object.freeze({
-    database: Object.freeze(database),
+    database: Object.freeze({ ...database, poolSize, statementTimeoutMs }),
     host,
     port,
     trustProxy,
@@ -85,7 +95,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 }
 
 /** Maps DATABASE_URL to an engine; returns a problem description when it is not usable. */
-export function parseDatabaseUrl(raw: string | undefined, cwd: string): DatabaseConfig | string {
+export function parseDatabaseUrl(raw: string | undefined, cwd: string): Pick<DatabaseConfig, 'engine' | 'location'> | string {
   const value = raw?.trim() ?? ''
   if (value === '') return { engine: 'sqlite', location: path.resolve(cwd, DEFAULT_SQLITE_FILE) }
   const sqlite = /^(?:file|sqlite):(.+)$/.exec(value)

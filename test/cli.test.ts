@@ -4,15 +4,22 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { cli } from './helpers/cli.ts'
+import { createTestDatabase, type TestDatabase } from './helpers/databases.ts'
+import { testEngines } from './helpers/engines.ts'
 
-describe('sessionwatch CLI', () => {
+for (const engine of testEngines()) describe(`sessionwatch CLI [${engine}]`, () => {
   let dir: string
+  let database: TestDatabase
   let env: Record<string, string>
-  before(() => {
+  before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-cli-'))
-    env = { DATABASE_URL: `file:${path.join(dir, 'cli.db')}` }
+    database = await createTestDatabase(engine)
+    env = { DATABASE_URL: database.url }
   })
-  after(() => { fs.rmSync(dir, { recursive: true, force: true }) })
+  after(async () => {
+    fs.rmSync(dir, { recursive: true, force: true })
+    await database.cleanup()
+  })
 
   it('project create --json prints id, name, domain, apiKey and ingestKey', async () => {
     const res = await cli(['project', 'create', '--name', 'Shop', '--domain', 'shop.example', '--retention-days', '7', '--json'], env)

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../src/config.ts'
 describe('loadConfig', () => {
   it('defaults to the SQLite file ./data/sessionwatch.db, port 8080, all interfaces', () => {
     const c = loadConfig({}, '/srv/app')
-    assert.deepEqual(c.database, { engine: 'sqlite', location: '/srv/app/data/sessionwatch.db' })
+    assert.deepEqual(c.database, { engine: 'sqlite', location: '/srv/app/data/sessionwatch.db', poolSize: 10, statementTimeoutMs: 30_000 })
     assert.equal(c.port, 8080)
     assert.equal(c.host, '0.0.0.0')
     assert.equal(c.trustProxy, false)
@@ -21,6 +21,13 @@ describe('loadConfig', () => {
   it('selects PostgreSQL for postgres:// URLs', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u:p@localhost:5432/sw' }).database.engine, 'postgres')
     assert.equal(loadConfig({ DATABASE_URL: 'postgresql://localhost/sw' }).database.engine, 'postgres')
+  })
+  it('reads the PostgreSQL pool size and statement timeout', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://localhost/sw', DATABASE_POOL_SIZE: '25', DATABASE_STATEMENT_TIMEOUT_MS: '5000' })
+    assert.equal(c.database.poolSize, 25)
+    assert.equal(c.database.statementTimeoutMs, 5000)
+    assert.throws(() => loadConfig({ DATABASE_POOL_SIZE: '0', DATABASE_STATEMENT_TIMEOUT_MS: 'soon' }),
+      (e: unknown) => e instanceof ConfigError && e.problems.length === 2)
   })
   it('reads TRUST_PROXY as a flag, a hop count or a list', () => {
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)

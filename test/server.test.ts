@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { BIN, ROOT } from './helpers/cli.ts'
+import { createTestDatabase, type TestDatabase } from './helpers/databases.ts'
+import { testEngines } from './helpers/engines.ts'
 
 /** Starts `sessionwatch serve` as `npm start` does and collects what it prints. */
 function startServer(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string; waitFor: (re: RegExp) => Promise<RegExpExecArray> } {
@@ -23,16 +22,16 @@ function startServer(env: Record<string, string>): { child: ChildProcessWithoutN
   return { child, output: () => output, waitFor }
 }
 
-describe('first run of the service', () => {
-  let dir: string
+for (const engine of testEngines()) describe(`first run of the service [${engine}]`, () => {
+  let database: TestDatabase
   let server: ReturnType<typeof startServer>
-  before(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-serve-'))
-    server = startServer({ DATABASE_URL: `file:${path.join(dir, 'first.db')}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' })
+  before(async () => {
+    database = await createTestDatabase(engine)
+    server = startServer({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' })
   })
-  after(() => {
+  after(async () => {
     server.child.kill('SIGKILL')
-    fs.rmSync(dir, { recursive: true, force: true })
+    await database.cleanup()
   })
 
   it('creates a first project, prints its keys and a curl command that answers', async () => {

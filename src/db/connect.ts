@@ -3,6 +3,7 @@ import { Kysely, Migrator } from 'kysely'
 import type { DatabaseConfig, Engine } from '../config.ts'
 import type { Database } from './database.ts'
 import { migrationProvider } from './migrations.ts'
+import { postgresDialect } from './postgres.ts'
 import { sqliteDialect } from './sqlite.ts'
 
 export interface DatabaseHandle {
@@ -13,12 +14,12 @@ export interface DatabaseHandle {
 
 /** Opens the configured engine and brings its schema to the latest version. */
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
-  if (config.engine === 'postgres') {
-    throw new Error('DATABASE_URL selects PostgreSQL, which this build does not support yet; use file:PATH')
-  }
-  const db = new Kysely<Database>({ dialect: sqliteDialect(config.location) })
+  const dialect = config.engine === 'postgres'
+    ? postgresDialect({ url: config.location, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs })
+    : sqliteDialect(config.location)
+  const db = new Kysely<Database>({ dialect })
   try {
-    await migrate(db)
+    await migrate(db, config.engine)
   } catch (error) {
     await db.destroy()
     throw error
@@ -26,8 +27,12 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   return { db, engine: config.engine, close: () => db.destroy() }
 }
 
-async function migrate(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider })
+/**
+ * Brings the schema to the latest version. On PostgreSQL, Kysely's migrator holds an advisory
+ * lock while it runs, so processes starting together apply each migration exactly once.
+ */
+async function migrate(db: Kysely<Database>, engine: Engine): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider(engine) })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')
   if (error !== undefined) {

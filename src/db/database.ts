@@ -4,7 +4,14 @@ import type { ProjectTable } from '../projects/table.ts'
 import type { SessionDayTable, SessionTable } from '../sessions/table.ts'
 
 /** The whole schema, assembled from each feature's table types. */
+/** Service-wide facts claimed once across processes. */
+export interface MetaTable {
+  key: string
+  value: string
+}
+
 export interface Database {
+  meta: MetaTable
   projects: ProjectTable
   sessions: SessionTable
   session_days: SessionDayTable

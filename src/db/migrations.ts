@@ -1,15 +1,19 @@
-import { type Kysely, type Migration, type MigrationProvider } from 'kysely'
+import { sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely'
+import type { Engine } from '../config.ts'
 
 /*
  * Migrations are written once for both engines: only types both understand
  * (text, integer, bigint, double precision) and plain B-tree indexes.
  * Every key leads with project_id so the data can be sharded by project.
+ *
+ * Identifiers compare byte by byte on both engines: SQLite does by default, and on PostgreSQL
+ * key columns are COLLATE "C", so `ORDER BY id` gives the same order whatever the server's locale.
  */
-const initial: Migration = {
+const initial = (key: RawBuilder<unknown>): Migration => ({
   async up(db: Kysely<unknown>) {
     await db.schema
       .createTable('projects')
-      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('id', key, (c) => c.primaryKey())
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('domain', 'text', (c) => c.notNull())
       .addColumn('retention_days', 'integer', (c) => c.notNull())
@@ -21,9 +25,9 @@ const initial: Migration = {
 
     await db.schema
       .createTable('sessions')
-      .addColumn('project_id', 'text', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
-      .addColumn('session_key', 'text', (c) => c.notNull())
+      .addColumn('project_id', key, (c) => c.notNull())
+      .addColumn('id', key, (c) => c.notNull())
+      .addColumn('session_key', key, (c) => c.notNull())
       .addColumn('started_at', 'bigint', (c) => c.notNull())
       .addColumn('start_day', 'integer', (c) => c.notNull())
       .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
@@ -51,7 +55,7 @@ const initial: Migration = {
 
     await db.schema
       .createTable('session_days')
-      .addColumn('project_id', 'text', (c) => c.notNull())
+      .addColumn('project_id', key, (c) => c.notNull())
       .addColumn('day', 'integer', (c) => c.notNull())
       .addColumn('sessions', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('session_days_pk', ['project_id', 'day'])
@@ -59,9 +63,9 @@ const initial: Migration = {
 
     await db.schema
       .createTable('events')
-      .addColumn('project_id', 'text', (c) => c.notNull())
-      .addColumn('session_id', 'text', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('project_id', key, (c) => c.notNull())
+      .addColumn('session_id', key, (c) => c.notNull())
+      .addColumn('id', key, (c) => c.notNull())
       .addColumn('seq', 'integer', (c) => c.notNull())
       .addColumn('type', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -78,13 +82,28 @@ const initial: Migration = {
     await db.schema.createIndex('events_order_idx').on('events')
       .columns(['project_id', 'session_id', 'created_at', 'seq']).execute()
   },
-}
+})
+
+/** Service-wide facts that must be claimed once across processes (e.g. the first-run project). */
+const meta = (key: RawBuilder<unknown>): Migration => ({
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('meta')
+      .addColumn('key', key, (c) => c.primaryKey())
+      .addColumn('value', 'text', (c) => c.notNull())
+      .execute()
+  },
+})
 
 /** Versioned migrations, applied in key order on every start. */
-export const migrations: Record<string, Migration> = {
-  '0001_initial': initial,
+export function migrations(engine: Engine): Record<string, Migration> {
+  const key = engine === 'postgres' ? sql`text collate "C"` : sql`text`
+  return {
+    '0001_initial': initial(key),
+    '0002_meta': meta(key),
+  }
 }
 
-export const migrationProvider: MigrationProvider = {
-  getMigrations: () => Promise.resolve(migrations),
-}
+export const migrationProvider = (engine: Engine): MigrationProvider => ({
+  getMigrations: () => Promise.resolve(migrations(engine)),
+})

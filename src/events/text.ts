@@ -12,8 +12,14 @@ export function truncate(value: string, max: number): string {
   return value.slice(0, Math.max(0, keep)) + truncationMarker(value.length - Math.max(0, keep))
 }
 
+/*
+ * PostgreSQL text cannot hold U+0000, and SQLite can; replacing it everywhere keeps the engines'
+ * answers identical and keeps a stray NUL in a visitor's data from failing the whole batch.
+ */
+export const cleanText = (value: string): string => (value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value)
+
 export const limitText = (field: TextField, value: string | null | undefined): string | null =>
-  value == null ? null : truncate(value, TEXT_LIMITS[field])
+  value == null ? null : truncate(cleanText(value), TEXT_LIMITS[field])
 
 const EXACT_KEYS = new Set(['pass', 'pin', 'otp', 'ssn', 'auth', 'cvv', 'cvc', 'cvv2'])
 const KEY_PARTS = [

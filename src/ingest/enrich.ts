@@ -1,3 +1,5 @@
+import { cleanText } from '../events/text.ts'
+
 /**
  * Click-id parameters of ad networks, kept alongside every utm_* tag: Yandex (yclid, ysclid),
  * Google (gclid, gbraid, wbraid, dclid), Meta (fbclid), Microsoft (msclkid), TikTok (ttclid),
@@ -26,7 +28,7 @@ export function extractUtm(pageUrl: string | null | undefined): Record<string, s
     const key = rawKey.toLowerCase()
     const wanted = key.startsWith('utm_') || (CLICK_IDS as readonly string[]).includes(key)
     if (!wanted || value === '' || key in tags || n >= MAX_TAGS) continue
-    tags[key] = value.slice(0, MAX_TAG_LENGTH)
+    tags[cleanText(key)] = cleanText(value.slice(0, MAX_TAG_LENGTH))
     n++
   }
   return n > 0 ? tags : null

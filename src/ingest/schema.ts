@@ -6,8 +6,13 @@ export const MAX_EVENTS_PER_BATCH = 500
 /** Largest accepted request body. Beacons are capped lower by browsers (64 KiB). */
 export const MAX_BATCH_BYTES = 1024 * 1024
 
+/** 9999-12-31T23:59:59.999Z: the last instant ISO 8601 (and the API) can print. */
+export const MAX_EPOCH_MS = 253_402_300_799_999
+/** Longest request duration stored: 31 days, far beyond any real request. */
+export const MAX_DURATION_MS = 2_678_400_000
+
 const Instant = (description: string) =>
-  Type.Union([Type.Number({ minimum: 0 }), Type.String({ maxLength: 40 })], { description })
+  Type.Union([Type.Number({ minimum: 0, maximum: MAX_EPOCH_MS }), Type.String({ maxLength: 40 })], { description })
 
 const TOKEN = '^[A-Za-z0-9_.:-]+$'
 
@@ -23,7 +28,7 @@ export const IngestEvent = Type.Object({
   message: Type.Optional(Nullable(Type.String())),
   stack: Type.Optional(Nullable(Type.String())),
   statusCode: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
-  durationMs: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+  durationMs: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_DURATION_MS }))),
   reqBody: Type.Optional(Nullable(Type.String())),
   resBody: Type.Optional(Nullable(Type.String())),
 }, {

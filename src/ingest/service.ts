@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
 import { invalidBody } from '../errors.ts'
-import { limitText, maskSecrets } from '../events/text.ts'
+import { cleanText, limitText, maskSecrets } from '../events/text.ts'
 import { missingFields, type EventRecord } from '../events/types.ts'
 import type { ProjectContext } from '../projects/service.ts'
 import { retentionCutoff } from '../sessions/service.ts'
@@ -35,7 +35,7 @@ export async function ingestBatch(
     sessionKey: body.sessionKey,
     ip: visitor.ip,
     country: visitor.country,
-    userAgent: visitor.userAgent === null ? null : visitor.userAgent.slice(0, MAX_USER_AGENT),
+    userAgent: visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT)),
     utm: extractUtm(landing),
   }
   return db.transaction().execute((trx) =>
@@ -66,7 +66,7 @@ function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number
       throw invalidBody(`events[${index}].createdAt must be epoch milliseconds or an ISO 8601 date-time with a zone`,
         `events[${index}].createdAt`)
     }
-    createdAt = t + skew > now + FUTURE_TOLERANCE_MS ? now : t + skew
+    createdAt = Math.max(0, t + skew > now + FUTURE_TOLERANCE_MS ? now : t + skew)
   }
   return normalizeEvent({ ...e, id: e.id ?? defaultId, createdAt })
 }

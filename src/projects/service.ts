@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.ts'
 import { AppError } from '../errors.ts'
+import { cleanText } from '../events/text.ts'
 import { newId } from '../shared/ids.ts'
 import { displayPrefix, hashApiKey, newApiKey, newIngestKey, sameDigest } from './keys.ts'
 import * as store from './store.ts'
@@ -62,7 +63,7 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
   const ingestKey = newIngestKey()
   const row: store.ProjectRow = {
     id: newId('p_', 9),
-    name: input.name.trim(),
+    name: cleanText(input.name.trim()),
     domain: input.domain.toLowerCase(),
     retention_days: input.retentionDays ?? DEFAULT_RETENTION_DAYS,
     api_key_hash: hashApiKey(apiKey),

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { TYPE_PATTERN } from '../events/types.ts'
+import { MAX_DURATION_MS } from '../ingest/schema.ts'
 import { Nullable } from '../shared/schema.ts'
 
 const Text = Type.Optional(Nullable(Type.String()))
@@ -14,7 +15,7 @@ export const TransferEvent = Type.Object({
   message: Text,
   stack: Text,
   statusCode: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
-  durationMs: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+  durationMs: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_DURATION_MS }))),
   reqBody: Text,
   resBody: Text,
 }, { additionalProperties: false })
@@ -25,7 +26,7 @@ export const TransferEvent = Type.Object({
  */
 export const TransferLine = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
-  sessionKey: Type.String({ minLength: 1, maxLength: 128 }),
+  sessionKey: Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000]+$' }),
   startedAt: Type.String({ maxLength: 40 }),
   lastSeenAt: Type.String({ maxLength: 40 }),
   ip: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),

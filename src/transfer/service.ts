@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import type { EventRecord } from '../events/types.ts'
 import { missingFields } from '../events/types.ts'
+import { cleanText } from '../events/text.ts'
 import { appendEvents, type SessionSeed } from '../ingest/store.ts'
 import { normalizeEvent } from '../ingest/service.ts'
 import type { ProjectContext } from '../projects/service.ts'
@@ -13,6 +14,9 @@ import { DAY_MS, parseDate, parseInstant } from '../shared/time.ts'
 import { TransferLine } from './schema.ts'
 
 const checkLine = Compile(TransferLine)
+const clean = (value: string | null | undefined): string | null => (value == null ? null : cleanText(value))
+const cleanTags = (tags: Record<string, string> | null | undefined): Record<string, string> | null =>
+  tags == null ? null : Object.fromEntries(Object.entries(tags).map(([k, v]) => [cleanText(k), cleanText(v)]))
 const EXPORT_PAGE = 200
 
 export interface Progress {
@@ -125,7 +129,7 @@ export function parseLine(text: string): { seed: SessionSeed & { id: string }; e
   return {
     seed: {
       id: line.id, sessionKey: line.sessionKey, startedAt, lastSeenAt,
-      ip: line.ip ?? null, country: line.country ?? null, userAgent: line.userAgent ?? null, utm: line.utm ?? null,
+      ip: clean(line.ip), country: line.country ?? null, userAgent: clean(line.userAgent), utm: cleanTags(line.utm),
     },
     events,
   }

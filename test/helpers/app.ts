@@ -1,13 +1,13 @@
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig, type Engine } from '../../src/config.ts'
 import { createProject, type ProjectWithKeys } from '../../src/projects/service.ts'
+import { createTestDatabase } from './databases.ts'
 
 export interface TestApp {
   app: FastifyInstance
+  /** The DATABASE_URL the app runs on. */
+  databaseUrl: string
   project: ProjectWithKeys
   /** GET with the project API key. */
   get(url: string, apiKey?: string): Promise<LightMyRequestResponse>
@@ -17,18 +17,9 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-/** A fresh database location for one test app. */
-export function databaseUrl(engine: Engine): { url: string; cleanup: () => void } {
-  if (engine === 'sqlite') {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-test-'))
-    return { url: `file:${path.join(dir, 'db.sqlite')}`, cleanup: () => { fs.rmSync(dir, { recursive: true, force: true }) } }
-  }
-  throw new Error(`no test database for engine ${engine}`)
-}
-
 /** Builds the real app, exactly as production does, on a fresh database with one project. */
 export async function startTestApp(engine: Engine, env: Record<string, string> = {}): Promise<TestApp> {
-  const db = databaseUrl(engine)
+  const db = await createTestDatabase(engine)
   const config = loadConfig({ DATABASE_URL: db.url, RETENTION_SWEEP_SECONDS: '0', ...env })
   const app = await buildApp({ config })
   const newProject = (name = 'Shop', retentionDays?: number) =>
@@ -36,6 +27,7 @@ export async function startTestApp(engine: Engine, env: Record<string, string> =
   const project = await newProject()
   return {
     app,
+    databaseUrl: db.url,
     project,
     newProject,
     get: (url, apiKey = project.apiKey) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${apiKey}` } }),
@@ -46,7 +38,7 @@ export async function startTestApp(engine: Engine, env: Record<string, string> =
     }),
     close: async () => {
       await app.close()
-      db.cleanup()
+      await db.cleanup()
     },
   }
 }

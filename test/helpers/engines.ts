@@ -3,7 +3,7 @@ import type { Engine } from '../../src/config.ts'
 /**
  * The engines the store and HTTP suites run on. SW_TEST_ENGINES narrows them (comma-separated).
  */
-export const ALL_ENGINES: readonly Engine[] = ['sqlite']
+export const ALL_ENGINES: readonly Engine[] = ['sqlite', 'postgres']
 
 export function testEngines(env: NodeJS.ProcessEnv = process.env): Engine[] {
   const wanted = env.SW_TEST_ENGINES?.split(',').map((s) => s.trim()).filter(Boolean)

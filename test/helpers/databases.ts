@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import type { Engine } from '../../src/config.ts'
+import { startTestPostgres, type TestPostgres } from './postgres-server.ts'
+
+export interface TestDatabase {
+  /** A DATABASE_URL for the app under test. */
+  url: string
+  cleanup(): Promise<void>
+}
+
+let ownServer: Promise<TestPostgres> | null = null
+
+/**
+ * The PostgreSQL server tests create their databases on: the one `npm test` started
+ * (SW_TEST_PG_URL), or — when a test file runs on its own — one started for this process.
+ */
+async function adminUrl(): Promise<string> {
+  const shared = process.env.SW_TEST_PG_URL
+  if (shared) return shared
+  ownServer ??= startTestPostgres().then((server) => {
+    process.once('exit', () => { void server.stop() })
+    return server
+  })
+  return (await ownServer).url
+}
+
+/** A fresh, empty database of the given engine, dropped again by cleanup(). */
+export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-test-'))
+    return { url: `file:${path.join(dir, 'db.sqlite')}`, cleanup: () => { fs.rmSync(dir, { recursive: true, force: true }); return Promise.resolve() } }
+  }
+  const admin = await adminUrl()
+  const name = `sw_test_${randomBytes(6).toString('hex')}`
+  // A locale-aware default collation, as production servers commonly have: the schema must not
+  // depend on the server's locale for ordering (key columns are COLLATE "C").
+  await withClient(admin, (c) => c.query(
+    `create database ${name} template template0 encoding 'UTF8' locale_provider icu icu_locale 'en-US' locale 'C.UTF-8'`))
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    cleanup: () => withClient(admin, (c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  }
+}
+
+async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client(url)
+  await client.connect()
+  try {
+    return await run(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** How many events a session has, read through a second, independent connection. */
+export async function countEventsElsewhere(engine: Engine, databaseUrl: string, sessionId: string): Promise<number> {
+  if (engine === 'sqlite') {
+    const { default: SQLite } = await import('better-sqlite3')
+    const other = new SQLite(databaseUrl.replace(/^file:/, ''), { readonly: true })
+    try {
+      return (other.prepare('select count(*) as n from events where session_id = ?').get(sessionId) as { n: number }).n
+    } finally {
+      other.close()
+    }
+  }
+  return withClient(databaseUrl, async (c) =>
+    Number((await c.query<{ n: string }>('select count(*) as n from events where session_id = $1', [sessionId])).rows[0]?.n))
+}

