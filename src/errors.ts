@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'route_not_found'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'service_unavailable'
   | 'internal_error'
 
 /** A failure with an HTTP status, a stable code and a message a user can act on. */

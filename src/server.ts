@@ -21,6 +21,10 @@ export async function serve(config: Config, onListening?: (app: FastifyInstance,
       process.exit(1)
     }, 10_000)
     force.unref()
+    // server.close() only ends connections idle at that moment; keep-alive sockets whose request
+    // finishes later would hold the close open until their keep-alive timeout. Close them as they idle.
+    const idle = setInterval(() => { app.server.closeIdleConnections() }, 50)
+    idle.unref()
     app.close().then(() => process.exit(0), (error: unknown) => {
       app.log.error({ err: error }, 'error while closing')
       process.exit(1)

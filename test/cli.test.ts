@@ -7,7 +7,7 @@ import { cli } from './helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/databases.ts'
 import { testEngines } from './helpers/engines.ts'
 
-for (const engine of testEngines()) describe(`sessionwatch CLI [${engine}]`, () => {
+for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, () => {
   let dir: string
   let database: TestDatabase
   let env: Record<string, string>
@@ -104,4 +104,4 @@ for (const engine of testEngines()) describe(`sessionwatch CLI [${engine}]`, () 
     assert.equal(res.code, 0)
     assert.match(res.stdout, /project create --name NAME --domain DOMAIN/)
   })
-})
+})}

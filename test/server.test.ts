@@ -1,28 +1,10 @@
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
-import { BIN, ROOT } from './helpers/cli.ts'
+import { startServer } from './helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/databases.ts'
 import { testEngines } from './helpers/engines.ts'
 
-/** Starts `sessionwatch serve` as `npm start` does and collects what it prints. */
-function startServer(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string; waitFor: (re: RegExp) => Promise<RegExpExecArray> } {
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } })
-  let output = ''
-  child.stdout.on('data', (d: Buffer) => { output += d.toString() })
-  child.stderr.on('data', (d: Buffer) => { output += d.toString() })
-  const waitFor = (re: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
-    const check = () => {
-      const m = re.exec(output)
-      if (m) { clearInterval(timer); resolve(m) }
-    }
-    const timer = setInterval(check, 50)
-    child.once('exit', (code) => { clearInterval(timer); reject(new Error(`server exited (${String(code)}) before printing ${String(re)}:\n${output}`)) })
-  })
-  return { child, output: () => output, waitFor }
-}
-
-for (const engine of testEngines()) describe(`first run of the service [${engine}]`, () => {
+for (const engine of testEngines()) {describe(`first run of the service [${engine}]`, () => {
   let database: TestDatabase
   let server: ReturnType<typeof startServer>
   before(async () => {
@@ -59,4 +41,4 @@ for (const engine of testEngines()) describe(`first run of the service [${engine
     server.child.kill('SIGTERM')
     assert.equal(await exited, 0)
   })
-})
+})}

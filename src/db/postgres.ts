@@ -5,6 +5,7 @@ export interface PostgresOptions {
   url: string
   poolSize: number
   statementTimeoutMs: number
+  onIdleError?: (error: Error) => void
 }
 
 /*
@@ -12,12 +13,9 @@ export interface PostgresOptions {
  * Every such value here is far below 2^53, so reading them as numbers is exact — and it makes
  * the two engines return the same JavaScript values.
  */
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC
-      ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-}
+const types = new pg.TypeOverrides()
+types.setTypeParser(pg.types.builtins.INT8, Number)
+types.setTypeParser(pg.types.builtins.NUMERIC, Number)
 
 export function postgresDialect(options: PostgresOptions): PostgresDialect {
   const pool = new pg.Pool({
@@ -31,5 +29,8 @@ export function postgresDialect(options: PostgresOptions): PostgresDialect {
     // An unreachable server fails requests (and /healthz) quickly instead of hanging them.
     connectionTimeoutMillis: 5000,
   })
+  // An idle connection the server closes (restart, failover) emits 'error' on the pool; without a
+  // listener that would crash the process. pg drops the client, and the next query reconnects.
+  pool.on('error', (error) => { options.onIdleError?.(error) })
   return new PostgresDialect({ pool })
 }

@@ -26,7 +26,7 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const body = toErrorBody(error, request)
     if (body.statusCode >= 500) {
-      request.log.error({ err: error, method: request.method, url: request.url }, 'request failed')
+      request.log.error({ err: error, method: request.method, url: request.url, query: request.query }, 'request failed')
     }
     send(reply, body)
   })
@@ -36,7 +36,23 @@ export function installErrorHandler(app: FastifyInstance): void {
   })
 }
 
+/*
+ * Connection-class failures are outages, not bugs: PostgreSQL SQLSTATE class 08 (connection),
+ * 57P01-03 (server shutting down or starting), 3D000 (database gone), socket errors, pool
+ * connect timeouts, and SQLite's busy/locked after its busy timeout.
+ */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '3D000', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
+  'SQLITE_BUSY', 'SQLITE_LOCKED'])
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^08/.test(code))) return true
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(error.message)
+}
+
 function send(reply: FastifyReply, body: ErrorBody): void {
+  if (body.statusCode === 503) void reply.header('Retry-After', '5')
   if (body.code === 'missing_api_key') void reply.header('WWW-Authenticate', 'Bearer realm="sessionwatch"')
   if (body.code === 'invalid_api_key') {
     void reply.header('WWW-Authenticate', 'Bearer realm="sessionwatch", error="invalid_token"')
@@ -51,6 +67,9 @@ const errorBody = (statusCode: number, code: ErrorCode, message: string, paramet
 export function toErrorBody(error: FastifyError, request: FastifyRequest): ErrorBody {
   if (error instanceof AppError) return errorBody(error.statusCode, error.code, error.message, error.parameter)
   if (error.validation && error.validation.length > 0) return validationBody(error.validation, error.validationContext, request)
+  if (isDatabaseUnavailable(error)) {
+    return errorBody(503, 'service_unavailable', 'The database is unreachable right now; retry in a few seconds.')
+  }
   const mapped = FASTIFY_CODES[error.code]
   if (mapped) return errorBody(error.statusCode ?? 400, mapped, clientMessage(error))
   if (error instanceof SyntaxError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {

@@ -40,7 +40,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: [{ ingestKeyHeader: [] }],
       querystring: IngestQuery,
       body: IngestBody,
-      response: { 200: IngestResponse, ...errorResponses(400, 401, 413, 415) },
+      response: { 200: IngestResponse, ...errorResponses(400, 401, 413, 415, 503) },
     },
   }, async (request) => {
     const project = await ingestProject(request, request.body.key)

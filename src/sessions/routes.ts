@@ -20,7 +20,7 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
         + 'is validated: an invalid value answers 400 naming it; nothing is clamped. Expired sessions are never listed.',
       security,
       querystring: ListQuery,
-      response: { 200: ListResponse, ...errorResponses(400, 401) },
+      response: { 200: ListResponse, ...errorResponses(400, 401, 503) },
     },
   }, (request) => service.listSessions(app.db, projectOf(request), request.query))
 
@@ -33,7 +33,7 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
         + 'happened. Unknown, deleted, expired and other projects\' sessions all answer 404 alike.',
       security,
       params: SessionParams,
-      response: { 200: DetailResponse, ...errorResponses(401, 404) },
+      response: { 200: DetailResponse, ...errorResponses(401, 404, 503) },
     },
   }, (request) => service.getSession(app.db, projectOf(request), request.params.id))
   done()

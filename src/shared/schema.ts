@@ -8,7 +8,7 @@ export const ErrorBody = Type.Object(
     code: Type.String({
       description: 'Stable, machine-readable reason: invalid_parameter, invalid_body, missing_api_key, '
         + 'invalid_api_key, missing_ingest_key, invalid_ingest_key, not_found, route_not_found, '
-        + 'payload_too_large, unsupported_media_type, internal_error.',
+        + 'payload_too_large, unsupported_media_type, service_unavailable, internal_error.',
       examples: ['invalid_parameter'],
     }),
     message: Type.String({
@@ -24,7 +24,7 @@ export type ErrorBody = Static<typeof ErrorBody>
 export const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 /** Response schemas for error statuses, keyed by status, for route definitions. */
-export const errorResponses = (...statuses: (400 | 401 | 404 | 409 | 413 | 415)[]) =>
+export const errorResponses = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 503)[]) =>
   Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error', { description: ERROR_TEXT[s] })]))
 
 const ERROR_TEXT: Record<number, string> = {
@@ -34,4 +34,5 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'The request conflicts with stored data.',
   413: 'The request is larger than allowed.',
   415: 'The Content-Type is not accepted.',
+  503: 'The database is unreachable; retry after the `Retry-After` seconds.',
 }

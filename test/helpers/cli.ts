@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import path from 'node:path'
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..')
@@ -24,4 +24,21 @@ export function cli(args: string[], env: Record<string, string>, stdin?: string)
     child.on('close', (code) => { resolve({ code, stdout, stderr }) })
     child.stdin.end(stdin ?? '')
   })
+}
+
+/** Starts `sessionwatch serve` as `npm start` does and collects what it prints. */
+export function startServer(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string; waitFor: (re: RegExp) => Promise<RegExpExecArray> } {
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } })
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => { output += d.toString() })
+  child.stderr.on('data', (d: Buffer) => { output += d.toString() })
+  const waitFor = (re: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const check = () => {
+      const m = re.exec(output)
+      if (m) { clearInterval(timer); resolve(m) }
+    }
+    const timer = setInterval(check, 50)
+    child.once('exit', (code) => { clearInterval(timer); reject(new Error(`server exited (${String(code)}) before printing ${String(re)}:\n${output}`)) })
+  })
+  return { child, output: () => output, waitFor }
 }

@@ -32,8 +32,8 @@ describe('OpenAPI document', () => {
     assert.ok(list && get)
     assert.equal(list.operationId, 'listSessions')
     assert.equal(get.operationId, 'getSession')
-    assert.deepEqual(Object.keys(list.responses).sort(), ['200', '400', '401'])
-    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404'])
+    assert.deepEqual(Object.keys(list.responses).sort(), ['200', '400', '401', '503'])
+    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404', '503'])
     assert.deepEqual(get.parameters?.map((p) => [p.name, p.in, p.required]), [['id', 'path', true]])
   })
 
@@ -61,7 +61,7 @@ describe('OpenAPI document', () => {
     const op = doc.paths['/ingest/v1/batch']?.post
     assert.ok(op)
     assert.equal(op.operationId, 'ingestBatch')
-    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415'])
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415', '503'])
   })
 
   it('serves a readable HTML reference at /api/v1/docs', async () => {
