@@ -27,8 +27,7 @@ export async function sweep(
     for (;;) {
       const refs = await findExpired(db, project.id, cutoff, SWEEP_BATCH)
       if (refs.length === 0) break
-      await db.transaction().execute((trx) => deleteSessions(trx, project.id, refs))
-      inProject += refs.length
+      inProject += await db.transaction().execute((trx) => deleteSessions(trx, project.id, refs))
       onProgress?.(project.id, inProject)
       // Let queued requests run between batches.
       await new Promise((resolve) => setImmediate(resolve))

@@ -13,17 +13,21 @@ export function findExpired(db: Db, projectId: string, cutoff: number, limit: nu
 }
 
 /**
- * Deletes sessions with their events and keeps `session_days` exact.
- * Call inside a transaction so counters and rows change together.
+ * Deletes sessions with their events and keeps `session_days` exact. Call inside a transaction
+ * so counters and rows change together. Counters drop by the rows this call actually deleted:
+ * when two processes sweep the same sessions, the second finds them gone and changes nothing.
+ * Returns how many sessions it deleted.
  */
-export async function deleteSessions(db: Db, projectId: string, refs: readonly ExpiredRef[]): Promise<void> {
-  if (refs.length === 0) return
+export async function deleteSessions(db: Db, projectId: string, refs: readonly Pick<ExpiredRef, 'id'>[]): Promise<number> {
+  if (refs.length === 0) return 0
   const ids = refs.map((r) => r.id)
+  const deleted = await db.deleteFrom('sessions').where('project_id', '=', projectId).where('id', 'in', ids)
+    .returning('start_day').execute()
   await db.deleteFrom('events').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
-  await db.deleteFrom('sessions').where('project_id', '=', projectId).where('id', 'in', ids).execute()
   const perDay = new Map<number, number>()
-  for (const r of refs) perDay.set(r.start_day, (perDay.get(r.start_day) ?? 0) + 1)
+  for (const r of deleted) perDay.set(r.start_day, (perDay.get(r.start_day) ?? 0) + 1)
   for (const [day, n] of perDay) await adjustDay(db, projectId, day, -n)
+  return deleted.length
 }
 
 /** Adds `delta` to one day's session counter; rows that reach zero are removed. */

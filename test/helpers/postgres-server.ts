@@ -16,7 +16,7 @@ export interface TestPostgres {
   stop(): Promise<void>
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once('error', reject)
@@ -27,7 +27,10 @@ async function freePort(): Promise<number> {
   })
 }
 
-export async function startTestPostgres(log: (line: string) => void = () => undefined): Promise<TestPostgres> {
+export async function startTestPostgres(
+  log: (line: string) => void = () => undefined,
+  opts: { durable?: boolean } = {},
+): Promise<TestPostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-pg-'))
   // The unprivileged server user must be able to reach its data directory.
   fs.chmodSync(dir, 0o777)
@@ -41,9 +44,10 @@ export async function startTestPostgres(log: (line: string) => void = () => unde
     password,
     persistent: false,
     createPostgresUser: isRoot,
-    // Test data is disposable: skip fsync for speed; listen on loopback only, no Unix socket.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off',
-      '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+    // Loopback only, no Unix socket. Test data is disposable, so tests skip fsync; benchmarks
+    // ask for `durable` to measure what production gets.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300',
+      ...(opts.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'])],
     onLog: log,
     onError: (e: unknown) => { log(String(e)) },
   })

@@ -1,0 +1,132 @@
+/**
+ * `npm run bench:capacity`: how much one service process ingests, on each engine, with durable
+ * writes (SQLite synchronous=FULL; PostgreSQL with fsync and synchronous_commit on), and how much
+ * disk an event takes. Figures for docs/scaling.md; timings are printed, never asserted.
+ *
+ * Options: --seconds N (default 10), --connections N (default 50).
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import { loadConfig } from '../src/config.ts'
+import { openDatabase } from '../src/db/connect.ts'
+import { createProject } from '../src/projects/service.ts'
+import { startTestPostgres } from '../test/helpers/postgres-server.ts'
+import { cpuSeconds, pidsNamed, selfCpuSeconds } from './lib/cpu.ts'
+import { loadAll } from './lib/load.ts'
+import { startService } from './lib/service.ts'
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } })
+const seconds = Number(values.seconds)
+const connections = Number(values.connections)
+const EVENTS_PER_BATCH = 20
+const round2 = (x: number): number => Math.round(x * 100) / 100
+const BATCHES_PER_SESSION = 5
+
+/** A realistic SDK batch: navigation, clicks, inputs, two failed requests, a slow one and an error. */
+function batchFactory(prefix: string): () => string {
+  let n = 0
+  return () => {
+    const i = n++
+    const now = Date.now()
+    const events = [
+      { type: 'NAVIGATION', url: `https://shop.example/p/${i % 97}?utm_source=bench`, createdAt: now - 900 },
+      ...Array.from({ length: 12 }, (_, k) => ({ type: 'CLICK', message: `button.buy-${k} "Add to cart"`, createdAt: now - 800 + k })),
+      ...Array.from({ length: 3 }, (_, k) => ({ type: 'INPUT', message: `input[name=field${k}]`, createdAt: now - 500 + k })),
+      { type: 'HTTP_ERROR', url: 'https://shop.example/api/cart', method: 'POST', statusCode: 500, durationMs: 231.5,
+        reqBody: '{"sku":"A-1","qty":2,"password":"hunter2"}', resBody: '{"error":"internal"}', createdAt: now - 300 },
+      { type: 'HTTP_ERROR', url: 'https://shop.example/api/user', method: 'GET', statusCode: 404, durationMs: 40, createdAt: now - 250 },
+      { type: 'SLOW_REQUEST', url: 'https://cdn.example/app.js', durationMs: 3400, createdAt: now - 200 },
+      { type: 'ERROR', message: "TypeError: Cannot read properties of undefined (reading 'price')",
+        stack: 'TypeError: Cannot read properties of undefined\n    at renderCart (app.js:120:15)\n    at onClick (app.js:88:3)'.repeat(3), createdAt: now - 100 },
+    ]
+    return JSON.stringify({ sessionKey: `${prefix}-${Math.floor(i / BATCHES_PER_SESSION)}-session`, batchId: `b${i}`, sentAt: now, events })
+  }
+}
+
+interface Scenario { name: string; engine: 'sqlite' | 'postgres'; processes: number }
+const scenarios: Scenario[] = [
+  { name: 'SQLite, 1 process', engine: 'sqlite', processes: 1 },
+  { name: 'PostgreSQL, 1 process', engine: 'postgres', processes: 1 },
+  { name: 'PostgreSQL, 2 processes', engine: 'postgres', processes: 2 },
+]
+
+const pgServer = await startTestPostgres(() => undefined, { durable: true })
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-capacity-'))
+const rows: Record<string, unknown>[] = []
+try {
+  for (const [index, scenario] of scenarios.entries()) {
+    let url: string
+    if (scenario.engine === 'sqlite') url = `file:${path.join(tmp, `capacity-${index}.db`)}`
+    else {
+      const admin = new pg.Client(pgServer.url)
+      await admin.connect()
+      await admin.query(`create database capacity_${index}`)
+      await admin.end()
+      url = pgServer.url.replace(/\/postgres$/, `/capacity_${index}`)
+    }
+    const handle = await openDatabase(loadConfig({ DATABASE_URL: url }).database)
+    const project = await createProject(handle.db, { name: 'Capacity', domain: 'shop.example' })
+    await handle.close()
+    const services = await Promise.all(Array.from({ length: scenario.processes }, () => startService(url)))
+    const run = (secs: number, tag: string) => loadAll(services.map((s, k) => ({
+      url: s.url, path: '/ingest/v1/batch', method: 'POST' as const, seconds: secs,
+      connections: Math.round(connections / services.length),
+      headers: { 'content-type': 'application/json', 'x-ingest-key': project.ingestKey },
+      body: batchFactory(`${tag}-${index}-${k}`),
+    })))
+    process.stderr.write(`${scenario.name}: warm-up…\n`)
+    await run(2, 'warm')
+    process.stderr.write(`${scenario.name}: measuring for ${seconds} s…\n`)
+    const servicePids = services.map((s) => s.child.pid ?? 0)
+    const cpu0 = { service: cpuSeconds(servicePids), db: cpuSeconds(pidsNamed('postgres')), load: selfCpuSeconds() }
+    const result = await run(seconds, 'run')
+    const batches = result.requests
+    const cpu = {
+      service: (cpuSeconds(servicePids) - cpu0.service) * 1000 / batches,
+      db: (cpuSeconds(pidsNamed('postgres')) - cpu0.db) * 1000 / batches,
+      load: (selfCpuSeconds() - cpu0.load) * 1000 / batches,
+    }
+    const rss = Math.max(...(await Promise.all(services.map((s) => s.rss()))))
+    for (const s of services) await s.stop()
+
+    const counted = await openDatabase(loadConfig({ DATABASE_URL: url }).database)
+    const events = Number((await counted.db.selectFrom('events').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n)
+    const sessions = Number((await counted.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n)
+    await counted.close()
+    let bytes: number
+    if (scenario.engine === 'sqlite') {
+      bytes = fs.statSync(url.slice(5)).size
+    } else {
+      const admin = new pg.Client(url)
+      await admin.connect()
+      bytes = Number((await admin.query<{ n: string }>('select pg_database_size(current_database()) as n')).rows[0]?.n)
+      await admin.end()
+    }
+    rows.push({
+      scenario: scenario.name,
+      'batches/s': Math.round(result.rps),
+      'events/s': Math.round(result.rps * EVENTS_PER_BATCH),
+      'p50 ms': result.p50,
+      'p99 ms': result.p99,
+      'errors': result.non2xx + result.errors,
+      'stored events': events,
+      'stored sessions': sessions,
+      'bytes/event': Math.round(bytes / events),
+      'peak RSS MB': Math.round(rss / 1048576),
+      'service CPU ms/batch': round2(cpu.service),
+      'PostgreSQL CPU ms/batch': scenario.engine === 'postgres' ? round2(cpu.db) : 0,
+      'load generator CPU ms/batch': round2(cpu.load),
+    })
+  }
+} finally {
+  await pgServer.stop()
+  fs.rmSync(tmp, { recursive: true, force: true })
+}
+console.table(rows)
+const out = path.join(import.meta.dirname, 'capacity.json')
+fs.writeFileSync(out, `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length,
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30), seconds, connections, eventsPerBatch: EVENTS_PER_BATCH, rows }, null, 2)}\n`)
+console.log(`written ${path.relative(process.cwd(), out)}`)
