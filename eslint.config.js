@@ -3,7 +3,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'dist/', 'coverage/', 'test-artifacts/', 'bin/'] },
+  { ignores: ['node_modules/', 'data/', 'dist/', 'coverage/', 'test-artifacts/', 'scripts/tmp/', 'bench/data/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -26,7 +26,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.js'],
+    // Plain JavaScript entry points, run before any TypeScript tooling: linted, not type-checked.
+    files: ['eslint.config.js', 'scripts/*.mjs', 'bin/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
 )

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly: no build step between `npm install` and `npm start`.
-import { register } from 'tsx/esm/api'
+// Runs the bundled service (dist/), building it first when the sources are newer: there is no
+// separate build step between `npm install` and `npm start`.
+import { buildService, OUTFILE } from '../scripts/build.mjs'
 
-register()
-const { main } = await import('../src/cli.ts')
+process.setSourceMapsEnabled(true)
+await buildService()
+const { main } = await import(OUTFILE)
 process.exitCode = await main(process.argv.slice(2))

@@ -9,6 +9,7 @@ import { healthRoutes } from './health/routes.ts'
 import { homeRoutes } from './home/routes.ts'
 import { installErrorHandler } from './http/error-handler.ts'
 import { ingestRoutes } from './ingest/routes.ts'
+import { createWriter, type Writer } from './ingest/writer.ts'
 import { registerOpenApi } from './openapi/plugin.ts'
 import { startSweeper } from './retention/sweeper.ts'
 import { sharedSchemas } from './sessions/schema.ts'
@@ -18,6 +19,7 @@ import { ErrorBody } from './shared/schema.ts'
 declare module 'fastify' {
   interface FastifyInstance {
     db: Kysely<Database>
+    writer: Writer
     geo: CountryLookup
     config: Config
   }
@@ -46,7 +48,8 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     app.decorate('geo', openCountryLookup(config.geoipDatabase))
     app.decorate('config', config)
     app.decorateRequest('project', null)
-    app.addHook('onClose', () => database.close())
+    const writer = createWriter(database.db)
+    app.decorate('writer', writer)
     installErrorHandler(base)
     for (const schema of [ErrorBody, ...sharedSchemas]) app.addSchema(schema)
 
@@ -55,10 +58,17 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(homeRoutes)
     await app.register(healthRoutes)
-    startSweeper(base, config.retentionSweepSeconds)
+    const stopSweeper = startSweeper(base, config.retentionSweepSeconds)
+    // In this order: no new sweep, every accepted batch committed, then the database closed.
+    app.addHook('onClose', async () => {
+      await stopSweeper()
+      await writer.close()
+      await database.close()
+    })
     await app.ready()
   } catch (error) {
     await app.close()
+    await database.close()
     throw error
   }
   return base

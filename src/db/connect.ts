@@ -24,7 +24,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
     await db.destroy()
     throw error
   }
-  return { db, engine: config.engine, close: () => db.destroy() }
+  let closing: Promise<void> | null = null
+  return { db, engine: config.engine, close: () => (closing ??= db.destroy()) }
 }
 
 /**

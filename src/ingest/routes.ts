@@ -46,7 +46,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const project = await ingestProject(request, request.body.key)
     const ip = normalizeIp(request.ip)
     const visitor = { ip, country: app.geo.country(ip), userAgent: request.headers['user-agent'] || null }
-    return ingestBatch(app.db, project, request.body, visitor, Date.now())
+    return ingestBatch(app.writer, project, request.body, visitor, Date.now())
   })
 }
 

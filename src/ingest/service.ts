@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../db/database.ts'
 import { invalidBody } from '../errors.ts'
 import { cleanText, limitText, maskSecrets } from '../events/text.ts'
 import { missingFields, type EventRecord } from '../events/types.ts'
@@ -8,7 +6,8 @@ import { retentionCutoff } from '../sessions/service.ts'
 import { parseInstant } from '../shared/time.ts'
 import { extractUtm } from './enrich.ts'
 import type { IngestBody, IngestEvent } from './schema.ts'
-import { appendEvents, type AppendResult } from './store.ts'
+import type { AppendResult } from './store.ts'
+import type { Writer } from './writer.ts'
 
 /** What the server knows of the visitor, independent of the body. */
 export interface Visitor {
@@ -26,7 +25,7 @@ const FUTURE_TOLERANCE_MS = 60_000
  * so a 2xx answer means every event is on disk.
  */
 export async function ingestBatch(
-  db: Kysely<Database>, project: ProjectContext, body: IngestBody, visitor: Visitor, now: number,
+  writer: Writer, project: ProjectContext, body: IngestBody, visitor: Visitor, now: number,
 ): Promise<AppendResult> {
   const skew = clockSkew(body.sentAt, now)
   const events = body.events.map((e, i) => toRecord(e, `${body.batchId}-${i}`, i, skew, now))
@@ -38,8 +37,7 @@ export async function ingestBatch(
     userAgent: visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT)),
     utm: extractUtm(landing),
   }
-  return db.transaction().execute((trx) =>
-    appendEvents(trx, project.id, seed, events, retentionCutoff(project, now), now))
+  return writer.submit({ projectId: project.id, seed, events, cutoff: retentionCutoff(project, now), now })
 }
 
 /** Milliseconds to add to visitor-clock times: how far the visitor clock lags the server's. */

@@ -1,9 +1,10 @@
-import type { Selectable } from 'kysely'
+import { CompiledQuery, sql, type Selectable } from 'kysely'
 import type { Db } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import type { EventTable } from '../events/table.ts'
 import { countTypes, type EventRecord } from '../events/types.ts'
-import { adjustDay, deleteSessions } from '../retention/store.ts'
+import { deleteSessions } from '../retention/store.ts'
+import type { DayDeltas } from '../sessions/days.ts'
 import type { SessionTable } from '../sessions/table.ts'
 import { newId } from '../shared/ids.ts'
 import { dayOf } from '../shared/time.ts'
@@ -35,18 +36,13 @@ const INSERT_CHUNK = 500
 /**
  * Stores a batch of events in its session, creating the session on first sight. Events already
  * stored (same id) are skipped, so a retried batch changes nothing; counters grow only by what
- * was new. Run inside a transaction: on PostgreSQL the seq reservation locks the session row,
- * which serializes concurrent batches of one session across processes.
+ * was new. Run inside a transaction and apply `days` before it commits. On PostgreSQL the first
+ * statement locks the session row, which serializes concurrent batches of one session.
  */
 export async function appendEvents(
   trx: Db, projectId: string, seed: SessionSeed, events: readonly EventRecord[], cutoff: number, now: number,
+  days: DayDeltas,
 ): Promise<AppendResult> {
-  let session = await findSession(trx, projectId, seed)
-  if (session && session.last_seen_at < cutoff) {
-    // An expired session is gone for readers; reviving it would resurrect old events.
-    await deleteSessions(trx, projectId, [session])
-    session = undefined
-  }
   let first = seed.startedAt ?? Infinity
   let last = seed.lastSeenAt ?? -Infinity
   for (const e of events) {
@@ -55,37 +51,124 @@ export async function appendEvents(
   }
   const startedAt = Number.isFinite(first) ? first : now
   const lastSeenAt = Number.isFinite(last) ? last : startedAt
+  return (await appendToLiveSession(trx, projectId, seed, events, cutoff, startedAt, lastSeenAt))
+    ?? appendGeneral(trx, projectId, seed, events, cutoff, startedAt, lastSeenAt, days)
+}
 
-  const sessionId = session?.id ?? (await createSession(trx, projectId, seed, startedAt, lastSeenAt))
+/**
+ * The common case, in two statements: a live session whose start this batch does not move.
+ * One UPDATE reserves the batch's seq range and adds its counters (optimistically: a retried
+ * batch is corrected below), one INSERT stores the events. No row matches — new, expired, or an
+ * event earlier than the session's start — and the general path takes over.
+ */
+async function appendToLiveSession(
+  trx: Db, projectId: string, seed: SessionSeed, events: readonly EventRecord[], cutoff: number,
+  startedAt: number, lastSeenAt: number,
+): Promise<AppendResult | null> {
+  const n = events.length
+  if (n === 0) return null
+  const counts = countTypes(events.map((e) => e.type))
+  const row = await trx.updateTable('sessions').set((eb) => ({
+    next_seq: eb('next_seq', '+', n),
+    last_seen_at: sql<number>`case when last_seen_at < ${lastSeenAt} then ${lastSeenAt} else last_seen_at end`,
+    events_total: eb('events_total', '+', counts.total),
+    events_errors: eb('events_errors', '+', counts.errors),
+    events_slow: eb('events_slow', '+', counts.slow),
+    ip: sql<string | null>`coalesce(ip, ${seed.ip})`,
+    country: sql<string | null>`coalesce(country, ${seed.country})`,
+    user_agent: sql<string | null>`coalesce(user_agent, ${seed.userAgent})`,
+    utm: sql<string | null>`coalesce(utm, ${seed.utm ? JSON.stringify(seed.utm) : null})`,
+  })).where('project_id', '=', projectId).where('session_key', '=', seed.sessionKey)
+    .where('last_seen_at', '>=', cutoff).where('started_at', '<=', startedAt)
+    .returning(['id', 'next_seq']).executeTakeFirst()
+  if (!row) return null
+  // Import names the session; a key owned by another session is a conflict (the savepoint undoes the UPDATE).
+  if (seed.id !== undefined && row.id !== seed.id) throw keyConflict(seed, row.id)
+  const base = row.next_seq - n
+  const inserted = await insertEvents(trx, projectId, row.id, base, events)
+  if (inserted < n) {
+    const stored = countTypes(await insertedTypes(trx, projectId, row.id, base, events, inserted))
+    await trx.updateTable('sessions').set((eb) => ({
+      events_total: eb('events_total', '-', counts.total - stored.total),
+      events_errors: eb('events_errors', '-', counts.errors - stored.errors),
+      events_slow: eb('events_slow', '-', counts.slow - stored.slow),
+    })).where('project_id', '=', projectId).where('id', '=', row.id).execute()
+  }
+  return { sessionId: row.id, accepted: inserted, duplicates: n - inserted }
+}
+
+async function appendGeneral(
+  trx: Db, projectId: string, seed: SessionSeed, events: readonly EventRecord[], cutoff: number,
+  startedAt: number, lastSeenAt: number, days: DayDeltas,
+): Promise<AppendResult> {
+  let session = await findSession(trx, projectId, seed)
+  if (session && session.last_seen_at < cutoff) {
+    // An expired session is gone for readers; reviving it would resurrect old events.
+    await deleteSessions(trx, projectId, [session], days)
+    session = undefined
+  }
+  const sessionId = session?.id ?? (await createSession(trx, projectId, seed, startedAt, lastSeenAt, days))
   const locked = await reserveSeq(trx, projectId, sessionId, events.length)
   const base = locked.next_seq - events.length
-  const inserted: string[] = []
+  const inserted = await insertEvents(trx, projectId, sessionId, base, events)
+  const types = await insertedTypes(trx, projectId, sessionId, base, events, inserted)
+  await updateSession(trx, locked, seed, types, Math.min(startedAt, locked.started_at),
+    Math.max(lastSeenAt, locked.last_seen_at), days)
+  return { sessionId, accepted: inserted, duplicates: events.length - inserted }
+}
+
+const keyConflict = (seed: SessionSeed, owner: string): AppError =>
+  new AppError(409, 'invalid_body', `sessionKey "${seed.sessionKey}" already belongs to session ${owner}, not ${seed.id ?? ''}`)
+
+/** SQL of the events INSERT per dialect and row count: compiled once, then run with fresh values. */
+const insertSql = new Map<unknown, Map<number, string>>()
+
+/**
+ * Inserts events with seq numbers from `base`, skipping ids already stored; returns how many were new.
+ * Kysely builds the statement the first time for each row count; later calls reuse its SQL, which
+ * saves ~100 µs per 20-event batch. The values go in the same column order as that first compile.
+ */
+async function insertEvents(trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[]): Promise<number> {
+  const adapter = trx.getExecutor().adapter
+  let byCount = insertSql.get(adapter.constructor)
+  if (!byCount) insertSql.set(adapter.constructor, (byCount = new Map()))
+  let inserted = 0
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
     const rows = events.slice(i, i + INSERT_CHUNK).map((e, j) => toRow(projectId, sessionId, base + i + j, e))
-    const result = await trx.insertInto('events').values(rows)
-      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing())
-      .returning('type').execute()
-    for (const r of result) inserted.push(r.type)
+    let text = byCount.get(rows.length)
+    if (text === undefined) {
+      text = trx.insertInto('events').values(rows)
+        .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing()).compile().sql
+      byCount.set(rows.length, text)
+    }
+    const result = await trx.executeQuery(CompiledQuery.raw(text, rows.flatMap((r) => Object.values(r))))
+    inserted += Number(result.numAffectedRows ?? 0)
   }
-  await updateSession(trx, locked, seed, inserted, Math.min(startedAt, locked.started_at),
-    Math.max(lastSeenAt, locked.last_seen_at))
-  return { sessionId, accepted: inserted.length, duplicates: events.length - inserted.length }
+  return inserted
+}
+
+/** Types of the events this batch stored: all of them, none, or (a partly retried batch) those holding its seq range. */
+async function insertedTypes(
+  trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[], inserted: number,
+): Promise<string[]> {
+  if (inserted === events.length) return events.map((e) => e.type)
+  if (inserted === 0) return []
+  const rows = await trx.selectFrom('events').select('type').where('project_id', '=', projectId)
+    .where('session_id', '=', sessionId).where('seq', '>=', base).where('seq', '<', base + events.length).execute()
+  return rows.map((r) => r.type)
 }
 
 async function findSession(trx: Db, projectId: string, seed: SessionSeed): Promise<SessionRow | undefined> {
   const byKey = await trx.selectFrom('sessions').selectAll()
     .where('project_id', '=', projectId).where('session_key', '=', seed.sessionKey).executeTakeFirst()
   if (seed.id === undefined || byKey?.id === seed.id) return byKey
-  if (byKey) {
-    throw new AppError(409, 'invalid_body',
-      `sessionKey "${seed.sessionKey}" already belongs to session ${byKey.id}, not ${seed.id}`)
-  }
+  if (byKey) throw keyConflict(seed, byKey.id)
   return trx.selectFrom('sessions').selectAll()
     .where('project_id', '=', projectId).where('id', '=', seed.id).executeTakeFirst()
 }
 
 async function createSession(
-  trx: Db, projectId: string, seed: SessionSeed, startedAt: number, lastSeenAt: number,
+  trx: Db, projectId: string, seed: SessionSeed, startedAt: number, lastSeenAt: number, days: DayDeltas,
 ): Promise<string> {
   const id = seed.id ?? newId('', 12)
   const created = await trx.insertInto('sessions').values({
@@ -95,7 +178,7 @@ async function createSession(
     events_total: 0, events_errors: 0, events_slow: 0, recording_chunks: 0, next_seq: 0,
   }).onConflict((oc) => oc.columns(['project_id', 'session_key']).doNothing()).returning('id').executeTakeFirst()
   if (created) {
-    await adjustDay(trx, projectId, dayOf(startedAt), 1)
+    days.add(projectId, dayOf(startedAt), 1)
     return created.id
   }
   // Another process created it between our read and insert: use theirs.
@@ -112,12 +195,13 @@ async function reserveSeq(trx: Db, projectId: string, sessionId: string, n: numb
 
 async function updateSession(
   trx: Db, row: SessionRow, seed: SessionSeed, insertedTypes: string[], startedAt: number, lastSeenAt: number,
+  days: DayDeltas,
 ): Promise<void> {
   const add = countTypes(insertedTypes)
   const startDay = dayOf(startedAt)
   if (startDay !== row.start_day) {
-    await adjustDay(trx, row.project_id, row.start_day, -1)
-    await adjustDay(trx, row.project_id, startDay, 1)
+    days.add(row.project_id, row.start_day, -1)
+    days.add(row.project_id, startDay, 1)
   }
   await trx.updateTable('sessions').set({
     started_at: startedAt,

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
 import { listProjects } from '../projects/store.ts'
+import { DayDeltas } from '../sessions/days.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { deleteSessions, findExpired } from './store.ts'
 
@@ -27,7 +28,12 @@ export async function sweep(
     for (;;) {
       const refs = await findExpired(db, project.id, cutoff, SWEEP_BATCH)
       if (refs.length === 0) break
-      inProject += await db.transaction().execute((trx) => deleteSessions(trx, project.id, refs))
+      inProject += await db.transaction().execute(async (trx) => {
+        const days = new DayDeltas()
+        const deleted = await deleteSessions(trx, project.id, refs, days)
+        await days.apply(trx)
+        return deleted
+      })
       onProgress?.(project.id, inProject)
       // Let queued requests run between batches.
       await new Promise((resolve) => setImmediate(resolve))

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { sweep } from './service.ts'
 
-/** Runs the retention sweep every `seconds` inside the service; 0 turns it off. */
-export function startSweeper(app: FastifyInstance, seconds: number): void {
-  if (seconds <= 0) return
+/** Runs the retention sweep every `seconds` inside the service; 0 turns it off. Returns a stop function. */
+export function startSweeper(app: FastifyInstance, seconds: number): () => Promise<void> {
+  if (seconds <= 0) return () => Promise.resolve()
   let running: Promise<unknown> | null = null
   const tick = (): void => {
     if (running) return
@@ -17,8 +17,8 @@ export function startSweeper(app: FastifyInstance, seconds: number): void {
   const timer = setInterval(tick, seconds * 1000)
   timer.unref()
   app.addHook('onReady', () => { tick() })
-  app.addHook('onClose', async () => {
+  return async () => {
     clearInterval(timer)
     await running
-  })
+  }
 }

@@ -5,7 +5,8 @@ import { AppError } from '../errors.ts'
 import type { EventRecord } from '../events/types.ts'
 import { missingFields } from '../events/types.ts'
 import { cleanText } from '../events/text.ts'
-import { appendEvents, type SessionSeed } from '../ingest/store.ts'
+import type { SessionSeed } from '../ingest/store.ts'
+import { createWriter } from '../ingest/writer.ts'
 import { normalizeEvent } from '../ingest/service.ts'
 import type { ProjectContext } from '../projects/service.ts'
 import { retentionCutoff, toEventView, toSessionView } from '../sessions/service.ts'
@@ -18,6 +19,8 @@ const clean = (value: string | null | undefined): string | null => (value == nul
 const cleanTags = (tags: Record<string, string> | null | undefined): Record<string, string> | null =>
   tags == null ? null : Object.fromEntries(Object.entries(tags).map(([k, v]) => [cleanText(k), cleanText(v)]))
 const EXPORT_PAGE = 200
+/** Lines stored concurrently during an import: enough to fill group commits, few enough to bound memory. */
+const IMPORT_IN_FLIGHT = 256
 
 export interface Progress {
   (message: string): void
@@ -76,13 +79,12 @@ export async function importSessions(
 ): Promise<ImportReport> {
   const report: ImportReport = { imported: 0, events: 0, duplicates: 0, bad: [], expired: 0 }
   const cutoff = retentionCutoff(project, now)
-  let lineNo = 0
-  for await (const text of lines) {
-    lineNo++
-    if (text.trim() === '') continue
+  // Lines share group commits like ingest batches do; a bounded number is in flight at once.
+  const writer = createWriter(db)
+  const inFlight = new Set<Promise<void>>()
+  const store = async (lineNo: number, seed: SessionSeed, events: EventRecord[]) => {
     try {
-      const { seed, events } = parseLine(text)
-      const result = await db.transaction().execute((trx) => appendEvents(trx, project.id, seed, events, cutoff, now))
+      const result = await writer.submit({ projectId: project.id, seed, events, cutoff, now })
       report.imported++
       report.events += result.accepted
       report.duplicates += result.duplicates
@@ -91,8 +93,30 @@ export async function importSessions(
       if (!(error instanceof AppError)) throw error
       report.bad.push({ line: lineNo, reason: error.message })
     }
-    if (lineNo % 10_000 === 0) progress(`read ${lineNo} lines, imported ${report.imported} sessions…`)
   }
+  let lineNo = 0
+  try {
+    for await (const text of lines) {
+      lineNo++
+      if (text.trim() === '') continue
+      let parsed: ReturnType<typeof parseLine>
+      try {
+        parsed = parseLine(text)
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error
+        report.bad.push({ line: lineNo, reason: error.message })
+        continue
+      }
+      const task = store(lineNo, parsed.seed, parsed.events).finally(() => { inFlight.delete(task) })
+      inFlight.add(task)
+      if (inFlight.size >= IMPORT_IN_FLIGHT) await Promise.race(inFlight)
+      if (lineNo % 10_000 === 0) progress(`read ${lineNo} lines, imported ${report.imported} sessions…`)
+    }
+    await Promise.all(inFlight)
+  } finally {
+    await writer.close()
+  }
+  report.bad.sort((a, b) => a.line - b.line)
   return report
 }
 

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { EventRecord } from '../../src/events/types.ts'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../src/db/database.ts'
 import { appendEvents } from '../../src/ingest/store.ts'
+import { DayDeltas } from '../../src/sessions/days.ts'
 import { createProject } from '../../src/projects/service.ts'
 import { deleteSessions, findExpired } from '../../src/retention/store.ts'
 import { countSessions, listSessions } from '../../src/sessions/store.ts'
@@ -16,6 +19,25 @@ function rng(seed: number): () => number {
     s = (s * 1664525 + 1013904223) >>> 0
     return s / 2 ** 32
   }
+}
+
+/** Stores events in one transaction, as the writer does: day counters applied before commit. */
+async function append(db: Kysely<Database>, projectId: string, sessionKey: string, events: EventRecord[], now: number) {
+  return db.transaction().execute(async (trx) => {
+    const days = new DayDeltas()
+    const result = await appendEvents(trx, projectId, { sessionKey, ip: null, country: null, userAgent: null, utm: null }, events, 0, now, days)
+    await days.apply(trx)
+    return result
+  })
+}
+
+async function remove(db: Kysely<Database>, projectId: string, refs: { id: string }[]) {
+  return db.transaction().execute(async (trx) => {
+    const days = new DayDeltas()
+    const n = await deleteSessions(trx, projectId, refs, days)
+    await days.apply(trx)
+    return n
+  })
 }
 
 const event = (id: string, createdAt: number, type = 'CLICK'): EventRecord => ({
@@ -39,14 +61,11 @@ for (const engine of testEngines()) {
       for (let i = 0; i < 300; i++) {
         const start = now - Math.floor(random() * 34 * DAY_MS)
         const end = Math.min(now, start + Math.floor(random() * 3 * 3_600_000))
-        const { sessionId } = await handle.db.transaction().execute((trx) => appendEvents(trx, projectId,
-          { sessionKey: `store-${i}`, ip: null, country: null, userAgent: null, utm: null },
-          [event('a', start, 'ERROR'), event('b', end)], -Infinity, now))
+        const { sessionId } = await append(handle.db, projectId, `store-${i}`, [event('a', start, 'ERROR'), event('b', end)], now)
         rows.push({ id: sessionId, startedAt: start, lastSeenAt: end })
       }
       // Another project's sessions must never be counted.
-      await handle.db.transaction().execute((trx) => appendEvents(trx, other,
-        { sessionKey: 'other-1', ip: null, country: null, userAgent: null, utm: null }, [event('a', now - 1000)], -Infinity, now))
+      await append(handle.db, other, 'other-1', [event('a', now - 1000)], now)
     })
     after(() => handle.dispose())
 
@@ -87,12 +106,10 @@ for (const engine of testEngines()) {
 
     it('keeps day counters exact when a late event moves startedAt to an earlier day', async () => {
       const start = Date.UTC(2026, 10, 20, 0, 10)
-      const { sessionId } = await handle.db.transaction().execute((trx) => appendEvents(trx, projectId,
-        { sessionKey: 'late-event', ip: null, country: null, userAgent: null, utm: null }, [event('x', start)], -Infinity, now))
+      const { sessionId } = await append(handle.db, projectId, 'late-event', [event('x', start)], now)
       rows.push({ id: sessionId, startedAt: start, lastSeenAt: start })
       const earlier = start - 20 * 60_000 // 23:50 the day before
-      await handle.db.transaction().execute((trx) => appendEvents(trx, projectId,
-        { sessionKey: 'late-event', ip: null, country: null, userAgent: null, utm: null }, [event('y', earlier)], -Infinity, now))
+      await append(handle.db, projectId, 'late-event', [event('y', earlier)], now)
       const row = rows.at(-1)
       assert.ok(row)
       row.startedAt = earlier
@@ -108,8 +125,8 @@ for (const engine of testEngines()) {
       assert.ok(expired.length > 0, 'the data set has sessions past retention')
       // Two deleters racing over the same sessions (two processes sweeping): counted once.
       const deleted = await Promise.all([
-        handle.db.transaction().execute((trx) => deleteSessions(trx, projectId, expired)),
-        handle.db.transaction().execute((trx) => deleteSessions(trx, projectId, expired)),
+        remove(handle.db, projectId, expired),
+        remove(handle.db, projectId, expired),
       ])
       assert.equal(deleted[0] + deleted[1], expired.length)
       await assertDayCountersExact()
