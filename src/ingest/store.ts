@@ -131,17 +131,21 @@ const insertSql = new Map<unknown, Map<number, string>>()
 async function insertEvents(trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[]): Promise<number> {
   const adapter = trx.getExecutor().adapter
   let byCount = insertSql.get(adapter.constructor)
-  if (!byCount) insertSql.set(adapter.constructor, (byCount = new Map()))
+  if (!byCount) insertSql.set(adapter.constructor, (byCount = new Map<number, string>()))
   let inserted = 0
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
     const rows = events.slice(i, i + INSERT_CHUNK).map((e, j) => toRow(projectId, sessionId, base + i + j, e))
+    const params = rows.flatMap((r) => EVENT_COLUMNS.map((c) => r[c]))
     let text = byCount.get(rows.length)
     if (text === undefined) {
-      text = trx.insertInto('events').values(rows)
-        .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing()).compile().sql
+      const compiled = trx.insertInto('events').values(rows)
+        .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing()).compile()
+      // The reused SQL takes values in EVENT_COLUMNS order; prove once that Kysely laid them out so.
+      if (compiled.parameters.some((v, k) => v !== params[k])) throw new Error('events INSERT parameter order changed')
+      text = compiled.sql
       byCount.set(rows.length, text)
     }
-    const result = await trx.executeQuery(CompiledQuery.raw(text, rows.flatMap((r) => Object.values(r))))
+    const result = await trx.executeQuery(CompiledQuery.raw(text, params))
     inserted += Number(result.numAffectedRows ?? 0)
   }
   return inserted
@@ -216,6 +220,12 @@ async function updateSession(
     events_slow: row.events_slow + add.slow,
   }).where('project_id', '=', row.project_id).where('id', '=', row.id).execute()
 }
+
+/** The events columns in the order toRow writes them, which is the order Kysely compiles them in. */
+const EVENT_COLUMNS = [
+  'project_id', 'session_id', 'id', 'seq', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code',
+  'duration_ms', 'req_body', 'res_body',
+] as const satisfies readonly (keyof EventTable)[]
 
 function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord): EventTable {
   return {

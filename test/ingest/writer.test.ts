@@ -72,7 +72,7 @@ for (const engine of testEngines()) {
       await writer.close()
       assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled'])
       const rejected = outcomes[1]
-      assert.ok(rejected?.status === 'rejected' && rejected.reason instanceof AppError)
+      assert.ok(rejected.status === 'rejected' && rejected.reason instanceof AppError)
       const stored = await handle.db.selectFrom('sessions').select('session_key')
         .where('session_key', 'in', ['fine-1-key', 'fine-2-key']).execute()
       assert.equal(stored.length, 2)
