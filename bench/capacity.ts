@@ -15,36 +15,14 @@ import { openDatabase } from '../src/db/connect.ts'
 import { createProject } from '../src/projects/service.ts'
 import { startTestPostgres } from '../test/helpers/postgres-server.ts'
 import { cpuSeconds, pidsNamed, selfCpuSeconds } from './lib/cpu.ts'
+import { batchFactory, EVENTS_PER_BATCH } from './lib/batches.ts'
 import { loadAll } from './lib/load.ts'
 import { startService } from './lib/service.ts'
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } })
 const seconds = Number(values.seconds)
 const connections = Number(values.connections)
-const EVENTS_PER_BATCH = 20
 const round2 = (x: number): number => Math.round(x * 100) / 100
-const BATCHES_PER_SESSION = 5
-
-/** A realistic SDK batch: navigation, clicks, inputs, two failed requests, a slow one and an error. */
-function batchFactory(prefix: string): () => string {
-  let n = 0
-  return () => {
-    const i = n++
-    const now = Date.now()
-    const events = [
-      { type: 'NAVIGATION', url: `https://shop.example/p/${i % 97}?utm_source=bench`, createdAt: now - 900 },
-      ...Array.from({ length: 12 }, (_, k) => ({ type: 'CLICK', message: `button.buy-${k} "Add to cart"`, createdAt: now - 800 + k })),
-      ...Array.from({ length: 3 }, (_, k) => ({ type: 'INPUT', message: `input[name=field${k}]`, createdAt: now - 500 + k })),
-      { type: 'HTTP_ERROR', url: 'https://shop.example/api/cart', method: 'POST', statusCode: 500, durationMs: 231.5,
-        reqBody: '{"sku":"A-1","qty":2,"password":"hunter2"}', resBody: '{"error":"internal"}', createdAt: now - 300 },
-      { type: 'HTTP_ERROR', url: 'https://shop.example/api/user', method: 'GET', statusCode: 404, durationMs: 40, createdAt: now - 250 },
-      { type: 'SLOW_REQUEST', url: 'https://cdn.example/app.js', durationMs: 3400, createdAt: now - 200 },
-      { type: 'ERROR', message: "TypeError: Cannot read properties of undefined (reading 'price')",
-        stack: 'TypeError: Cannot read properties of undefined\n    at renderCart (app.js:120:15)\n    at onClick (app.js:88:3)'.repeat(3), createdAt: now - 100 },
-    ]
-    return JSON.stringify({ sessionKey: `${prefix}-${Math.floor(i / BATCHES_PER_SESSION)}-session`, batchId: `b${i}`, sentAt: now, events })
-  }
-}
 
 interface Scenario { name: string; engine: 'sqlite' | 'postgres'; processes: number }
 const scenarios: Scenario[] = [

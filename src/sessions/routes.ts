@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { projectOf, requireApiKey } from '../auth/api-key.ts'
 import { errorResponses } from '../shared/schema.ts'
@@ -35,6 +36,12 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
       params: SessionParams,
       response: { 200: DetailResponse, ...errorResponses(401, 404, 503) },
     },
-  }, (request) => service.getSession(app.db, projectOf(request), request.params.id))
+  }, async (request, reply) => {
+    const result = await service.getSession(app.db, projectOf(request), request.params.id)
+    if (!(result instanceof Readable)) return result
+    // A large session arrives as a stream already serialized by the same schemas; the type
+    // provider only knows the object form of the body, hence the cast.
+    return reply.type('application/json; charset=utf-8').send(result as never)
+  })
   done()
 }

@@ -1,40 +1,15 @@
+import type { Readable } from 'node:stream'
 import type { Db } from '../db/database.ts'
 import { invalidParameter, notFound } from '../errors.ts'
-import type { Counters } from '../events/types.ts'
 import type { Project, ProjectContext } from '../projects/service.ts'
-import { DAY_MS, parseDate, parseInstant, toIso } from '../shared/time.ts'
+import { DAY_MS, parseDate, parseInstant } from '../shared/time.ts'
 import { DEFAULT_LIMIT, type ListQuery } from './schema.ts'
 import * as store from './store.ts'
+import { streamSession } from './stream.ts'
+import { publicProject, toDetailView, toEventView, toSessionView, type EventView, type SessionDetailView, type SessionView } from './views.ts'
 
-export interface SessionView {
-  id: string
-  sessionKey: string
-  startedAt: string
-  lastSeenAt: string
-  ip: string | null
-  country: string | null
-  userAgent: string | null
-  utm: Record<string, string> | null
-  events: Counters
-}
-
-export interface SessionDetailView extends SessionView {
-  recording: { available: boolean; chunks: number }
-}
-
-export interface EventView {
-  id: string
-  type: string
-  createdAt: string
-  url?: string
-  method?: string
-  message: string | null
-  stack: string | null
-  statusCode: number | null
-  durationMs: number | null
-  reqBody: string | null
-  resBody: string | null
-}
+export { publicProject, toDetailView, toEventView, toSessionView }
+export type { EventView, SessionDetailView, SessionView }
 
 export interface ListResult {
   project: Project
@@ -92,48 +67,21 @@ export async function listSessions(db: Db, project: ProjectContext, query: ListQ
   return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
 }
 
-export async function getSession(db: Db, project: ProjectContext, id: string, now = Date.now()): Promise<DetailResult> {
-  const row = await store.findSession(db, project.id, id, retentionCutoff(project, now))
-  // Unknown, expired and foreign sessions answer alike, so a key never learns another project's ids.
+/** Sessions with more events than this are streamed page by page instead of built whole. */
+export const STREAM_ABOVE = 2000
+
+/**
+ * One session with all its events: built whole when small, streamed when large, the same bytes
+ * either way. Unknown, expired and foreign sessions answer alike, so a key never learns another
+ * project's ids.
+ */
+export async function getSession(
+  db: Db, project: ProjectContext, id: string, opts: { now?: number; streamAbove?: number } = {},
+): Promise<DetailResult | Readable> {
+  const row = await store.findSession(db, project.id, id, retentionCutoff(project, opts.now ?? Date.now()))
   if (!row) throw notFound(`Session "${id}" not found`)
+  const session = toDetailView(row)
+  if (row.events_total > (opts.streamAbove ?? STREAM_ABOVE)) return streamSession(db, project.id, publicProject(project), session)
   const events = await store.listEvents(db, project.id, id)
-  return { project: publicProject(project), session: toDetailView(row), events: events.map(toEventView) }
-}
-
-export const publicProject = (p: Project): Project => ({ id: p.id, name: p.name, domain: p.domain })
-
-export function toSessionView(row: store.SessionListRow): SessionView {
-  return {
-    id: row.id,
-    sessionKey: row.session_key,
-    startedAt: toIso(row.started_at),
-    lastSeenAt: toIso(row.last_seen_at),
-    ip: row.ip,
-    country: row.country,
-    userAgent: row.user_agent,
-    utm: row.utm === null ? null : (JSON.parse(row.utm) as Record<string, string>),
-    events: { total: row.events_total, errors: row.events_errors, slow: row.events_slow },
-  }
-}
-
-export function toDetailView(row: store.SessionListRow): SessionDetailView {
-  const chunks = row.recording_chunks
-  return { ...toSessionView(row), recording: { available: chunks > 0, chunks } }
-}
-
-export function toEventView(row: store.EventRow): EventView {
-  const view: EventView = {
-    id: row.id,
-    type: row.type,
-    createdAt: toIso(row.created_at),
-    message: row.message,
-    stack: row.stack,
-    statusCode: row.status_code,
-    durationMs: row.duration_ms,
-    reqBody: row.req_body,
-    resBody: row.res_body,
-  }
-  if (row.url !== null) view.url = row.url
-  if (row.method !== null) view.method = row.method
-  return view
+  return { project: publicProject(project), session, events: events.map(toEventView) }
 }

@@ -11,7 +11,7 @@ export const sessionColumns = [
 export type SessionListRow = Pick<Selectable<SessionTable>, (typeof sessionColumns)[number]>
 
 export const eventColumns = [
-  'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',
+  'seq', 'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',
 ] as const satisfies readonly (keyof EventTable)[]
 export type EventRow = Pick<Selectable<EventTable>, (typeof eventColumns)[number]>
 
@@ -65,10 +65,12 @@ export async function countSessions(db: Db, projectId: string, range: SessionRan
   } else {
     total += await countStarted(db, projectId, range.from, range.to)
   }
+  // `+started_at` keeps the planner off the startedAt index: the sessions past retention are few and
+  // sit at one end of the lastSeenAt index, while a day of startedAt is ~30k rows (5 µs vs 9.5 ms, measured).
   let expired = db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('project_id', '=', projectId).where('last_seen_at', '<', range.cutoff)
-  if (range.from !== undefined) expired = expired.where('started_at', '>=', range.from)
-  if (range.to !== undefined) expired = expired.where('started_at', '<', range.to)
+  if (range.from !== undefined) expired = expired.where(sql<number>`+started_at`, '>=', range.from)
+  if (range.to !== undefined) expired = expired.where(sql<number>`+started_at`, '<', range.to)
   total -= Number((await expired.executeTakeFirstOrThrow()).n)
   return total
 }
@@ -98,6 +100,16 @@ export function listEvents(db: Db, projectId: string, sessionId: string): Promis
   return db.selectFrom('events').select(eventColumns)
     .where('project_id', '=', projectId).where('session_id', '=', sessionId)
     .orderBy('created_at').orderBy('seq').execute()
+}
+
+/** One page of a session's events after a (createdAt, seq) cursor, in the order they happened. */
+export function eventsAfter(
+  db: Db, projectId: string, sessionId: string, after: { createdAt: number; seq: number } | null, limit: number,
+): Promise<EventRow[]> {
+  let q = db.selectFrom('events').select(eventColumns)
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId)
+  if (after) q = q.where(sql<boolean>`(created_at, seq) > (${after.createdAt}, ${after.seq})`)
+  return q.orderBy('created_at').orderBy('seq').limit(limit).execute()
 }
 
 /** Sessions in startedAt order after a keyset cursor: the export walks a project with it. */

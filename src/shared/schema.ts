@@ -21,7 +21,13 @@ export const ErrorBody = Type.Object(
 )
 export type ErrorBody = Static<typeof ErrorBody>
 
-export const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+/**
+ * `T | null` as a type array (`{"type": ["string", "null"]}`), not `anyOf`: the same JSON Schema
+ * meaning (and OpenAPI 3.1 form), but fast-json-stringify serializes a type array directly, while
+ * for `anyOf` it validates every value against each branch first — 6 validations per event.
+ */
+export const Nullable = <T extends Type.TSchema & { type: string }>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })
 
 /** Response schemas for error statuses, keyed by status, for route definitions. */
 export const errorResponses = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 503)[]) =>

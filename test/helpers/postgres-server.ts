@@ -29,11 +29,14 @@ export async function freePort(): Promise<number> {
 
 export async function startTestPostgres(
   log: (line: string) => void = () => undefined,
-  opts: { durable?: boolean } = {},
+  opts: { durable?: boolean; dataDir?: string } = {},
 ): Promise<TestPostgres> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-pg-'))
+  // A given data directory is kept (benchmarks reuse their dataset); otherwise a temporary one.
+  const dir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'sw-pg-'))
+  fs.mkdirSync(dir, { recursive: true })
   // The unprivileged server user must be able to reach its data directory.
   fs.chmodSync(dir, 0o777)
+  const existing = fs.existsSync(path.join(dir, 'data', 'PG_VERSION'))
   const port = await freePort()
   const password = randomBytes(12).toString('hex')
   const isRoot = os.userInfo().uid === 0
@@ -41,8 +44,8 @@ export async function startTestPostgres(
     databaseDir: path.join(dir, 'data'),
     port,
     user: 'postgres',
-    password,
-    persistent: false,
+    password: existing ? fs.readFileSync(path.join(dir, 'password'), 'utf8') : password,
+    persistent: opts.dataDir !== undefined,
     createPostgresUser: isRoot,
     // Loopback only, no Unix socket. Test data is disposable, so tests skip fsync; benchmarks
     // ask for `durable` to measure what production gets.
@@ -51,13 +54,17 @@ export async function startTestPostgres(
     onLog: log,
     onError: (e: unknown) => { log(String(e)) },
   })
-  await server.initialise()
+  if (!existing) {
+    await server.initialise()
+    if (opts.dataDir) fs.writeFileSync(path.join(dir, 'password'), password)
+  }
   await server.start()
+  const secret = existing ? fs.readFileSync(path.join(dir, 'password'), 'utf8') : password
   return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres:${secret}@127.0.0.1:${port}/postgres`,
     stop: async () => {
       await server.stop()
-      fs.rmSync(dir, { recursive: true, force: true })
+      if (!opts.dataDir) fs.rmSync(dir, { recursive: true, force: true })
     },
   }
 }

@@ -133,3 +133,53 @@ for (const engine of testEngines()) {
     })
   })
 }
+
+for (const engine of testEngines()) {
+  describe(`getSession of a large session, streamed [${engine}]`, () => {
+    let t: TestApp
+    let bigId: string
+    let smallId: string
+    const t0 = Date.now() - 3_600_000
+    before(async () => {
+      t = await startTestApp(engine)
+      // 2,600 events over six batches, with equal times across batches to exercise the tie order.
+      for (let b = 0; b < 6; b++) {
+        const events = Array.from({ length: b === 5 ? 100 : 500 }, (_, i) => ({
+          type: i % 50 === 0 ? 'ERROR' : 'CLICK', message: `b${b} e${i} "quoted" \u2028 ünïcode`, stack: i % 50 === 0 ? 'at x (a.js:1:1)' : null,
+          createdAt: t0 + (i % 300) * 1000,
+        }))
+        const res = await t.ingest(batch('streamed-session-1', events))
+        bigId = json<{ sessionId: string }>(res).sessionId
+      }
+      smallId = json<{ sessionId: string }>(await t.ingest(batch('small-session-1', [
+        { type: 'HTTP_ERROR', url: 'https://x/', method: 'GET', statusCode: 500, durationMs: 1.5, reqBody: 'a', resBody: 'b' },
+        { type: 'CLICK', message: 'x' },
+      ]))).sessionId
+    })
+    after(() => t.close())
+
+    it('streams every event in order with the counters of the session', async () => {
+      const res = await t.get(`/api/v1/sessions/${bigId}`)
+      assert.equal(res.statusCode, 200)
+      assert.match(String(res.headers['content-type']), /^application\/json/)
+      const body = JSON.parse(res.body) as Detail
+      assert.equal(body.events.length, 2600)
+      assert.equal(body.session.events.total, 2600)
+      const keys = body.events.map((e) => [Date.parse(e.createdAt), e.id] as const)
+      for (let i = 1; i < keys.length; i++) assert.ok((keys[i - 1]?.[0] ?? 0) <= (keys[i]?.[0] ?? 0), 'ordered by createdAt')
+      assert.equal(res.body, JSON.stringify(body), 'valid, canonical JSON')
+    })
+
+    it('streams the same bytes the whole answer has', async () => {
+      const { getSession } = await import('../../src/sessions/service.ts')
+      const { getProject } = await import('../../src/projects/service.ts')
+      const project = await getProject(t.app.db, t.project.id)
+      const whole = await t.get(`/api/v1/sessions/${smallId}`)
+      const streamed = await getSession(t.app.db, project, smallId, { streamAbove: 0 })
+      assert.ok(!('events' in streamed), 'streamAbove 0 streams')
+      let text = ''
+      for await (const chunk of streamed) text += String(chunk)
+      assert.equal(text, whole.body)
+    })
+  })
+}

@@ -35,6 +35,11 @@ describe('toIso and dayOf', () => {
   it('prints UTC with milliseconds', () => {
     assert.equal(toIso(Date.UTC(2026, 0, 2, 3, 4, 5, 6)), '2026-01-02T03:04:05.006Z')
   })
+  it('equals Date#toISOString everywhere from 1970 to 9999', () => {
+    const samples = [0, 1, 999, 86_399_999, 86_400_000, Date.UTC(2024, 1, 29, 23, 59, 59, 999), 253_402_300_799_999]
+    for (let i = 0; i < 20_000; i++) samples.push(Math.floor(Math.random() * 253_402_300_799_999))
+    for (const ms of samples) assert.equal(toIso(ms), new Date(ms).toISOString(), String(ms))
+  })
   it('numbers UTC days', () => {
     assert.equal(dayOf(Date.UTC(1970, 0, 2)), 1)
     assert.equal(dayOf(Date.UTC(2026, 0, 2) - 1), dayOf(Date.UTC(2026, 0, 1)))

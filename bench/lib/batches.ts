@@ -1,0 +1,25 @@
+/** Events per benchmark batch, and batches per visit (a visit is 100 events). */
+export const EVENTS_PER_BATCH = 20
+const BATCHES_PER_SESSION = 5
+
+/** A realistic SDK batch: navigation, clicks, inputs, two failed requests, a slow one and an error. */
+export function batchFactory(prefix: string): () => string {
+  let n = 0
+  return () => {
+    const i = n++
+    const now = Date.now()
+    const events = [
+      { type: 'NAVIGATION', url: `https://shop.example/p/${i % 97}?utm_source=bench`, createdAt: now - 900 },
+      ...Array.from({ length: 12 }, (_, k) => ({ type: 'CLICK', message: `button.buy-${k} "Add to cart"`, createdAt: now - 800 + k })),
+      ...Array.from({ length: 3 }, (_, k) => ({ type: 'INPUT', message: `input[name=field${k}]`, createdAt: now - 500 + k })),
+      { type: 'HTTP_ERROR', url: 'https://shop.example/api/cart', method: 'POST', statusCode: 500, durationMs: 231.5,
+        reqBody: '{"sku":"A-1","qty":2,"password":"hunter2"}', resBody: '{"error":"internal"}', createdAt: now - 300 },
+      { type: 'HTTP_ERROR', url: 'https://shop.example/api/user', method: 'GET', statusCode: 404, durationMs: 40, createdAt: now - 250 },
+      { type: 'SLOW_REQUEST', url: 'https://cdn.example/app.js', durationMs: 3400, createdAt: now - 200 },
+      { type: 'ERROR', message: "TypeError: Cannot read properties of undefined (reading 'price')",
+        stack: 'TypeError: Cannot read properties of undefined\n    at renderCart (app.js:120:15)\n    at onClick (app.js:88:3)'.repeat(3), createdAt: now - 100 },
+    ]
+    return JSON.stringify({ sessionKey: `${prefix}-${Math.floor(i / BATCHES_PER_SESSION)}-session`, batchId: `b${i}`, sentAt: now, events })
+  }
+}
+

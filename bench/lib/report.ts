@@ -1,0 +1,59 @@
+import type { LoadResult } from './load.ts'
+
+export interface Row extends LoadResult {
+  engine: string
+  scenario: string
+  bytes: number
+  ceiling?: number
+  ratio?: number
+  vsList?: number
+  rssGrowthMB?: number
+  cpuMsPerBatch?: number
+}
+
+export interface Check {
+  target: string
+  engine: string
+  value: string
+  pass: boolean
+}
+
+const find = (rows: Row[], engine: string, prefix: string) => rows.find((r) => r.engine === engine && r.scenario.startsWith(prefix))
+
+/** The promises of issue 6, checked against one run's rows. */
+export function evaluate(rows: Row[]): Check[] {
+  const checks: Check[] = []
+  const add = (target: string, engine: string, value: number | undefined, ok: (v: number) => boolean, unit = '') => {
+    if (value === undefined) return
+    checks.push({ target, engine, value: `${round(value)}${unit}`, pass: ok(value) })
+  }
+  for (const engine of [...new Set(rows.map((r) => r.engine))]) {
+    add('list first page ≥ 0.25× ceiling', engine, find(rows, engine, 'list: first')?.ratio, (v) => v >= 0.25, '×')
+    add('list date= ≥ 0.8× first page', engine, find(rows, engine, 'list: date')?.vsList, (v) => v >= 0.8, '×')
+    add('list offset ≥ 0.5× first page', engine, find(rows, engine, 'list: offset')?.vsList, (v) => v >= 0.5, '×')
+    add('get 200 events ≥ 0.25× ceiling', engine, find(rows, engine, 'get: 200')?.ratio, (v) => v >= 0.25, '×')
+    add('get streamed: RSS growth ≤ 64 MB', engine,
+      rows.find((r) => r.engine === engine && r.rssGrowthMB !== undefined)?.rssGrowthMB, (v) => v <= 64, ' MB')
+    add('ingest ≥ 50,000 events/s', engine, find(rows, engine, 'ingest')?.rps, (v) => v >= 50_000)
+    for (const r of rows.filter((x) => x.engine === engine && /^(list|get): /.test(x.scenario) && x.rssGrowthMB === undefined)) {
+      add(`p99 ≤ 5 ms: ${r.scenario}`, engine, r.p99, (v) => v <= 5, ' ms')
+    }
+    add('peak RSS ≤ 150 MB', engine, find(rows, engine, 'peak RSS')?.rps, (v) => v <= 150, ' MB')
+  }
+  for (const r of rows.filter((x) => x.engine === 'postgres' && x.rssGrowthMB === undefined && !x.scenario.startsWith('peak'))) {
+    const base = find(rows, 'sqlite', r.scenario)
+    if (base) add(`PostgreSQL ≥ 0.7× SQLite: ${r.scenario}`, 'postgres', r.rps / base.rps, (v) => v >= 0.7, '×')
+  }
+  return checks
+}
+
+const round = (v: number) => (Math.abs(v) >= 100 ? Math.round(v) : Math.round(v * 100) / 100)
+
+export function printReport(rows: Row[], checks: Check[]): void {
+  console.table(rows.map((r) => ({
+    engine: r.engine, scenario: r.scenario, 'req/s': round(r.rps), 'p50 ms': r.p50, 'p99 ms': r.p99,
+    'ceiling req/s': r.ceiling === undefined ? '' : round(r.ceiling), '× ceiling': r.ratio === undefined ? '' : round(r.ratio),
+    '× first page': r.vsList === undefined ? '' : round(r.vsList), bytes: r.bytes || '', errors: r.non2xx + r.errors,
+  })))
+  console.table(checks.map((c) => ({ target: c.target, engine: c.engine, measured: c.value, result: c.pass ? 'met' : 'NOT MET' })))
+}

@@ -1,0 +1,145 @@
+/**
+ * `npm run bench`: the service against its ceiling, on SQLite and PostgreSQL, with a 1M-session
+ * dataset (generated once into bench/data, then reused). `--quick` uses a small throw-away
+ * dataset and short runs (CI runs it to prove the benchmark works; it asserts nothing about
+ * timings). Options: --engines sqlite,postgres --seconds N --connections N.
+ * Prints a table of req/s, p50, p99 and ratios; writes bench/results.json.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import type { Engine } from '../src/config.ts'
+import { loadConfig } from '../src/config.ts'
+import { openDatabase } from '../src/db/connect.ts'
+import { createProject } from '../src/projects/service.ts'
+import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres-server.ts'
+import { ensureDataset, FULL, QUICK, type Dataset } from './dataset.ts'
+import { batchFactory } from './lib/batches.ts'
+import { cpuSeconds } from './lib/cpu.ts'
+import { load, type LoadResult } from './lib/load.ts'
+import { sampleMax, startCeiling } from './lib/processes.ts'
+import { ROOT, startService } from './lib/service.ts'
+import { evaluate, printReport, type Row } from './lib/report.ts'
+
+const { values } = parseArgs({ options: {
+  quick: { type: 'boolean', default: false }, engines: { type: 'string', default: 'sqlite,postgres' },
+  seconds: { type: 'string' }, connections: { type: 'string', default: '50' },
+} })
+const quick = values.quick
+const seconds = Number(values.seconds ?? (quick ? 2 : 10))
+const warmup = quick ? 1 : 3
+const connections = Number(values.connections)
+const engines = values.engines.split(',').map((e) => e.trim()) as Engine[]
+const spec = quick ? QUICK : FULL
+const log = (line: string) => { process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`) }
+
+const dataDir = quick ? fs.mkdtempSync(path.join(os.tmpdir(), 'sw-bench-')) : path.join(ROOT, 'bench', 'data')
+fs.mkdirSync(dataDir, { recursive: true })
+// Assigned inside databaseFor(); typed wide so the final cleanup sees it.
+let pgServer = null as TestPostgres | null
+const rows: Row[] = []
+
+async function databaseFor(engine: Engine, name: string): Promise<string> {
+  if (engine === 'sqlite') return `file:${path.join(dataDir, `${name}.sqlite`)}`
+  pgServer ??= await startTestPostgres(() => undefined, { durable: true, dataDir: quick ? undefined : path.join(dataDir, 'pg') })
+  const admin = new pg.Client(pgServer.url)
+  await admin.connect()
+  const exists = await admin.query('select 1 from pg_database where datname = $1', [name])
+  if (exists.rowCount === 0) await admin.query(`create database ${name}`)
+  await admin.end()
+  return pgServer.url.replace(/\/postgres$/, `/${name}`)
+}
+
+async function measure(url: string, route: string, apiKey?: string): Promise<LoadResult> {
+  const headers = apiKey ? { authorization: `Bearer ${apiKey}` } : undefined
+  await load({ url, path: route, seconds: warmup, connections, headers })
+  return load({ url, path: route, seconds, connections, headers })
+}
+
+try {
+  const ceiling = await startCeiling()
+  for (const engine of engines) {
+    log(`== ${engine}`)
+    const url = await databaseFor(engine, 'bench')
+    // One connection without a statement timeout: generating millions of rows takes minutes.
+    const handle = await openDatabase(loadConfig({ DATABASE_URL: url, DATABASE_POOL_SIZE: '1', DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database)
+    let dataset: Dataset
+    try {
+      dataset = await ensureDataset(handle.db, engine, spec, log)
+    } finally {
+      await handle.close()
+    }
+    const service = await startService(url)
+    const peak = sampleMax(() => service.rss(), 100)
+    const offset = Math.min(100_000, Math.floor(spec.sessions / 2))
+    const scenarios = [
+      { name: 'list: first page, exact total', route: '/api/v1/sessions', vs: 'ceiling' },
+      { name: 'list: date= a busy day', route: `/api/v1/sessions?date=${dataset.busyDay}`, vs: 'list' },
+      { name: `list: offset=${offset}`, route: `/api/v1/sessions?offset=${offset}`, vs: 'list' },
+      { name: 'get: 200 events', route: '/api/v1/sessions/bench-200', vs: 'ceiling' },
+      { name: 'get: 10,000 events', route: '/api/v1/sessions/bench-10k', vs: 'ceiling' },
+    ] as const
+    let listRps = 0
+    for (const s of scenarios) {
+      const probe = await fetch(`${service.url}${s.route}`, { headers: { authorization: `Bearer ${dataset.apiKey}` } })
+      const bytes = (await probe.arrayBuffer()).byteLength
+      if (probe.status !== 200) throw new Error(`${s.route} answered ${probe.status}`)
+      log(`${s.name}: ${bytes} bytes; ceiling…`)
+      const ceil = await measure(ceiling.url, `/ceiling/${bytes}`)
+      log(`${s.name}: service…`)
+      const result = await measure(service.url, s.route, dataset.apiKey)
+      if (s.route === '/api/v1/sessions') listRps = result.rps
+      rows.push({ engine, scenario: s.name, bytes, ...result, ceiling: ceil.rps, ratio: result.rps / ceil.rps,
+        vsList: s.vs === 'list' ? result.rps / listRps : undefined })
+    }
+    log('get: 100,000 events, streamed…')
+    const bigId = Object.keys(spec.big).at(-1) ?? ''
+    const before = await service.rss()
+    const sampler = sampleMax(() => service.rss(), 10)
+    const t0 = Date.now()
+    const big = await fetch(`${service.url}/api/v1/sessions/${bigId}`, { headers: { authorization: `Bearer ${dataset.apiKey}` } })
+    const bigBytes = (await big.arrayBuffer()).byteLength
+    const elapsed = Date.now() - t0
+    const grown = (await sampler.stop()) - before
+    rows.push({ engine, scenario: `get: ${spec.big[bigId] ?? 0} events, streamed`, bytes: bigBytes, requests: 1, rps: 1000 / elapsed,
+      p50: elapsed, p99: elapsed, non2xx: big.status === 200 ? 0 : 1, errors: 0, seconds: elapsed / 1000, rssGrowthMB: grown / 1048576 })
+    const peakRss = await peak.stop()
+    await service.stop()
+
+    log('ingest (durable writes)…')
+    const ingestUrl = await databaseFor(engine, `bench_ingest_${Date.now()}`)
+    const ingestDb = await openDatabase(loadConfig({ DATABASE_URL: ingestUrl }).database)
+    const project = await createProject(ingestDb.db, { name: 'Ingest', domain: 'bench.example' })
+    await ingestDb.close()
+    const writer = await startService(ingestUrl)
+    const ingestPeak = sampleMax(() => writer.rss(), 100)
+    const post = (tag: string, secs: number) => load({ url: writer.url, path: '/ingest/v1/batch', method: 'POST', seconds: secs, connections,
+      headers: { 'content-type': 'application/json', 'x-ingest-key': project.ingestKey }, body: batchFactory(tag) })
+    await post('warm', warmup)
+    const cpu0 = cpuSeconds([writer.child.pid ?? 0])
+    const ingest = await post('run', seconds)
+    const cpuPerBatch = (cpuSeconds([writer.child.pid ?? 0]) - cpu0) * 1000 / ingest.requests
+    rows.push({ engine, scenario: 'ingest: events/s (20-event batches)', bytes: 0, ...ingest, rps: ingest.rps * 20,
+      p50: ingest.p50, p99: ingest.p99, cpuMsPerBatch: cpuPerBatch })
+    const ingestRss = await ingestPeak.stop()
+    await writer.stop()
+    rows.push({ engine, scenario: 'peak RSS (MB)', bytes: 0, requests: 0, rps: Math.max(peakRss, ingestRss) / 1048576, p50: 0, p99: 0,
+      non2xx: 0, errors: 0, seconds: 0 })
+    if (engine === 'sqlite') fs.rmSync(ingestUrl.slice(5), { force: true })
+    // Keep what one engine measured even if the next one fails.
+    fs.writeFileSync(path.join(os.tmpdir(), 'sw-bench-partial.json'), JSON.stringify(rows))
+  }
+  await ceiling.stop()
+} finally {
+  await pgServer?.stop()
+  if (quick) fs.rmSync(dataDir, { recursive: true, force: true })
+}
+
+const checks = evaluate(rows)
+printReport(rows, checks)
+const out = path.join(ROOT, 'bench', quick ? 'results.quick.json' : 'results.json')
+fs.writeFileSync(out, `${JSON.stringify({ measuredAt: new Date().toISOString(), quick, seconds, connections, node: process.version,
+  cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), dataset: spec, rows, checks }, null, 2)}\n`)
+log(`written ${path.relative(process.cwd(), out)}`)

@@ -1,0 +1,65 @@
+import type { Counters, EventRecord } from '../events/types.ts'
+import type { Project } from '../projects/service.ts'
+import { toIso } from '../shared/time.ts'
+import type { EventRow, SessionListRow } from './store.ts'
+
+export interface SessionView {
+  id: string
+  sessionKey: string
+  startedAt: string
+  lastSeenAt: string
+  ip: string | null
+  country: string | null
+  userAgent: string | null
+  utm: Record<string, string> | null
+  events: Counters
+}
+
+export interface SessionDetailView extends SessionView {
+  recording: { available: boolean; chunks: number }
+}
+
+/** An event as the API shows it: ISO times, and url/method absent rather than null (see docs/api.md). */
+export type EventView = Omit<EventRecord, 'createdAt' | 'url' | 'method'> & {
+  createdAt: string
+  url?: string
+  method?: string
+}
+
+export const publicProject = (p: Project): Project => ({ id: p.id, name: p.name, domain: p.domain })
+
+export function toSessionView(row: SessionListRow): SessionView {
+  return {
+    id: row.id,
+    sessionKey: row.session_key,
+    startedAt: toIso(row.started_at),
+    lastSeenAt: toIso(row.last_seen_at),
+    ip: row.ip,
+    country: row.country,
+    userAgent: row.user_agent,
+    utm: row.utm === null ? null : (JSON.parse(row.utm) as Record<string, string>),
+    events: { total: row.events_total, errors: row.events_errors, slow: row.events_slow },
+  }
+}
+
+export function toDetailView(row: SessionListRow): SessionDetailView {
+  const chunks = row.recording_chunks
+  return { ...toSessionView(row), recording: { available: chunks > 0, chunks } }
+}
+
+export function toEventView(row: EventRow): EventView {
+  const view: EventView = {
+    id: row.id,
+    type: row.type,
+    createdAt: toIso(row.created_at),
+    message: row.message,
+    stack: row.stack,
+    statusCode: row.status_code,
+    durationMs: row.duration_ms,
+    reqBody: row.req_body,
+    resBody: row.res_body,
+  }
+  if (row.url !== null) view.url = row.url
+  if (row.method !== null) view.method = row.method
+  return view
+}
