@@ -5,7 +5,7 @@
  * (SW_TEST_PG_URL, or a postgres:// DATABASE_URL), it starts a throw-away one for the run and
  * stops it afterwards. Arguments narrow the run to files whose path contains one of them.
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { testEngines } from '../test/helpers/engines.ts'
@@ -21,6 +21,24 @@ const files = fs.readdirSync(path.join(root, 'test'), { recursive: true, encodin
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(', ')}`)
   process.exit(1)
+}
+
+/*
+ * The browser tests drive Debian's Chromium. On a fresh machine the script installs it (apt-get,
+ * as root); without root it says what to run instead of failing obscurely.
+ */
+const CHROMIUM = '/usr/bin/chromium'
+if (files.some((f) => f.includes(`${path.sep}sdk${path.sep}`)) && !fs.existsSync(CHROMIUM)) {
+  if (process.getuid?.() !== 0) {
+    console.error(`the browser tests need Chromium: run \`sudo apt-get install -y chromium\` (Debian), then npm test again`)
+    process.exit(1)
+  }
+  console.log('installing Chromium for the browser tests (apt-get install chromium)…')
+  const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+  if (apt(['update', '-qq']).status !== 0 || apt(['install', '-y', '-qq', 'chromium']).status !== 0) {
+    console.error('apt-get could not install chromium')
+    process.exit(1)
+  }
 }
 
 const env = { ...process.env }

@@ -7,6 +7,8 @@ import type { Database } from './db/database.ts'
 import { openCountryLookup, type CountryLookup } from './geo/country.ts'
 import { healthRoutes } from './health/routes.ts'
 import { homeRoutes } from './home/routes.ts'
+import { demoRoutes } from './sdk/demo.ts'
+import { sdkRoutes } from './sdk/routes.ts'
 import { installErrorHandler } from './http/error-handler.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { createWriter, type Writer } from './ingest/writer.ts'
@@ -57,6 +59,8 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     await app.register(sessionRoutes, { prefix: '/api/v1' })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(homeRoutes)
+    await app.register(sdkRoutes)
+    await app.register(demoRoutes)
     await app.register(healthRoutes)
     const stopSweeper = startSweeper(base, config.retentionSweepSeconds)
     // In this order: no new sweep, every accepted batch committed, then the database closed.

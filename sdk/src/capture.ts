@@ -1,0 +1,130 @@
+import { maskSecrets } from '../../src/events/text.ts'
+import { selectorOf, shortText } from './dom.ts'
+import type { SdkEvent } from './queue.ts'
+
+export interface CaptureOptions {
+  slowThresholdMs: number
+  maxBodyChars: number
+  maskInputs: boolean
+  captureConsole: boolean
+}
+
+type Emit = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => void
+type Guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void
+
+const cut = (text: string | null | undefined, max: number): string | null =>
+  text == null ? null : text.length > max ? text.slice(0, max) : text
+
+const bodyText = (body: unknown): string | null => (typeof body === 'string' ? body : body instanceof URLSearchParams ? body.toString() : null)
+
+/** Installs every listener and wrapper; each one runs under `guard`, so nothing the SDK does can throw into the page. */
+export function installCapture(opts: CaptureOptions, emit: Emit, guard: Guard, isOwn: (url: string) => boolean): void {
+  const w = window
+  const network = (url: string, method: string, status: number | null, started: number, reqBody: unknown, resBody: string | null) => {
+    const durationMs = Math.round(performance.now() - started)
+    const req = bodyText(reqBody)
+    if (status === null || status >= 400) {
+      emit({ type: 'HTTP_ERROR', url, method, statusCode: status, durationMs,
+        reqBody: cut(req && maskSecrets(req), opts.maxBodyChars), resBody: cut(resBody && maskSecrets(resBody), opts.maxBodyChars) })
+    } else if (durationMs > opts.slowThresholdMs) {
+      emit({ type: 'SLOW_REQUEST', url, method, statusCode: status, durationMs })
+    }
+  }
+
+  w.addEventListener('error', guard((e: ErrorEvent) => {
+    if (!(e instanceof ErrorEvent)) return
+    const err = e.error as { stack?: string } | null
+    emit({ type: 'ERROR', message: e.message || String(e.error), stack: err?.stack ?? null, url: location.href })
+  }))
+  w.addEventListener('unhandledrejection', guard((e: PromiseRejectionEvent) => {
+    const reason = e.reason as { message?: string; stack?: string } | null
+    emit({ type: 'ERROR', message: `Unhandled rejection: ${reason?.message ?? String(e.reason)}`, stack: reason?.stack ?? null, url: location.href })
+  }))
+  if (opts.captureConsole) {
+    const original = console.error.bind(console)
+    console.error = (...args: unknown[]) => {
+      guard(() => { emit({ type: 'CONSOLE_ERROR', message: args.map((a) => (a instanceof Error ? a.message : String(a))).join(' ') }) })()
+      original(...args)
+    }
+  }
+
+  const nativeFetch = w.fetch.bind(w)
+  w.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input)
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
+    const started = performance.now()
+    if (isOwn(url)) return nativeFetch(input, init)
+    try {
+      const res = await nativeFetch(input, init)
+      const text = res.status >= 400 ? await res.clone().text().catch(() => null) : null
+      guard(() => { network(url, method, res.status, started, init?.body, text) })()
+      return res
+    } catch (error) {
+      guard(() => { network(url, method, null, started, init?.body, null) })()
+      throw error
+    }
+  }
+
+  const proto = XMLHttpRequest.prototype
+  // Taken unbound on purpose: each wrapper re-applies them to its own instance with .call().
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const open = proto.open
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const send = proto.send
+  const meta = new WeakMap<XMLHttpRequest, { url: string; method: string }>()
+  proto.open = function (this: XMLHttpRequest, method: string, url: string | URL, ...rest: unknown[]) {
+    meta.set(this, { method: method.toUpperCase(), url: String(url) })
+    ;(open as (...a: unknown[]) => void).call(this, method, url, ...rest)
+  }
+  proto.send = function (this: XMLHttpRequest, body?: Document | XMLHttpRequestBodyInit | null) {
+    const m = meta.get(this)
+    if (m && !isOwn(m.url)) {
+      const started = performance.now()
+      this.addEventListener('loadend', guard(() => {
+        const res = this.responseType === '' || this.responseType === 'text' ? this.responseText : null
+        network(m.url, m.method, this.status === 0 ? null : this.status, started, body, this.status >= 400 ? res : null)
+      }))
+    }
+    send.call(this, body)
+  }
+
+  if (typeof PerformanceObserver !== 'undefined') {
+    new PerformanceObserver(guard((list: PerformanceObserverEntryList) => {
+      for (const entry of list.getEntries() as PerformanceResourceTiming[]) {
+        // fetch and XHR are timed by their wrappers above.
+        if (entry.duration > opts.slowThresholdMs && !['fetch', 'xmlhttprequest'].includes(entry.initiatorType) && !isOwn(entry.name)) {
+          emit({ type: 'SLOW_REQUEST', url: entry.name, durationMs: Math.round(entry.duration), message: entry.initiatorType })
+        }
+      }
+    })).observe({ type: 'resource', buffered: true })
+  }
+
+  let lastUrl = ''
+  const navigated = guard(() => {
+    if (location.href !== lastUrl) emit({ type: 'NAVIGATION', url: (lastUrl = location.href) })
+  })
+  for (const name of ['pushState', 'replaceState'] as const) {
+    const original = history[name].bind(history)
+    history[name] = (...args: Parameters<History['pushState']>) => {
+      original(...args)
+      navigated()
+    }
+  }
+  w.addEventListener('popstate', navigated)
+  w.addEventListener('hashchange', navigated)
+  navigated()
+
+  document.addEventListener('click', guard((e: MouseEvent) => {
+    const el = (e.target as Element | null)?.closest('a,button,input,select,textarea,[role=button],[onclick]') ?? (e.target as Element | null)
+    if (!el) return
+    const text = shortText(el)
+    emit({ type: 'CLICK', message: text ? `${selectorOf(el)} "${text}"` : selectorOf(el), url: location.href })
+  }), true)
+  document.addEventListener('change', guard((e: Event) => {
+    const el = e.target as HTMLInputElement | null
+    if (!el || !('value' in el)) return
+    // Passwords are never sent; other values only when the site turned masking off.
+    const secret = el.type === 'password' || opts.maskInputs
+    emit({ type: 'INPUT', message: secret ? selectorOf(el) : `${selectorOf(el)} = ${JSON.stringify(cut(el.value, 200))}`, url: location.href })
+  }), true)
+}

@@ -1,0 +1,126 @@
+import { installCapture, type CaptureOptions } from './capture.ts'
+import { makeQueue, type SdkEvent } from './queue.ts'
+import { makeTransport, type Transport } from './transport.ts'
+
+export interface Options extends Partial<CaptureOptions> {
+  /** The project's public ingest key (sw_ing_…). */
+  ingestKey: string
+  /** The Sessionwatch service's base URL; default: the origin serving the script. */
+  endpoint?: string
+  /** A new session starts after this long without events (default 30 minutes). */
+  sessionTimeoutMs?: number
+  /** How often queued events are sent (default 5 s), and the most per batch (default 50). */
+  flushIntervalMs?: number
+  maxBatchEvents?: number
+  /** Events held at most while the network is down; beyond it new ones are dropped and counted (default 1000). */
+  maxQueue?: number
+}
+
+const KEY = 'sw_session'
+const rand = () => Math.random().toString(36).slice(2, 10)
+
+/** The session key and the time of its last event, from sessionStorage (null when absent or blocked). */
+function readSaved(): { k: string; t: number } | null {
+  try {
+    return JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as { k: string; t: number } | null
+  } catch {
+    return null
+  }
+}
+let state: ReturnType<typeof start> | null = null
+
+/** Starts recording. Calling it again does nothing; it never throws. */
+export function init(options: Options): void {
+  try {
+    state ??= start(options)
+  } catch {
+    // A broken SDK must not break the page.
+  }
+}
+
+/** Records the visitor's own bug report and sends it at once. */
+export function report(message: unknown): void {
+  try {
+    state?.record({ type: 'USER_REPORT', message: String(message), url: location.href })
+    void state?.flush()
+  } catch {
+    // As above.
+  }
+}
+
+/** What was sent, what waits, and what was dropped by reason. */
+export function stats() {
+  return state ? { sent: state.sent(), queued: state.queue.size, dropped: { ...state.queue.dropped } } : null
+}
+
+function start(options: Options, transport?: Transport) {
+  const o = {
+    slowThresholdMs: 1000, maxBodyChars: 4096, maskInputs: true, captureConsole: true, sessionTimeoutMs: 1_800_000,
+    flushIntervalMs: 5000, maxBatchEvents: 50, maxQueue: 1000, endpoint: location.origin, ...options,
+  }
+  const io = transport ?? makeTransport({ endpoint: o.endpoint, ingestKey: o.ingestKey })
+  const queue = makeQueue(o.maxQueue)
+  const landing = location.href
+  let sent = 0
+  let inFlight: { body: string; count: number } | null = null
+  let backoffMs = 0
+  let attempts = 0
+
+  const sessionKey = (): string => {
+    const now = Date.now()
+    const saved = readSaved()
+    const key = saved && now - saved.t < o.sessionTimeoutMs ? saved.k : `${rand()}${rand()}`
+    try { sessionStorage.setItem(KEY, JSON.stringify({ k: key, t: now })) } catch { /* storage blocked */ }
+    return key
+  }
+  let currentKey = sessionKey()
+
+  const record = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => {
+    currentKey = sessionKey()
+    queue.push({ ...event, id: `${rand()}${rand()}`, createdAt: Date.now() })
+  }
+  const batchOf = (events: SdkEvent[]) =>
+    JSON.stringify({ sessionKey: currentKey, batchId: `${rand()}${rand()}`, sentAt: Date.now(), page: landing, events })
+
+  const flush = async (): Promise<void> => {
+    if (inFlight !== null || queue.size === 0) return
+    inFlight = { body: batchOf(queue.take(o.maxBatchEvents)), count: 0 }
+    inFlight.count = (JSON.parse(inFlight.body) as { events: unknown[] }).events.length
+    for (;;) {
+      const result = await io.send(inFlight.body)
+      if (result.ok) {
+        sent += inFlight.count
+        attempts = 0
+        backoffMs = 0
+        break
+      }
+      if (result.fatal || ++attempts > 5) {
+        queue.drop(result.fatal ? 'rejected' : 'retries_exhausted', inFlight.count)
+        attempts = 0
+        break
+      }
+      // Exponential backoff from 1 s to 30 s, or what the server asked for.
+      backoffMs = result.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (attempts - 1))
+      await new Promise((r) => setTimeout(r, backoffMs))
+    }
+    inFlight = null
+  }
+
+  /** A closing page: everything pending leaves by beacon. A batch already in flight goes again with the same id. */
+  const flushOnHide = () => {
+    const bodies = inFlight ? [inFlight.body] : []
+    while (queue.size > 0) bodies.push(batchOf(queue.take(o.maxBatchEvents)))
+    for (const body of bodies) {
+      if (!io.beacon(body)) void io.send(body)
+    }
+  }
+
+  const guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => {
+    try { fn(...args) } catch { /* never into the page */ }
+  }
+  installCapture(o, record, guard, (url) => io.isOwn(url))
+  setInterval(guard(() => { void flush() }), o.flushIntervalMs)
+  addEventListener('pagehide', guard(flushOnHide))
+  document.addEventListener('visibilitychange', guard(() => { if (document.visibilityState === 'hidden') flushOnHide() }))
+  return { record, flush, queue, sent: () => sent }
+}

@@ -1,0 +1,41 @@
+/** Why events were dropped instead of sent; exposed by Sessionwatch.stats(). */
+export type DropReason = 'queue_overflow' | 'rejected' | 'retries_exhausted'
+
+export interface SdkEvent {
+  id: string
+  type: string
+  createdAt: number
+  url?: string | null
+  method?: string | null
+  message?: string | null
+  stack?: string | null
+  statusCode?: number | null
+  durationMs?: number | null
+  reqBody?: string | null
+  resBody?: string | null
+}
+
+/**
+ * A bounded FIFO of events waiting to be sent. When full, new events are dropped and counted:
+ * a page that throws in a loop must not grow memory without limit.
+ */
+export function makeQueue(max: number) {
+  const items: SdkEvent[] = []
+  const dropped: Record<DropReason, number> = { queue_overflow: 0, rejected: 0, retries_exhausted: 0 }
+  return {
+    push(event: SdkEvent): void {
+      if (items.length >= max) dropped.queue_overflow++
+      else items.push(event)
+    },
+    take(n: number): SdkEvent[] {
+      return items.splice(0, n)
+    },
+    get size(): number {
+      return items.length
+    },
+    drop(reason: DropReason, n: number): void {
+      dropped[reason] += n
+    },
+    dropped,
+  }
+}

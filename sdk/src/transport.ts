@@ -1,0 +1,68 @@
+/** What a send came to: stored, worth retrying (after `retryAfterMs`), or refused for good. */
+export type SendResult = { ok: true } | { ok: false; retryAfterMs: number | null; fatal: boolean }
+
+export interface TransportOptions {
+  /** The service's base URL, e.g. https://sessionwatch.example.com */
+  endpoint: string
+  ingestKey: string
+}
+
+export interface Transport {
+  /** Posts a batch with fetch; `keepalive` only for small bodies (the Fetch spec caps them at 64 KiB in total). */
+  send(body: string): Promise<SendResult>
+  /** Hands a batch to navigator.sendBeacon for a closing page; false when the browser refused it. */
+  beacon(body: string): boolean
+  /** Whether a URL is the SDK's own, so it is never recorded. */
+  isOwn(url: string): boolean
+}
+
+const KEEPALIVE_MAX = 60_000
+
+/**
+ * The SDK's only I/O. fetch and sendBeacon are injectable, so tests drive it without a network.
+ * A 429 or 503 answer is retried after its Retry-After; other 4xx are dropped (the batch is bad).
+ */
+export function makeTransport(
+  opts: TransportOptions,
+  fetchImpl: typeof fetch = globalThis.fetch.bind(globalThis),
+  beaconImpl: ((url: string, data: Blob) => boolean) | undefined = defaultBeacon(),
+): Transport {
+  const base = opts.endpoint.replace(/\/+$/, '')
+  const url = `${base}/ingest/v1/batch`
+  return {
+    async send(body) {
+      try {
+        const res = await fetchImpl(url, {
+          method: 'POST', body, keepalive: body.length < KEEPALIVE_MAX, credentials: 'omit',
+          headers: { 'content-type': 'application/json', 'x-ingest-key': opts.ingestKey },
+        })
+        if (res.ok) return { ok: true }
+        const retryable = res.status === 429 || res.status >= 500
+        return { ok: false, fatal: !retryable, retryAfterMs: retryAfter(res.headers.get('retry-after')) }
+      } catch {
+        return { ok: false, fatal: false, retryAfterMs: null }
+      }
+    },
+    beacon(body) {
+      if (!beaconImpl) return false
+      // text/plain needs no CORS preflight, which a closing page would never finish; the key rides in the URL.
+      return beaconImpl(`${url}?key=${encodeURIComponent(opts.ingestKey)}`, new Blob([body], { type: 'text/plain' }))
+    },
+    isOwn: (target) => target.startsWith(base),
+  }
+}
+
+/** navigator.sendBeacon where there is one (read structurally: the SDK also runs in tests under Node). */
+function defaultBeacon(): ((url: string, data: Blob) => boolean) | undefined {
+  const nav = (globalThis as { navigator?: { sendBeacon?: (url: string, data: Blob) => boolean } }).navigator
+  return nav?.sendBeacon ? nav.sendBeacon.bind(nav) : undefined
+}
+
+/** Retry-After as seconds or an HTTP date, in milliseconds; null when absent or unreadable. */
+export function retryAfter(value: string | null): number | null {
+  if (!value) return null
+  const seconds = Number(value)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now())
+}

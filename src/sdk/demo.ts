@@ -1,0 +1,57 @@
+import type { FastifyPluginCallback } from 'fastify'
+import { listProjects } from '../projects/store.ts'
+
+/**
+ * `GET /demo`: a page with the SDK installed and buttons that cause each kind of event, so a
+ * newcomer sees real data in the API within a minute of `npm start`. It records into the oldest
+ * project (ingest keys are public by design).
+ */
+export const demoRoutes: FastifyPluginCallback = (app, _opts, done) => {
+  const csp = "default-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; connect-src 'self'"
+  app.get('/demo', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').header('Content-Security-Policy', csp).send(DEMO_PAGE))
+  app.get('/demo.js', { schema: { hide: true } }, async (_request, reply) => {
+    const project = (await listProjects(app.db))[0]
+    const init = project
+      ? `Sessionwatch.init({ ingestKey: ${JSON.stringify(project.ingest_key)}, flushIntervalMs: 1000 })`
+      : 'document.body.prepend("No project yet: run `npx sessionwatch project create` first.")'
+    return reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'no-store').send(`${init}\n${DEMO_SCRIPT}`)
+  })
+  app.get('/demo/fail', { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(500).send({ error: 'The demo endpoint failed on purpose' }))
+  app.post('/demo/fail', { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(401).send({ error: 'Wrong password (on purpose)' }))
+  app.get('/demo/slow', { schema: { hide: true } }, async () => {
+    await new Promise((r) => setTimeout(r, 1300))
+    return { ok: true, tookMs: 1300 }
+  })
+  done()
+}
+
+const DEMO_SCRIPT = `
+const on = (id, fn) => document.getElementById(id).addEventListener('click', fn)
+on('error', () => { setTimeout(() => { throw new TypeError('Demo error: cart is undefined') }) })
+on('fail', () => fetch('/demo/fail'))
+on('login', () => fetch('/demo/fail', { method: 'POST', headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: document.getElementById('email').value, password: document.getElementById('password').value }) }))
+on('slow', () => fetch('/demo/slow'))
+on('report', () => Sessionwatch.report(document.getElementById('note').value || 'The checkout button does nothing'))
+on('page', () => history.pushState({}, '', '/demo?step=' + Date.now()))
+`
+
+const DEMO_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sessionwatch demo shop</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}button{margin:.2rem}
+input{margin:.2rem}</style></head>
+<body>
+<h1>Demo shop</h1>
+<p>This page runs the Sessionwatch SDK. Each button causes an event; then read them with
+<code>curl -H "Authorization: Bearer $API_KEY" /api/v1/sessions</code>.</p>
+<p><button type="button" id="error">Throw an error</button><button type="button" id="fail">Failing request</button>
+<button type="button" id="slow">Slow request</button><button type="button" id="page">Go to another page (SPA)</button></p>
+<form><input id="email" name="email" placeholder="email">
+<input id="password" name="password" type="password" placeholder="password"><button type="button" id="login">Log in (fails)</button></form>
+<p><input id="note" name="note" placeholder="What went wrong?"><button type="button" id="report">Report a problem</button></p>
+<script src="/sdk.js"></script><script src="/demo.js"></script>
+</body></html>
+`

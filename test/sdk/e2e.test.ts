@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { chromium, type Browser } from 'playwright-core'
+import { json, startTestApp, type TestApp } from '../helpers/app.ts'
+
+/** The flags the developer guide gives for Debian's Chromium in this sandbox. */
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync']
+
+interface Event { id: string; type: string; createdAt: string; url?: string; method?: string; message: string | null; reqBody: string | null; statusCode: number | null }
+interface Detail { session: Record<string, unknown> & { events: Record<string, number> }; events: Event[] }
+
+describe('browser SDK, end to end in Chromium', () => {
+  let t: TestApp
+  let browser: Browser
+  let base: string
+  before(async () => {
+    t = await startTestApp('sqlite', { TRUST_PROXY: 'true' })
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 })
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+  })
+  after(async () => {
+    await browser.close()
+    await t.close()
+  })
+
+  it('records every event type and the last batch of a closing tab arrives exactly once', async () => {
+    const context = await browser.newContext({ extraHTTPHeaders: { 'X-Forwarded-For': '8.8.8.8' } })
+    const page = await context.newPage()
+    const pageErrors: string[] = []
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+    await page.goto(`${base}/demo?utm_source=e2e&utm_campaign=launch&yclid=42`)
+    await page.waitForFunction('"Sessionwatch" in window')
+    await page.click('#error')
+    await page.click('#fail')
+    await page.click('#slow')
+    await page.fill('#email', 'ann@example.com')
+    await page.fill('#password', 'hunter2-secret')
+    await page.press('#password', 'Tab')
+    await page.click('#login')
+    await page.click('#page')
+    await page.fill('#note', 'Checkout is broken')
+    await page.click('#report')
+    await page.waitForTimeout(1600) // the slow request answers after 1.3 s
+    // The last click's events are still queued when the tab closes: they must leave by beacon.
+    await page.click('#fail')
+    await page.waitForTimeout(100)
+    await page.close({ runBeforeUnload: true })
+    await context.close()
+
+    let detail: Detail | null = null
+    for (let i = 0; i < 100 && !detail; i++) {
+      const list = json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions'))
+      const id = list.sessions[0]?.id
+      if (id) {
+        const d = json<Detail>(await t.get(`/api/v1/sessions/${id}`))
+        if (d.events.filter((e) => e.type === 'HTTP_ERROR' && e.method === 'GET').length >= 2) detail = d
+      }
+      if (!detail) await new Promise((r) => setTimeout(r, 100))
+    }
+    assert.ok(detail, 'the session arrived with both failing requests')
+    await new Promise((r) => setTimeout(r, 500)) // anything sent twice would have arrived by now
+    const final = json<Detail>(await t.get(`/api/v1/sessions/${String(detail.session.id)}`))
+    const events = final.events
+    const types = events.map((e) => e.type)
+    for (const type of ['NAVIGATION', 'CLICK', 'ERROR', 'HTTP_ERROR', 'SLOW_REQUEST', 'INPUT', 'USER_REPORT']) {
+      assert.ok(types.includes(type), `${type} recorded: ${types.join(',')}`)
+    }
+    assert.equal(events.filter((e) => e.type === 'HTTP_ERROR' && e.method === 'GET').length, 2, 'the last batch arrived exactly once')
+    assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'no event stored twice')
+    const times = events.map((e) => Date.parse(e.createdAt))
+    assert.deepEqual(times, [...times].sort((a, b) => a - b), 'in the order they happened')
+    assert.deepEqual(final.session.events, {
+      total: events.length,
+      errors: events.filter((e) => e.type === 'ERROR' || e.type === 'HTTP_ERROR').length,
+      slow: events.filter((e) => e.type === 'SLOW_REQUEST').length,
+    })
+    assert.ok(events.some((e) => e.type === 'ERROR' && e.message?.includes('Demo error: cart is undefined')))
+    assert.ok(events.some((e) => e.type === 'SLOW_REQUEST' && e.url?.endsWith('/demo/slow')))
+    assert.ok(events.filter((e) => e.type === 'NAVIGATION').length >= 2, 'the landing page and the SPA change')
+    assert.ok(events.some((e) => e.type === 'USER_REPORT' && e.message === 'Checkout is broken'))
+    const login = events.find((e) => e.type === 'HTTP_ERROR' && e.method === 'POST')
+    assert.ok(login)
+    assert.equal(login.statusCode, 401)
+    assert.match(login.reqBody ?? '', /"password":"\*\*\*"/)
+    const everything = JSON.stringify(final)
+    assert.ok(!everything.includes('hunter2-secret'), 'the password never leaves the browser')
+    assert.ok(events.filter((e) => e.type === 'INPUT').every((e) => !e.message?.includes('ann@example.com')), 'input values are masked')
+    assert.ok(events.filter((e) => e.type === 'INPUT').every((e) => !e.message?.includes('hunter2')))
+    assert.ok(!events.some((e) => e.url?.includes('/ingest/v1/')), 'the SDK never records its own requests')
+    assert.equal(final.session.ip, '8.8.8.8')
+    assert.equal(final.session.country, 'US')
+    assert.match(String(final.session.userAgent), /Chrome/)
+    assert.deepEqual(final.session.utm, { utm_source: 'e2e', utm_campaign: 'launch', yclid: '42' })
+    assert.deepEqual(pageErrors.filter((m) => !m.includes('Demo error')), [], 'the SDK never throws into the page')
+  })
+
+  it('serves the SDK cacheably, within its 8 KB gzip budget', async () => {
+    const res = await fetch(`${base}/sdk.js`)
+    assert.equal(res.status, 200)
+    assert.match(res.headers.get('cache-control') ?? '', /max-age/)
+    const etag = res.headers.get('etag') ?? ''
+    const again = await fetch(`${base}/sdk.js`, { headers: { 'if-none-match': etag } })
+    assert.equal(again.status, 304)
+    const { gzipSync } = await import('node:zlib')
+    const size = gzipSync(await res.text(), { level: 9 }).length
+    assert.ok(size <= 8192, `sdk.js is ${size} bytes gzipped`)
+    const pinned = await fetch(`${base}/sdk/${etag.replaceAll('"', '')}.js`)
+    assert.match(pinned.headers.get('cache-control') ?? '', /immutable/)
+  })
+})
