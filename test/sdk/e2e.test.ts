@@ -95,6 +95,48 @@ describe('browser SDK, end to end in Chromium', () => {
     assert.deepEqual(pageErrors.filter((m) => !m.includes('Demo error')), [], 'the SDK never throws into the page')
   })
 
+  it('waits out a 429 with Retry-After, then delivers once; counts what a full queue drops', async () => {
+    // The demo page's CSP forbids eval, which the test's page.evaluate strings need; CSP is not what this tests.
+    const context = await browser.newContext({ bypassCSP: true })
+    const page = await context.newPage()
+    let refused = 0
+    const arrivals: number[] = []
+    await page.route('**/ingest/v1/batch', async (route) => {
+      if (refused === 0) {
+        refused++
+        arrivals.push(Date.now())
+        await route.fulfill({ status: 429, headers: { 'retry-after': '1', 'access-control-allow-origin': '*' }, body: '{}' })
+        return
+      }
+      arrivals.push(Date.now())
+      await route.continue()
+    })
+    await page.goto(`${base}/demo`)
+    await page.waitForFunction('"Sessionwatch" in window')
+    await page.evaluate('Sessionwatch.report("retry me")')
+    await page.waitForFunction('Sessionwatch.stats().sent >= 1', undefined, { timeout: 10_000 })
+    assert.ok(arrivals.length >= 2)
+    assert.ok((arrivals[1] ?? 0) - (arrivals[0] ?? 0) >= 900, 'the retry waited for Retry-After')
+    const stats = await page.evaluate('Sessionwatch.stats()') as { sent: number; dropped: Record<string, number> }
+    assert.deepEqual(stats.dropped, { queue_overflow: 0, rejected: 0, retries_exhausted: 0 })
+    // Offline with a tiny queue: the overflow is dropped and counted, and the page sees no error.
+    await context.setOffline(true)
+    const dropped = await page.evaluate(`(() => {
+      for (let i = 0; i < 1500; i++) document.getElementById('page').click()
+      return Sessionwatch.stats().dropped.queue_overflow
+    })()`) as number
+    assert.ok(dropped > 0, `dropped ${dropped}`)
+    await context.close()
+    const reports = await t.get('/api/v1/sessions')
+    const ids = json<{ sessions: { id: string }[] }>(reports).sessions.map((x) => x.id)
+    let found = 0
+    for (const id of ids) {
+      const d = json<Detail>(await t.get(`/api/v1/sessions/${id}`))
+      found += d.events.filter((e) => e.type === 'USER_REPORT' && e.message === 'retry me').length
+    }
+    assert.equal(found, 1, 'the refused batch arrived exactly once')
+  })
+
   it('serves the SDK cacheably, within its 8 KB gzip budget', async () => {
     const res = await fetch(`${base}/sdk.js`)
     assert.equal(res.status, 200)
