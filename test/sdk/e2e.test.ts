@@ -117,14 +117,14 @@ describe('browser SDK, end to end in Chromium', () => {
     await page.waitForFunction('Sessionwatch.stats().sent >= 1', undefined, { timeout: 10_000 })
     assert.ok(arrivals.length >= 2)
     assert.ok((arrivals[1] ?? 0) - (arrivals[0] ?? 0) >= 900, 'the retry waited for Retry-After')
-    const stats = await page.evaluate('Sessionwatch.stats()') as { sent: number; dropped: Record<string, number> }
+    const stats = await page.evaluate<{ sent: number; dropped: Record<string, number> }>('Sessionwatch.stats()')
     assert.deepEqual(stats.dropped, { queue_overflow: 0, rejected: 0, retries_exhausted: 0 })
-    // Offline with a tiny queue: the overflow is dropped and counted, and the page sees no error.
+    // Offline: 1,500 navigations overflow the 1,000-event queue; the overflow is dropped and counted.
     await context.setOffline(true)
-    const dropped = await page.evaluate(`(() => {
+    const dropped = await page.evaluate<number>(`(() => {
       for (let i = 0; i < 1500; i++) document.getElementById('page').click()
       return Sessionwatch.stats().dropped.queue_overflow
-    })()`) as number
+    })()`)
     assert.ok(dropped > 0, `dropped ${dropped}`)
     await context.close()
     const reports = await t.get('/api/v1/sessions')
