@@ -3,12 +3,11 @@ import type { DayDeltas } from '../sessions/days.ts'
 
 export interface ExpiredRef {
   id: string
-  start_day: number
 }
 
 /** The oldest sessions of a project whose last activity is before `cutoff`, at most `limit`. */
 export function findExpired(db: Db, projectId: string, cutoff: number, limit: number): Promise<ExpiredRef[]> {
-  return db.selectFrom('sessions').select(['id', 'start_day'])
+  return db.selectFrom('sessions').select(['id'])
     .where('project_id', '=', projectId).where('last_seen_at', '<', cutoff)
     .orderBy('last_seen_at').orderBy('id').limit(limit).execute()
 }
@@ -20,7 +19,7 @@ export function findExpired(db: Db, projectId: string, cutoff: number, limit: nu
  * Returns how many sessions it deleted.
  */
 export async function deleteSessions(
-  db: Db, projectId: string, refs: readonly Pick<ExpiredRef, 'id'>[], days: DayDeltas,
+  db: Db, projectId: string, refs: readonly ExpiredRef[], days: DayDeltas,
 ): Promise<number> {
   if (refs.length === 0) return 0
   const ids = refs.map((r) => r.id)
