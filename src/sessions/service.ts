@@ -8,9 +8,6 @@ import * as store from './store.ts'
 import { streamSession } from './stream.ts'
 import { publicProject, toDetailView, toEventView, toSessionView, type EventView, type SessionDetailView, type SessionView } from './views.ts'
 
-export { publicProject, toDetailView, toEventView, toSessionView }
-export type { EventView, SessionDetailView, SessionView }
-
 export interface ListResult {
   project: Project
   total: number

@@ -29,15 +29,19 @@ export interface SessionRange {
 export function listSessions(
   db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number },
 ): Promise<SessionListRow[]> {
+  return liveSessions(db, projectId, range)
+    .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+}
+
+/** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
+function liveSessions(db: Db, projectId: string, range: SessionRange) {
   let q = db.selectFrom('sessions').select(sessionColumns)
     .where('project_id', '=', projectId).where('last_seen_at', '>=', range.cutoff)
   const day = singleDay(range)
-  if (day !== null) q = q.where('start_day', '=', day)
-  else {
-    if (range.from !== undefined) q = q.where('started_at', '>=', range.from)
-    if (range.to !== undefined) q = q.where('started_at', '<', range.to)
-  }
-  return q.orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+  if (day !== null) return q.where('start_day', '=', day)
+  if (range.from !== undefined) q = q.where('started_at', '>=', range.from)
+  if (range.to !== undefined) q = q.where('started_at', '<', range.to)
+  return q
 }
 
 /**
@@ -97,29 +101,28 @@ export function findSession(db: Db, projectId: string, id: string, cutoff: numbe
 
 /** All events of a session in the order they happened; equal times keep the order received. */
 export function listEvents(db: Db, projectId: string, sessionId: string): Promise<EventRow[]> {
-  return db.selectFrom('events').select(eventColumns)
-    .where('project_id', '=', projectId).where('session_id', '=', sessionId)
-    .orderBy('created_at').orderBy('seq').execute()
+  return sessionEvents(db, projectId, sessionId).execute()
 }
+
+const sessionEvents = (db: Db, projectId: string, sessionId: string) =>
+  db.selectFrom('events').select(eventColumns)
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId)
+    .orderBy('created_at').orderBy('seq')
 
 /** One page of a session's events after a (createdAt, seq) cursor, in the order they happened. */
 export function eventsAfter(
   db: Db, projectId: string, sessionId: string, after: { createdAt: number; seq: number } | null, limit: number,
 ): Promise<EventRow[]> {
-  let q = db.selectFrom('events').select(eventColumns)
-    .where('project_id', '=', projectId).where('session_id', '=', sessionId)
+  let q = sessionEvents(db, projectId, sessionId)
   if (after) q = q.where(sql<boolean>`(created_at, seq) > (${after.createdAt}, ${after.seq})`)
-  return q.orderBy('created_at').orderBy('seq').limit(limit).execute()
+  return q.limit(limit).execute()
 }
 
 /** Sessions in startedAt order after a keyset cursor: the export walks a project with it. */
 export function sessionsAfter(
   db: Db, projectId: string, range: SessionRange, after: { startedAt: number; id: string } | null, limit: number,
 ): Promise<SessionListRow[]> {
-  let q = db.selectFrom('sessions').select(sessionColumns)
-    .where('project_id', '=', projectId).where('last_seen_at', '>=', range.cutoff)
-  if (range.from !== undefined) q = q.where('started_at', '>=', range.from)
-  if (range.to !== undefined) q = q.where('started_at', '<', range.to)
+  let q = liveSessions(db, projectId, range)
   if (after) q = q.where(sql<boolean>`(started_at, id) > (${after.startedAt}, ${after.id})`)
   return q.orderBy('started_at').orderBy('id').limit(limit).execute()
 }
