@@ -27,6 +27,22 @@ export async function freePort(): Promise<number> {
   })
 }
 
+/**
+ * As root the server runs as `postgres`, which must reach the binaries in node_modules. A checkout
+ * inside a private directory (mktemp -d makes 0700 ones) would hide them, so every directory above
+ * node_modules gets the search bit for others: enough to reach a path, never to list or read.
+ */
+function letPostgresReachBinaries(): void {
+  let dir = path.resolve(import.meta.dirname, '..', '..', 'node_modules')
+  for (;;) {
+    const mode = fs.statSync(dir).mode
+    if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001)
+    const up = path.dirname(dir)
+    if (up === dir) return
+    dir = up
+  }
+}
+
 export async function startTestPostgres(
   log: (line: string) => void = () => undefined,
   opts: { durable?: boolean; dataDir?: string } = {},
@@ -40,6 +56,7 @@ export async function startTestPostgres(
   const port = await freePort()
   const password = randomBytes(12).toString('hex')
   const isRoot = os.userInfo().uid === 0
+  if (isRoot) letPostgresReachBinaries()
   const server = new EmbeddedPostgres({
     databaseDir: path.join(dir, 'data'),
     port,
