@@ -13,6 +13,8 @@ import { installErrorHandler } from './http/error-handler.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { createWriter, type Writer } from './ingest/writer.ts'
 import { registerOpenApi } from './openapi/plugin.ts'
+import { recordingRoutes } from './recording/routes.ts'
+import { recordingSchemas } from './recording/schema.ts'
 import { startSweeper } from './retention/sweeper.ts'
 import { sharedSchemas } from './sessions/schema.ts'
 import { sessionRoutes } from './sessions/routes.ts'
@@ -53,10 +55,11 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     const writer = createWriter(database.db)
     app.decorate('writer', writer)
     installErrorHandler(base)
-    for (const schema of [ErrorBody, ...sharedSchemas]) app.addSchema(schema)
+    for (const schema of [ErrorBody, ...sharedSchemas, ...recordingSchemas]) app.addSchema(schema)
 
     await registerOpenApi(base)
     await app.register(sessionRoutes, { prefix: '/api/v1' })
+    await app.register(recordingRoutes, { prefix: '/api/v1' })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(homeRoutes)
     await app.register(sdkRoutes)

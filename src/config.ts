@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES } from './recording/schema.ts'
 
 /** Which storage engine a database URL selects. */
 export type Engine = 'sqlite' | 'postgres'
@@ -24,6 +25,10 @@ export interface Config {
   /** Seconds between retention sweeps; 0 turns the in-process sweeper off. */
   readonly retentionSweepSeconds: number
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** Compressed bytes allowed per recording chunk and per session; beyond them chunks are dropped and counted. */
+  readonly recording: { readonly maxChunkBytes: number; readonly maxSessionBytes: number }
+  /** The dashboard password; null means the one generated on first start (kept hashed in the database). */
+  readonly adminPassword: string | null
 }
 
 export class ConfigError extends Error {
@@ -35,6 +40,8 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const DEFAULT_SQLITE_FILE = './data/sessionwatch.db'
+/** Base64 of a larger chunk would not fit the 1 MiB ingest request. */
+const MAX_CHUNK_SETTING = 768 * 1024
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -80,6 +87,16 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     const level = LOG_LEVELS.find((l) => l === raw)
     return level ? ok(level) : bad(`must be one of ${LOG_LEVELS.join(', ')}`)
   })
+  const maxChunkBytes = read('RECORDING_MAX_CHUNK_BYTES', DEFAULT_MAX_CHUNK_BYTES, (raw) =>
+    /^\d+$/.test(raw) && Number(raw) >= 1024 && Number(raw) <= MAX_CHUNK_SETTING
+      ? ok(Number(raw)) : bad(`must be a whole number of bytes from 1024 to ${MAX_CHUNK_SETTING} (a chunk rides in one 1 MiB request)`),
+  )
+  const maxSessionBytes = read('RECORDING_MAX_SESSION_BYTES', DEFAULT_MAX_SESSION_BYTES, (raw) =>
+    /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? ok(Number(raw)) : bad('must be a whole number of bytes (0 stores no recordings)'),
+  )
+  const adminPassword = read<string | null>('ADMIN_PASSWORD', null, (raw) =>
+    raw.length >= 8 ? ok(raw) : bad('must be at least 8 characters (unset: one is generated on first start and printed)'),
+  )
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -91,6 +108,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     geoipDatabase: geoip,
     retentionSweepSeconds,
     logLevel,
+    recording: Object.freeze({ maxChunkBytes, maxSessionBytes }),
+    adminPassword,
   })
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { EventTable } from '../events/table.ts'
 import type { ProjectTable } from '../projects/table.ts'
+import type { RecordingChunkTable } from '../recording/table.ts'
 import type { SessionDayTable, SessionTable } from '../sessions/table.ts'
 
 /** The whole schema, assembled from each feature's table types. */
@@ -16,6 +17,7 @@ export interface Database {
   sessions: SessionTable
   session_days: SessionDayTable
   events: EventTable
+  recording_chunks: RecordingChunkTable
 }
 
 /** Store functions take either the database or an open transaction. */

@@ -36,7 +36,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         + 'batchId (or event ids) stores nothing twice. The server sets ip (the connection, or X-Forwarded-For when '
         + 'TRUST_PROXY says so), country, userAgent, utm and the counters. Text beyond its limit is cut and ends with '
         + '"…[truncated N chars]"; limits: url 4096, method 16, message 8192, stack 32768, reqBody and resBody 65536 '
-        + `characters; at most 500 events and ${MAX_BATCH_BYTES} bytes per batch.`,
+        + `characters; at most 500 events and ${MAX_BATCH_BYTES} bytes per batch. Recording chunks (\`recording\`) are `
+        + 'checked to inflate to rrweb events; one over RECORDING_MAX_CHUNK_BYTES, or past the session\'s '
+        + 'RECORDING_MAX_SESSION_BYTES, is dropped and counted rather than refused.',
       security: [{ ingestKeyHeader: [] }],
       querystring: IngestQuery,
       body: IngestBody,
@@ -46,7 +48,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const project = await ingestProject(request, request.body.key)
     const ip = normalizeIp(request.ip)
     const visitor = { ip, country: app.geo.country(ip), userAgent: request.headers['user-agent'] || null }
-    return ingestBatch(app.writer, project, request.body, visitor, Date.now())
+    return ingestBatch(app.writer, project, request.body, visitor, app.config.recording, Date.now())
   })
 }
 

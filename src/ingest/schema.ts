@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { TYPE_PATTERN } from '../events/types.ts'
+import { MAX_CHUNKS_PER_BATCH, RecordingUpload } from '../recording/schema.ts'
 import { Nullable } from '../shared/schema.ts'
 
 export const MAX_EVENTS_PER_BATCH = 500
@@ -49,6 +50,10 @@ export const IngestBody = Type.Object({
   sentAt: Type.Optional(Instant('The visitor clock when the batch was sent; corrects event times for clock skew.')),
   page: Type.Optional(Type.String({ maxLength: 8192, description: 'Landing page URL; its utm_* and click-id tags become the session utm.' })),
   events: Type.Array(IngestEvent, { maxItems: MAX_EVENTS_PER_BATCH }),
+  recording: Type.Optional(Type.Array(RecordingUpload, {
+    maxItems: MAX_CHUNKS_PER_BATCH,
+    description: 'Screen recording chunks of this session (the SDK sends them with an empty `events`).',
+  })),
 }, { additionalProperties: false })
 export type IngestBody = Static<typeof IngestBody>
 
@@ -60,4 +65,9 @@ export const IngestResponse = Type.Object({
   sessionId: Type.String({ description: 'The session the events were stored in.' }),
   accepted: Type.Integer({ description: 'Events stored by this request.' }),
   duplicates: Type.Integer({ description: 'Events skipped because they were already stored (a retried batch).' }),
+  recording: Type.Optional(Type.Object({
+    accepted: Type.Integer({ description: 'Chunks stored by this request.' }),
+    duplicates: Type.Integer({ description: 'Chunks already received (stored or dropped) under the same id.' }),
+    dropped: Type.Integer({ description: 'Chunks refused by the per-chunk or per-session size limit; counted on the session.' }),
+  }, { additionalProperties: false, description: 'Present when the request carried recording chunks.' })),
 }, { additionalProperties: false })

@@ -2,6 +2,7 @@ import { invalidBody } from '../errors.ts'
 import { cleanText, limitText, maskSecrets } from '../events/text.ts'
 import { missingFields, type EventRecord } from '../events/types.ts'
 import type { ProjectContext } from '../projects/service.ts'
+import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
 import { retentionCutoff } from '../sessions/service.ts'
 import { parseInstant } from '../shared/time.ts'
 import { extractUtm } from './enrich.ts'
@@ -25,10 +26,12 @@ const FUTURE_TOLERANCE_MS = 60_000
  * so a 2xx answer means every event is on disk.
  */
 export async function ingestBatch(
-  writer: Writer, project: ProjectContext, body: IngestBody, visitor: Visitor, now: number,
+  writer: Writer, project: ProjectContext, body: IngestBody, visitor: Visitor, limits: RecordingLimits, now: number,
 ): Promise<AppendResult> {
   const skew = clockSkew(body.sentAt, now)
   const events = body.events.map((e, i) => toRecord(e, `${body.batchId}-${i}`, i, skew, now))
+  const chunks = await decodeChunks(body.recording ?? [], limits, (t) => serverTime(t, skew, now), now)
+  const recorded = chunks.filter((c) => c.data !== null)
   const landing = body.events.find((e) => e.type === 'NAVIGATION' && e.url)?.url ?? body.page
   const seed = {
     sessionKey: body.sessionKey,
@@ -36,8 +39,21 @@ export async function ingestBatch(
     country: visitor.country,
     userAgent: visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT)),
     utm: extractUtm(landing),
+    // Recorded activity keeps a session alive and can open it, like events do.
+    ...(recorded.length > 0 && {
+      startedAt: Math.min(...recorded.map((c) => c.started_at)),
+      lastSeenAt: Math.max(...recorded.map((c) => c.ended_at)),
+    }),
   }
-  return writer.submit({ projectId: project.id, seed, events, cutoff: retentionCutoff(project, now), now })
+  return writer.submit({
+    projectId: project.id, seed, events, cutoff: retentionCutoff(project, now), now,
+    ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: limits.maxSessionBytes } }),
+  })
+}
+
+/** A visitor-clock time on the server clock; a time further ahead than any real skew is pinned to arrival. */
+function serverTime(visitorTime: number, skew: number, now: number): number {
+  return Math.max(0, visitorTime + skew > now + FUTURE_TOLERANCE_MS ? now : visitorTime + skew)
 }
 
 /** Milliseconds to add to visitor-clock times: how far the visitor clock lags the server's. */
@@ -64,7 +80,7 @@ function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number
       throw invalidBody(`events[${index}].createdAt must be epoch milliseconds or an ISO 8601 date-time with a zone`,
         `events[${index}].createdAt`)
     }
-    createdAt = Math.max(0, t + skew > now + FUTURE_TOLERANCE_MS ? now : t + skew)
+    createdAt = serverTime(t, skew, now)
   }
   return normalizeEvent({ ...e, id: e.id ?? defaultId, createdAt })
 }

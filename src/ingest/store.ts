@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import type { EventTable } from '../events/table.ts'
 import { countTypes, type EventRecord } from '../events/types.ts'
+import type { RecordingResult } from '../recording/store.ts'
 import { deleteSessions } from '../retention/store.ts'
 import type { DayDeltas } from '../sessions/days.ts'
 import type { SessionTable } from '../sessions/table.ts'
@@ -27,6 +28,7 @@ export interface AppendResult {
   sessionId: string
   accepted: number
   duplicates: number
+  recording?: RecordingResult
 }
 
 type SessionRow = Selectable<SessionTable>
@@ -179,7 +181,8 @@ async function createSession(
     project_id: projectId, id, session_key: seed.sessionKey, started_at: startedAt, start_day: dayOf(startedAt),
     last_seen_at: lastSeenAt, ip: seed.ip, country: seed.country, user_agent: seed.userAgent,
     utm: seed.utm ? JSON.stringify(seed.utm) : null,
-    events_total: 0, events_errors: 0, events_slow: 0, recording_chunks: 0, next_seq: 0,
+    events_total: 0, events_errors: 0, events_slow: 0, recording_chunks: 0, recording_bytes: 0, recording_dropped: 0,
+    next_seq: 0,
   }).onConflict((oc) => oc.columns(['project_id', 'session_key']).doNothing()).returning('id').executeTakeFirst()
   if (created) {
     days.add(projectId, dayOf(startedAt), 1)

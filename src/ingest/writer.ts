@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import type { EventRecord } from '../events/types.ts'
 import { DayDeltas } from '../sessions/days.ts'
+import { appendChunks, type ChunkRecord } from '../recording/store.ts'
 import { appendEvents, type AppendResult, type SessionSeed } from './store.ts'
 
 /** One batch to store: what appendEvents takes. */
@@ -12,6 +13,8 @@ export interface WriteJob {
   events: readonly EventRecord[]
   cutoff: number
   now: number
+  /** Screen recording chunks of the same session, stored in the same savepoint. */
+  recording?: { chunks: readonly ChunkRecord[]; maxSessionBytes: number }
 }
 
 export interface WriterOptions {
@@ -57,7 +60,7 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
     let events = 0
     let n = 0
     while (n < queue.length && n < opts.maxGroupJobs) {
-      const size = queue[n]?.job.events.length ?? 0
+      const size = jobWeight(queue[n]?.job)
       if (n > 0 && events + size > opts.maxGroupEvents) break
       events += size
       n++
@@ -98,6 +101,10 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
   }
 }
 
+/** A recording chunk weighs like a full batch of events: it can be as large as one. */
+const jobWeight = (job: WriteJob | undefined): number =>
+  job ? job.events.length + (job.recording?.chunks.length ?? 0) * 500 : 0
+
 const compareJobs = (a: WriteJob, b: WriteJob): number =>
   a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1
     : a.seed.sessionKey < b.seed.sessionKey ? -1 : a.seed.sessionKey > b.seed.sessionKey ? 1 : 0
@@ -115,6 +122,10 @@ async function commitGroup(db: Kysely<Database>, jobs: WriteJob[]): Promise<Outc
           const before = new DayDeltas()
           try {
             const result = await appendEvents(trx, job.projectId, job.seed, job.events, job.cutoff, job.now, before)
+            if (job.recording) {
+              const { chunks, maxSessionBytes } = job.recording
+              result.recording = await appendChunks(trx, job.projectId, result.sessionId, chunks, maxSessionBytes, job.now)
+            }
             await sql`release savepoint batch`.execute(trx)
             before.mergeInto(days)
             outcomes.push({ result })

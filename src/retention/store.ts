@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.ts'
+import { deleteChunks } from '../recording/store.ts'
 import type { DayDeltas } from '../sessions/days.ts'
 
 export interface ExpiredRef {
@@ -13,7 +14,7 @@ export function findExpired(db: Db, projectId: string, cutoff: number, limit: nu
 }
 
 /**
- * Deletes sessions with their events and records the day-counter changes in `days` (apply them
+ * Deletes sessions with their events and recordings, and records the day-counter changes in `days` (apply them
  * in the same transaction). Counters drop by the rows this call actually deleted: when two
  * processes sweep the same sessions, the second finds them gone and changes nothing.
  * Returns how many sessions it deleted.
@@ -26,6 +27,7 @@ export async function deleteSessions(
   const deleted = await db.deleteFrom('sessions').where('project_id', '=', projectId).where('id', 'in', ids)
     .returning('start_day').execute()
   await db.deleteFrom('events').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
+  await deleteChunks(db, projectId, ids)
   for (const r of deleted) days.add(projectId, r.start_day, -1)
   return deleted.length
 }

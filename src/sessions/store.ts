@@ -6,7 +6,7 @@ import type { SessionTable } from './table.ts'
 
 export const sessionColumns = [
   'id', 'session_key', 'started_at', 'last_seen_at', 'ip', 'country', 'user_agent', 'utm',
-  'events_total', 'events_errors', 'events_slow', 'recording_chunks',
+  'events_total', 'events_errors', 'events_slow', 'recording_chunks', 'recording_bytes', 'recording_dropped',
 ] as const satisfies readonly (keyof SessionTable)[]
 export type SessionListRow = Pick<Selectable<SessionTable>, (typeof sessionColumns)[number]>
 

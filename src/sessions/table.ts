@@ -15,7 +15,10 @@ export interface SessionTable {
   events_total: number
   events_errors: number
   events_slow: number
+  /** Recording chunks stored, their compressed bytes, and chunks refused by the size limits. */
   recording_chunks: number
+  recording_bytes: number
+  recording_dropped: number
   /** Next receive-order number for this session's events. */
   next_seq: number
 }

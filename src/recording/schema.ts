@@ -1,0 +1,63 @@
+import Type, { type Static } from 'typebox'
+
+/** Chunks per ingest request: a few at most, since one chunk is already up to RECORDING_MAX_CHUNK_BYTES. */
+export const MAX_CHUNKS_PER_BATCH = 10
+/** A chunk that inflates beyond this is treated as too large rather than parsed. */
+export const MAX_CHUNK_JSON_BYTES = 32 * 1024 * 1024
+/** Defaults of RECORDING_MAX_CHUNK_BYTES and RECORDING_MAX_SESSION_BYTES (compressed bytes). */
+export const DEFAULT_MAX_CHUNK_BYTES = 512 * 1024
+export const DEFAULT_MAX_SESSION_BYTES = 32 * 1024 * 1024
+
+export const RecordingUpload = Type.Object({
+  id: Type.String({
+    minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$',
+    description: 'Chunk id, unique within the session; a retried upload with the same id is stored once.',
+  }),
+  data: Type.String({
+    pattern: '^[A-Za-z0-9+/]*={0,2}$',
+    description: 'Base64 of the gzip-compressed JSON array of rrweb events. Chunks the SDK cuts open with a full '
+      + 'snapshot (Meta + FullSnapshot events), so a replay can start at any of them.',
+  }),
+}, { title: 'RecordingUpload', additionalProperties: false })
+export type RecordingUpload = Static<typeof RecordingUpload>
+
+export const RecordingSummary = Type.Object({
+  available: Type.Boolean({ description: 'Whether a screen recording exists for the session (chunks > 0).' }),
+  chunks: Type.Integer({ description: 'Chunks stored.' }),
+  bytes: Type.Integer({ description: 'Compressed bytes stored, counted against RECORDING_MAX_SESSION_BYTES.' }),
+  droppedChunks: Type.Integer({
+    description: 'Chunks refused by the size limits (RECORDING_MAX_CHUNK_BYTES per chunk, RECORDING_MAX_SESSION_BYTES '
+      + 'per session). Each chunk id is counted once, however often it is retried.',
+  }),
+}, { $id: 'RecordingSummary', title: 'RecordingSummary', additionalProperties: false })
+
+export const ChunkMeta = Type.Object({
+  id: Type.String({ description: 'Chunk id; its data is at `/api/v1/sessions/{id}/recording/chunks/{chunkId}`.' }),
+  startedAt: Type.String({ format: 'date-time', description: 'First recorded event, on the same clock as the event times.' }),
+  endedAt: Type.String({ format: 'date-time', description: 'Last recorded event.' }),
+  events: Type.Integer({ description: 'rrweb events in the chunk.' }),
+  bytes: Type.Integer({ description: 'Compressed size.' }),
+  fullSnapshot: Type.Boolean({ description: 'Whether the chunk opens with a full snapshot, so a replay can start at it.' }),
+}, { $id: 'RecordingChunk', title: 'RecordingChunk', additionalProperties: false })
+
+export const RecordingResponse = Type.Object({
+  project: Type.Ref('Project'),
+  sessionId: Type.String(),
+  recording: Type.Ref('RecordingSummary'),
+  chunks: Type.Array(Type.Ref('RecordingChunk'), { description: 'Stored chunks in recording order (startedAt, then id).' }),
+}, { additionalProperties: false })
+
+export const ChunkParams = Type.Object({
+  id: Type.String({ description: 'Session identifier.' }),
+  chunkId: Type.String({ description: 'Chunk identifier, from the chunk list.' }),
+})
+
+export const ChunkEvents = Type.Array(Type.Object({
+  type: Type.Integer({ description: 'rrweb event type (2 full snapshot, 3 incremental, 4 meta, …).' }),
+  timestamp: Type.Number({ description: 'Visitor clock, epoch milliseconds.' }),
+}, { additionalProperties: true }), {
+  description: 'The chunk\'s rrweb events as JSON, ready for rrweb-player / @rrweb/replay. Sent with '
+    + '`Content-Encoding: gzip` when the request accepts gzip (as stored, no work on the server), plain otherwise.',
+})
+
+export const recordingSchemas = [RecordingSummary, ChunkMeta]

@@ -1,0 +1,122 @@
+import { promisify } from 'node:util'
+import { gunzip as gunzipCb } from 'node:zlib'
+import type { Db } from '../db/database.ts'
+import { invalidBody, notFound } from '../errors.ts'
+import type { Project, ProjectContext } from '../projects/service.ts'
+import { retentionCutoff } from '../sessions/service.ts'
+import { findSession } from '../sessions/store.ts'
+import { publicProject } from '../sessions/views.ts'
+import { toIso } from '../shared/time.ts'
+import { MAX_CHUNK_JSON_BYTES, type RecordingUpload } from './schema.ts'
+import * as store from './store.ts'
+
+const gunzip = promisify(gunzipCb)
+
+/** rrweb event types that open a replayable chunk. */
+const META = 4
+const FULL_SNAPSHOT = 2
+
+export interface RecordingLimits {
+  maxChunkBytes: number
+  maxSessionBytes: number
+}
+
+/**
+ * Checks uploaded chunks and turns them into rows. The data must inflate to a JSON array of rrweb
+ * events (objects with a numeric type and timestamp): anything else answers 400, so readers only
+ * ever get replayable data. A chunk over the per-chunk limit is not even inflated: it is kept as
+ * dropped. Times are corrected exactly like event times, so the replay and the events line up.
+ */
+export async function decodeChunks(
+  uploads: readonly RecordingUpload[], limits: RecordingLimits, toServerTime: (visitorTime: number) => number, now: number,
+): Promise<store.ChunkRecord[]> {
+  return Promise.all(uploads.map(async (upload, i) => {
+    const data = Buffer.from(upload.data, 'base64')
+    const dropped = (reason: string): store.ChunkRecord => ({
+      id: upload.id, started_at: now, ended_at: now, events: 0, full_snapshot: 0, bytes: data.length, data: null, dropped: reason,
+    })
+    if (data.length > limits.maxChunkBytes) return dropped('chunk_too_large')
+    const field = `recording[${i}].data`
+    let json: Buffer
+    try {
+      json = await gunzip(data, { maxOutputLength: MAX_CHUNK_JSON_BYTES })
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return dropped('chunk_too_large')
+      throw invalidBody(`${field} must be base64 of gzip-compressed JSON (it does not inflate)`, field)
+    }
+    const summary = summarize(json)
+    if (typeof summary === 'string') throw invalidBody(`${field} ${summary}`, field)
+    return {
+      id: upload.id, started_at: toServerTime(summary.first), ended_at: toServerTime(summary.last), events: summary.count,
+      full_snapshot: summary.fullSnapshot ? 1 : 0, bytes: data.length, data, dropped: null,
+    }
+  }))
+}
+
+interface Summary { count: number; first: number; last: number; fullSnapshot: boolean }
+
+/** Counts and bounds of an inflated chunk, or what is wrong with it. */
+export function summarize(json: Buffer): Summary | string {
+  let events: unknown
+  try {
+    events = JSON.parse(json.toString('utf8'))
+  } catch {
+    return 'must inflate to JSON (it is not)'
+  }
+  if (!Array.isArray(events) || events.length === 0) return 'must inflate to a non-empty JSON array of rrweb events'
+  let first = Infinity
+  let last = -Infinity
+  for (const [k, e] of events.entries()) {
+    const { type, timestamp } = (e ?? {}) as { type?: unknown; timestamp?: unknown }
+    if (!Number.isInteger(type) || typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0) {
+      return `event ${k} is not an rrweb event (an object with an integer type and a timestamp in epoch ms)`
+    }
+    first = Math.min(first, timestamp)
+    last = Math.max(last, timestamp)
+  }
+  const types = events.slice(0, 2).map((e) => (e as { type: number }).type)
+  const fullSnapshot = types[0] === FULL_SNAPSHOT || (types[0] === META && types[1] === FULL_SNAPSHOT)
+  return { count: events.length, first: Math.trunc(first), last: Math.trunc(last), fullSnapshot }
+}
+
+export interface RecordingView {
+  project: Project
+  sessionId: string
+  recording: { available: boolean; chunks: number; bytes: number; droppedChunks: number }
+  chunks: { id: string; startedAt: string; endedAt: string; events: number; bytes: number; fullSnapshot: boolean }[]
+}
+
+async function liveSession(db: Db, project: ProjectContext, id: string, now: number) {
+  const row = await findSession(db, project.id, id, retentionCutoff(project, now))
+  if (!row) throw notFound(`Session "${id}" not found`)
+  return row
+}
+
+/** A session's recording: its counters and the list of stored chunks. Unknown, expired and foreign sessions are 404 alike. */
+export async function getRecording(db: Db, project: ProjectContext, id: string, now = Date.now()): Promise<RecordingView> {
+  const row = await liveSession(db, project, id, now)
+  const chunks = await store.listChunks(db, project.id, id)
+  return {
+    project: publicProject(project),
+    sessionId: id,
+    recording: {
+      available: row.recording_chunks > 0, chunks: row.recording_chunks,
+      bytes: row.recording_bytes, droppedChunks: row.recording_dropped,
+    },
+    chunks: chunks.map((c) => ({
+      id: c.id, startedAt: toIso(c.started_at), endedAt: toIso(c.ended_at), events: c.events, bytes: c.bytes,
+      fullSnapshot: c.full_snapshot === 1,
+    })),
+  }
+}
+
+/** One chunk's gzip data, as stored. */
+export async function getChunk(db: Db, project: ProjectContext, id: string, chunkId: string, now = Date.now()): Promise<Buffer> {
+  await liveSession(db, project, id, now)
+  const data = await store.chunkData(db, project.id, id, chunkId)
+  if (!data) throw notFound(`Recording chunk "${chunkId}" of session "${id}" not found`)
+  return data
+}
+
+/** Inflates stored data for a client that does not accept gzip. */
+export const inflate = (data: Buffer): Promise<Buffer> => gunzip(data)
