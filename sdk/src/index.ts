@@ -1,5 +1,6 @@
 import { installCapture, type CaptureOptions } from './capture.ts'
 import { makeQueue, type SdkEvent } from './queue.ts'
+import type { RecorderHost, RecorderStats } from './recorder.ts'
 import { makeTransport, type Transport } from './transport.ts'
 
 export interface Options extends Partial<CaptureOptions> {
@@ -14,6 +15,14 @@ export interface Options extends Partial<CaptureOptions> {
   maxBatchEvents?: number
   /** Events held at most while the network is down; beyond it new ones are dropped and counted (default 1000). */
   maxQueue?: number
+  /** Screen recording with rrweb, loaded after the page from `recorderUrl` (default true). */
+  record?: boolean
+  /** Default: `<endpoint>/sdk/recorder.js`. */
+  recorderUrl?: string
+  /** A recording chunk, opening with a full snapshot, leaves at most this often (default 30 s). */
+  recordCheckoutMs?: number
+  /** Compressed chunks above this are dropped and counted (default 512 KiB, the service's default limit). */
+  recordMaxChunkBytes?: number
 }
 
 const KEY = 'sw_session'
@@ -50,13 +59,16 @@ export function report(message: unknown): void {
 
 /** What was sent, what waits, and what was dropped by reason. */
 export function stats() {
-  return state ? { sent: state.sent(), queued: state.queue.size, dropped: { ...state.queue.dropped } } : null
+  return state
+    ? { sent: state.sent(), queued: state.queue.size, dropped: { ...state.queue.dropped }, recording: state.recording() }
+    : null
 }
 
 function start(options: Options, transport?: Transport) {
   const o = {
     slowThresholdMs: 1000, maxBodyChars: 4096, maskInputs: true, captureConsole: true, sessionTimeoutMs: 1_800_000,
-    flushIntervalMs: 5000, maxBatchEvents: 50, maxQueue: 1000, endpoint: location.origin, ...options,
+    flushIntervalMs: 5000, maxBatchEvents: 50, maxQueue: 1000, endpoint: location.origin, record: true,
+    recordCheckoutMs: 30_000, recordMaxChunkBytes: 512 * 1024, ...options,
   }
   const io = transport ?? makeTransport({ endpoint: o.endpoint, ingestKey: o.ingestKey })
   const queue = makeQueue(o.maxQueue)
@@ -122,5 +134,30 @@ function start(options: Options, transport?: Transport) {
   setInterval(guard(() => { void flush() }), o.flushIntervalMs)
   addEventListener('pagehide', guard(flushOnHide))
   document.addEventListener('visibilitychange', guard(() => { if (document.visibilityState === 'hidden') flushOnHide() }))
-  return { record, flush, queue, sent: () => sent }
+
+  let recording: (() => RecorderStats) | null = null
+  const host: RecorderHost = {
+    sessionKey: () => (currentKey = sessionKey()),
+    send: (body) => io.send(body),
+    beacon: (body) => io.beacon(body),
+    page: landing,
+    checkoutMs: o.recordCheckoutMs,
+    maxChunkBytes: o.recordMaxChunkBytes,
+  }
+  // The recorder (rrweb, ~30 KB) loads after the page so it never delays it.
+  const loadRecorder = guard(() => {
+    const script = document.createElement('script')
+    script.src = o.recorderUrl ?? `${o.endpoint.replace(/\/+$/, '')}/sdk/recorder.js`
+    script.async = true
+    script.onload = guard(() => {
+      const recorder = (window as { SessionwatchRecorder?: { start(h: RecorderHost): (() => RecorderStats) | null } }).SessionwatchRecorder
+      recording = recorder?.start(host) ?? null
+    })
+    document.head.appendChild(script)
+  })
+  if (o.record) {
+    if (document.readyState === 'complete') loadRecorder()
+    else addEventListener('load', loadRecorder)
+  }
+  return { record, flush, queue, sent: () => sent, recording: () => recording?.() ?? null }
 }

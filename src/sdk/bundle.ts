@@ -11,6 +11,9 @@ export interface SdkBundle {
   module: string
   /** Content hash: names the immutable, long-cached copy. */
   hash: string
+  /** The screen recorder (rrweb), loaded by the SDK after the page: defines window.SessionwatchRecorder. */
+  recorder: string
+  recorderHash: string
 }
 
 /** The repository root, found from this file whether it runs from src/ or from the dist bundle. */
@@ -24,19 +27,26 @@ function root(): string {
   return dir
 }
 
+/** esbuild options of every browser bundle the service serves. */
+export const BROWSER = { bundle: true, minify: true, write: false as const, target: 'es2020', legalComments: 'none' } satisfies BuildOptions
+
+export const contentHash = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12)
+
 let cached: Promise<SdkBundle> | null = null
 
-/** Builds the browser SDK with esbuild once per process (~50 ms), so /sdk.js always matches its source. */
+/** Builds the browser SDK and recorder with esbuild once per process (~150 ms), so they always match their source. */
 export function sdkBundle(): Promise<SdkBundle> {
   cached ??= (async () => {
-    const entry = path.join(root(), 'sdk', 'src', 'index.ts')
-    const common = { entryPoints: [entry], bundle: true, minify: true, write: false as const, target: 'es2020', legalComments: 'none' } satisfies BuildOptions
-    const [iife, esm] = await Promise.all([
+    const src = path.join(root(), 'sdk', 'src')
+    const common = { entryPoints: [path.join(src, 'index.ts')], ...BROWSER } satisfies BuildOptions
+    const [iife, esm, rec] = await Promise.all([
       build({ ...common, format: 'iife', globalName: 'Sessionwatch' }),
       build({ ...common, format: 'esm' }),
+      build({ ...BROWSER, entryPoints: [path.join(src, 'recorder.ts')], format: 'iife', globalName: 'SessionwatchRecorder' }),
     ])
     const script = iife.outputFiles[0]?.text ?? ''
-    return { script, module: esm.outputFiles[0]?.text ?? '', hash: createHash('sha256').update(script).digest('hex').slice(0, 12) }
+    const recorder = rec.outputFiles[0]?.text ?? ''
+    return { script, module: esm.outputFiles[0]?.text ?? '', hash: contentHash(script), recorder, recorderHash: contentHash(recorder) }
   })()
   return cached
 }

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { json, startTestApp, type TestApp } from '../helpers/app.ts'
-
-/** The flags the developer guide gives for Debian's Chromium in this sandbox. */
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync']
+import { launchChromium } from '../helpers/browser.ts'
 
 interface Event { id: string; type: string; createdAt: string; url?: string; method?: string; message: string | null; reqBody: string | null; statusCode: number | null }
 interface Detail { session: Record<string, unknown> & { events: Record<string, number> }; events: Event[] }
@@ -17,7 +14,7 @@ describe('browser SDK, end to end in Chromium', () => {
   before(async () => {
     t = await startTestApp('sqlite', { TRUST_PROXY: 'true' })
     base = await t.app.listen({ host: '127.0.0.1', port: 0 })
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    browser = await launchChromium()
   })
   after(async () => {
     await browser.close()

@@ -1,0 +1,39 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+/** The flags the developer guide gives for Debian's Chromium in this sandbox. */
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync']
+
+export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+
+/** Where the browser tests leave screenshots (gitignored). */
+export const ARTIFACTS = path.resolve(import.meta.dirname, '..', '..', 'test-artifacts')
+
+/** A full-page screenshot at the page's viewport, into test-artifacts/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true })
+  const file = path.join(ARTIFACTS, `${name}.png`)
+  await page.screenshot({ path: file })
+  return file
+}
+
+/**
+ * Serves `html` at `<base><pathname>` to this page only (the service does not know the path), so a
+ * test can record any page on the service's origin, where the SDK and ingest live.
+ */
+export async function servePage(page: Page, base: string, pathname: string, html: string): Promise<void> {
+  await page.route(`${base}${pathname}`, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }))
+}
+
+/** Polls `check` every 100 ms until it returns a value, for at most `ms`. */
+export async function eventually<T>(check: () => Promise<T | null | undefined>, what: string, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms
+  for (;;) {
+    const value = await check()
+    if (value !== null && value !== undefined) return value
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}

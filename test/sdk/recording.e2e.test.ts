@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { gunzipSync } from 'node:zlib'
+import type { Browser } from 'playwright-core'
+import { json, startTestApp, type TestApp } from '../helpers/app.ts'
+import { eventually, launchChromium, servePage } from '../helpers/browser.ts'
+
+interface Recording { recording: { chunks: number; droppedChunks: number }; chunks: { id: string; fullSnapshot: boolean }[] }
+
+const shopPage = (ingestKey: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body>
+<h1 id="title">Visible heading</h1>
+<form><input id="email" name="email"><input id="pw" type="password" name="password"></form>
+<div class="sw-block" id="card">CARD-NUMBER-4111</div>
+<p data-sw-mask id="address">HOME-ADDRESS-42</p>
+<button id="add" type="button" onclick="document.getElementById('title').textContent = 'Changed heading'">Add</button>
+<script src="/sdk.js"></script>
+<script>Sessionwatch.init({ ingestKey: ${JSON.stringify(ingestKey)}, recordCheckoutMs: 300, flushIntervalMs: 300 })</script>
+</body></html>`
+
+describe('screen recording, end to end in Chromium', () => {
+  let t: TestApp
+  let browser: Browser
+  let base: string
+  before(async () => {
+    t = await startTestApp('sqlite')
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 })
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await browser.close()
+    await t.close()
+  })
+
+  it('uploads replayable chunks, with inputs masked, passwords never captured, and blocked and masked elements left out', async () => {
+    const page = await browser.newPage()
+    const pageErrors: string[] = []
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+    await servePage(page, base, '/shop', shopPage(t.project.ingestKey))
+    await page.goto(`${base}/shop`)
+    await page.waitForFunction('Sessionwatch.stats().recording !== null')
+    await page.fill('#email', 'ann@example.com')
+    await page.fill('#pw', 'hunter2-secret')
+    await page.waitForFunction('Sessionwatch.stats().recording.chunks >= 1', undefined, { timeout: 15_000 })
+    // Activity after a checkout makes the next chunk; an idle page sends none.
+    await page.click('#add')
+    await page.mouse.move(100, 100)
+    await page.waitForFunction('Sessionwatch.stats().recording.chunks >= 2', undefined, { timeout: 15_000 })
+    await page.close({ runBeforeUnload: true })
+
+    const sessionId = await eventually(async () =>
+      json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions')).sessions[0]?.id, 'the session')
+    const rec = await eventually(async () => {
+      const r = json<Recording>(await t.get(`/api/v1/sessions/${sessionId}/recording`))
+      return r.recording.chunks >= 2 ? r : null
+    }, 'two chunks')
+    assert.equal(rec.recording.droppedChunks, 0)
+    assert.ok(rec.chunks.every((c) => c.fullSnapshot), `every chunk opens with a full snapshot: ${JSON.stringify(rec.chunks)}`)
+    let all = ''
+    for (const c of rec.chunks) {
+      const res = await t.app.inject({
+        url: `/api/v1/sessions/${sessionId}/recording/chunks/${c.id}`,
+        headers: { authorization: `Bearer ${t.project.apiKey}`, 'accept-encoding': 'gzip' },
+      })
+      all += gunzipSync(res.rawPayload).toString()
+    }
+    assert.ok(all.includes('Visible heading') && all.includes('Changed heading'), 'the page and its change are recorded')
+    assert.ok(!all.includes('hunter2'), 'the password is never captured')
+    assert.ok(!all.includes('ann@example.com'), 'input values are masked')
+    assert.ok(!all.includes('CARD-NUMBER-4111'), 'sw-block leaves the element out')
+    assert.ok(!all.includes('HOME-ADDRESS-42'), 'data-sw-mask masks the text')
+    assert.deepEqual(pageErrors, [])
+  })
+
+  it('serves the recorder cacheably', async () => {
+    const res = await fetch(`${base}/sdk/recorder.js`)
+    assert.equal(res.status, 200)
+    const etag = res.headers.get('etag') ?? ''
+    assert.equal((await fetch(`${base}/sdk/recorder.js`, { headers: { 'if-none-match': etag } })).status, 304)
+    const { gzipSync } = await import('node:zlib')
+    const size = gzipSync(await res.text(), { level: 9 }).length
+    assert.ok(size <= 40 * 1024, `recorder.js is ${size} bytes gzipped (budget 40 KB)`)
+  })
+})
