@@ -82,7 +82,10 @@ export function startRecorder(host: RecorderHost): (() => RecorderStats) | null 
     }
     const payload = body(`${pageId}-${n++}`, data)
     const count = () => { stats.chunks++; stats.bytes += data.length }
-    if (closing && payload.length < BEACON_MAX && host.beacon(payload)) return count()
+    if (closing && payload.length < BEACON_MAX && host.beacon(payload)) {
+      count()
+      return
+    }
     void upload(payload).then((ok) => { if (ok) count(); else stats.dropped++ })
   }
 
@@ -93,7 +96,7 @@ export function startRecorder(host: RecorderHost): (() => RecorderStats) | null 
     emit(event, isCheckout) {
       try {
         // A checkout's first event (Meta; its FullSnapshot follows, also flagged) opens a new chunk.
-        if (isCheckout && event.type === META) cut(false)
+        if (isCheckout && (event.type as number) === META) cut(false)
         const text = JSON.stringify(event)
         parts.push(text)
         chars += text.length
