@@ -5,6 +5,9 @@ import type { Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
 import type { Database } from './db/database.ts'
 import { openCountryLookup, type CountryLookup } from './geo/country.ts'
+import { adminAuth } from './dashboard/auth.ts'
+import { dashboardPages } from './dashboard/pages.ts'
+import { dashboardApi } from './dashboard/routes.ts'
 import { healthRoutes } from './health/routes.ts'
 import { homeRoutes } from './home/routes.ts'
 import { demoRoutes } from './sdk/demo.ts'
@@ -61,6 +64,8 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     await app.register(sessionRoutes, { prefix: '/api/v1' })
     await app.register(recordingRoutes, { prefix: '/api/v1' })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
+    await app.register(dashboardApi(adminAuth(database.db, config.adminPassword)), { prefix: '/app/api' })
+    await app.register(dashboardPages)
     await app.register(homeRoutes)
     await app.register(sdkRoutes)
     await app.register(demoRoutes)

@@ -11,6 +11,7 @@ import { sweep } from './retention/service.ts'
 import { serve } from './server.ts'
 import { exportSessions, importSessions } from './transfer/service.ts'
 import { firstRun } from './first-run.ts'
+import { ensurePassword } from './dashboard/auth.ts'
 import { describeKeys } from './projects/format.ts'
 
 const USAGE = `Usage: sessionwatch <command> [options]
@@ -25,9 +26,11 @@ Commands:
   import --project ID FILE|-              Import NDJSON sessions (- reads standard input)
   export --project ID [--date YYYY-MM-DD] Write the project's sessions as NDJSON to standard output
   retention run                           Delete every session past its project's retention now
+  admin reset-password                    Set a new generated dashboard password and print it
 
 Environment: DATABASE_URL (default ./data/sessionwatch.db), PORT (8080), HOST (0.0.0.0), TRUST_PROXY,
-GEOIP_DB, RETENTION_SWEEP_SECONDS (300), LOG_LEVEL (info).`
+GEOIP_DB, RETENTION_SWEEP_SECONDS (300), LOG_LEVEL (info), ADMIN_PASSWORD (dashboard; unset: generated on
+first start), RECORDING_MAX_CHUNK_BYTES (524288), RECORDING_MAX_SESSION_BYTES (33554432).`
 
 /** A mistake in how the command was called: usage is printed with it. */
 class UsageError extends Error {}
@@ -113,6 +116,11 @@ async function runCommand(db: Kysely<Database>, command: string, rest: string[])
     const { values } = args(rest.slice(1), { project: { type: 'string' }, ingest: { type: 'boolean' }, json: { type: 'boolean' } })
     const rotated = await projects.rotateKeys(db, required(values, 'project'), { ingest: values.ingest === true })
     print(values.json ? JSON.stringify(rotated) : `The old API key no longer works.\n${describeKeys(rotated)}`)
+    return 0
+  }
+  if (command === 'admin' && sub === 'reset-password') {
+    const password = await ensurePassword(db, { reset: true })
+    print(`New dashboard password: ${password ?? ''}\nSigned-in browsers are signed out. (ADMIN_PASSWORD, when set, takes precedence.)`)
     return 0
   }
   if (command === 'export') {

@@ -1,18 +1,29 @@
 import type { FastifyInstance } from 'fastify'
 import { describeKeys } from './projects/format.ts'
+import { ensurePassword } from './dashboard/auth.ts'
 import { claimOnce } from './db/meta.ts'
 import { countProjects, createProject } from './projects/service.ts'
 
 /**
- * With an empty database, creates a first project and prints its keys with a curl command
+ * On first start, sets and prints the dashboard password (unless ADMIN_PASSWORD is set). With an
+ * empty database, also creates a first project and prints its keys with a curl command
  * to paste: a newcomer's first API answer is one copy away. Several processes starting on one
  * empty PostgreSQL database create one project between them, not one each.
  */
 export async function firstRun(app: FastifyInstance, url: string): Promise<void> {
+  const base = url.replace('://0.0.0.0', '://localhost').replace('://[::]', '://localhost')
+  const password = app.config.adminPassword === null ? await ensurePassword(app.db) : null
+  if (password !== null) {
+    process.stdout.write([
+      '',
+      `Dashboard: ${base}/app   password: ${password}`,
+      'Shown once: it is stored hashed. Set ADMIN_PASSWORD to choose one, or run `npx sessionwatch admin reset-password`.',
+      '',
+    ].join('\n'))
+  }
   if ((await countProjects(app.db)) > 0) return
   if (!(await claimOnce(app.db, 'first_project', new Date().toISOString()))) return
   const project = await createProject(app.db, { name: 'My website', domain: 'localhost' })
-  const base = url.replace('://0.0.0.0', '://localhost').replace('://[::]', '://localhost')
   process.stdout.write([
     '',
     'First start: created a project for you.',
@@ -26,8 +37,8 @@ export async function firstRun(app: FastifyInstance, url: string): Promise<void>
     `  <script>Sessionwatch.init({ ingestKey: '${project.ingestKey}', endpoint: '${base}' })</script>`,
     `  Demo shop: ${base}/demo`,
     '',
-    `API reference: ${base}/api/v1/docs   Home: ${base}/`,
-    'Keep the API key: it is stored hashed and cannot be shown again (rotate it with `npx sessionwatch project rotate-key`).',
+    `Dashboard: ${base}/app   API reference: ${base}/api/v1/docs   Home: ${base}/`,
+    'Keep the API key: it is stored hashed and cannot be shown again (rotate it in the dashboard\'s API tab or with `npx sessionwatch project rotate-key`).',
     '',
   ].join('\n'))
 }

@@ -56,6 +56,22 @@ export function validateNewProject(input: NewProject): string[] {
   return problems
 }
 
+/** Changes a project's name, domain or retention; returns it as listed. Shorter retention hides older sessions at once. */
+export async function updateProject(db: Db, id: string, input: Partial<NewProject>): Promise<ProjectSummary> {
+  const current = await store.findProjectById(db, id)
+  if (!current) throw new AppError(404, 'not_found', `No project with id "${id}"`)
+  const merged = { name: input.name ?? current.name, domain: input.domain ?? current.domain, retentionDays: input.retentionDays ?? current.retention_days }
+  const problems = validateNewProject(merged)
+  if (problems.length > 0) throw new AppError(400, 'invalid_parameter', problems.join('; '))
+  const row = await store.updateProject(db, id, {
+    ...(input.name !== undefined && { name: cleanText(input.name.trim()) }),
+    ...(input.domain !== undefined && { domain: input.domain.toLowerCase() }),
+    ...(input.retentionDays !== undefined && { retention_days: input.retentionDays }),
+  })
+  if (!row) throw new AppError(404, 'not_found', `No project with id "${id}"`)
+  return toSummary(row)
+}
+
 export async function createProject(db: Db, input: NewProject, now = Date.now()): Promise<ProjectWithKeys> {
   const problems = validateNewProject(input)
   if (problems.length > 0) throw new AppError(400, 'invalid_parameter', problems.join('; '))
@@ -97,11 +113,13 @@ export async function getProject(db: Db, id: string): Promise<ProjectContext> {
 
 export async function listProjects(db: Db): Promise<ProjectSummary[]> {
   const rows = await store.listProjects(db)
-  return rows.map((r) => ({
-    id: r.id, name: r.name, domain: r.domain, retentionDays: r.retention_days,
-    apiKeyPrefix: r.api_key_prefix, ingestKey: r.ingest_key, createdAt: new Date(r.created_at).toISOString(),
-  }))
+  return rows.map(toSummary)
 }
+
+const toSummary = (r: store.ProjectRow): ProjectSummary => ({
+  id: r.id, name: r.name, domain: r.domain, retentionDays: r.retention_days,
+  apiKeyPrefix: r.api_key_prefix, ingestKey: r.ingest_key, createdAt: new Date(r.created_at).toISOString(),
+})
 
 export const countProjects = (db: Db): Promise<number> => store.countProjects(db)
 

@@ -39,3 +39,10 @@ export async function updateProjectKeys(
 ): Promise<void> {
   await db.updateTable('projects').set(keys).where('id', '=', id).execute()
 }
+
+export async function updateProject(
+  db: Db, id: string, fields: Partial<Pick<ProjectRow, 'name' | 'domain' | 'retention_days'>>,
+): Promise<ProjectRow | undefined> {
+  if (Object.keys(fields).length === 0) return findProjectById(db, id)
+  return db.updateTable('projects').set(fields).where('id', '=', id).returning(columns).executeTakeFirst()
+}

@@ -17,7 +17,7 @@ export interface SdkBundle {
 }
 
 /** The repository root, found from this file whether it runs from src/ or from the dist bundle. */
-function root(): string {
+export function repoRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url))
   while (!fs.existsSync(path.join(dir, 'sdk', 'src', 'index.ts'))) {
     const up = path.dirname(dir)
@@ -37,7 +37,7 @@ let cached: Promise<SdkBundle> | null = null
 /** Builds the browser SDK and recorder with esbuild once per process (~150 ms), so they always match their source. */
 export function sdkBundle(): Promise<SdkBundle> {
   cached ??= (async () => {
-    const src = path.join(root(), 'sdk', 'src')
+    const src = path.join(repoRoot(), 'sdk', 'src')
     const common = { entryPoints: [path.join(src, 'index.ts')], ...BROWSER } satisfies BuildOptions
     const [iife, esm, rec] = await Promise.all([
       build({ ...common, format: 'iife', globalName: 'Sessionwatch' }),

@@ -27,16 +27,34 @@ export interface SessionRange {
  * A range that is exactly one UTC day walks `sessions_day_last_seen_idx`, already in list order.
  */
 export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number },
+  db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number }, filters: SessionFilters = {},
 ): Promise<SessionListRow[]> {
-  return liveSessions(db, projectId, range)
+  return liveSessions(db, projectId, range, filters)
     .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
 }
 
+/** Dashboard filters: only sessions with errors, only sessions with a recording. */
+export interface SessionFilters {
+  errors?: boolean
+  recording?: boolean
+}
+
+/**
+ * Live sessions in a range matching the filters, counted up to `cap` (the dashboard shows "cap+"):
+ * filters have no per-day counters, and counting a million rows exactly would cost ~0.5 s.
+ */
+export async function countFiltered(db: Db, projectId: string, range: SessionRange, filters: SessionFilters, cap: number): Promise<number> {
+  const row = await db.selectFrom(liveSessions(db, projectId, range, filters).clearSelect().select('id').limit(cap).as('s'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
 /** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
-function liveSessions(db: Db, projectId: string, range: SessionRange) {
+function liveSessions(db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}) {
   let q = db.selectFrom('sessions').select(sessionColumns)
     .where('project_id', '=', projectId).where('last_seen_at', '>=', range.cutoff)
+  if (filters.errors) q = q.where('events_errors', '>', 0)
+  if (filters.recording) q = q.where('recording_chunks', '>', 0)
   const day = singleDay(range)
   if (day !== null) return q.where('start_day', '=', day)
   if (range.from !== undefined) q = q.where('started_at', '>=', range.from)

@@ -7,7 +7,8 @@ export const ErrorBody = Type.Object(
     error: Type.String({ description: 'The HTTP status text.', examples: ['Bad Request'] }),
     code: Type.String({
       description: 'Stable, machine-readable reason: invalid_parameter, invalid_body, missing_api_key, '
-        + 'invalid_api_key, missing_ingest_key, invalid_ingest_key, not_found, route_not_found, '
+        + 'invalid_api_key, missing_ingest_key, invalid_ingest_key, not_found, route_not_found, not_signed_in, '
+        + 'invalid_password, too_many_requests, forbidden (the last four: dashboard only), '
         + 'payload_too_large, unsupported_media_type, service_unavailable, internal_error.',
       examples: ['invalid_parameter'],
     }),
@@ -30,15 +31,17 @@ export const Nullable = <T extends Type.TSchema & { type: string }>(schema: T) =
   Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })
 
 /** Response schemas for error statuses, keyed by status, for route definitions. */
-export const errorResponses = (...statuses: (400 | 401 | 404 | 409 | 413 | 415 | 503)[]) =>
+export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503)[]) =>
   Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error', { description: ERROR_TEXT[s] })]))
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'A parameter or the body is invalid; `parameter` names it and `message` says what is allowed.',
   401: 'The key is missing or wrong. The answer carries a `WWW-Authenticate: Bearer` header.',
+  403: 'The request lacks the dashboard\'s X-Sessionwatch header (cross-site request protection).',
   404: 'Not found: unknown, deleted, expired, or belonging to another project (never told apart).',
   409: 'The request conflicts with stored data.',
   413: 'The request is larger than allowed.',
   415: 'The Content-Type is not accepted.',
+  429: 'Too many failed sign-ins from this address; retry after the `Retry-After` seconds.',
   503: 'The database is unreachable; retry after the `Retry-After` seconds.',
 }

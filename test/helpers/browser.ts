@@ -24,7 +24,8 @@ export async function screenshot(page: Page, name: string): Promise<string> {
  * test can record any page on the service's origin, where the SDK and ingest live.
  */
 export async function servePage(page: Page, base: string, pathname: string, html: string): Promise<void> {
-  await page.route(`${base}${pathname}`, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }))
+  const origin = new URL(base).origin
+  await page.route((url) => url.origin === origin && url.pathname === pathname, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }))
 }
 
 /** Polls `check` every 100 ms until it returns a value, for at most `ms`. */

@@ -1,0 +1,42 @@
+import { api, ApiError, type ProjectSummary, type ProjectWithKeys } from '../api.ts'
+import { formatTime, h } from '../dom.ts'
+import { freshKeys } from '../keys.ts'
+
+export async function renderProjects(main: HTMLElement): Promise<void> {
+  const { projects } = await api<{ projects: ProjectSummary[] }>('GET', '/projects')
+  main.append(h('h1', {}, 'Projects'))
+  if (projects.length === 0) main.append(h('p', {}, 'No projects yet: create the first one below.'))
+  else {
+    main.append(h('table', { class: 'list', id: 'projects' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Domain'), h('th', {}, 'Retention'), h('th', {}, 'Created'), h('th', {}))),
+      h('tbody', {}, ...projects.map((p) => h('tr', {},
+        h('td', {}, h('a', { href: `#/p/${encodeURIComponent(p.id)}/sessions` }, p.name)),
+        h('td', {}, p.domain),
+        h('td', {}, `${p.retentionDays} days`),
+        h('td', {}, formatTime(p.createdAt)),
+        h('td', {}, h('a', { href: `#/p/${encodeURIComponent(p.id)}/api` }, 'API key')))))))
+  }
+  main.append(projectForm())
+}
+
+/** Create a project; its API key is shown once, on its API tab. */
+function projectForm(): HTMLElement {
+  const name = h('input', { id: 'new-name', name: 'name', required: true, maxlength: 200, placeholder: 'My shop' })
+  const domain = h('input', { id: 'new-domain', name: 'domain', required: true, placeholder: 'shop.example.com' })
+  const retention = h('input', { id: 'new-retention', name: 'retentionDays', type: 'number', min: 1, max: 3650, value: 30 })
+  const message = h('p', { class: 'error', role: 'alert' })
+  const form = h('form', { class: 'card', id: 'create-project' },
+    h('h2', {}, 'New project'),
+    h('label', {}, 'Name', name), h('label', {}, 'Domain', domain), h('label', {}, 'Retention (days)', retention),
+    h('button', { type: 'submit', class: 'primary' }, 'Create project'), message)
+  form.addEventListener('submit', (event) => {
+    event.preventDefault()
+    message.textContent = ''
+    api<ProjectWithKeys>('POST', '/projects', { name: name.value, domain: domain.value, retentionDays: Number(retention.value) })
+      .then((created) => {
+        freshKeys.set(created.id, created.apiKey)
+        location.hash = `#/p/${encodeURIComponent(created.id)}/api`
+      }, (error: unknown) => { message.textContent = error instanceof ApiError ? error.message : String(error) })
+  })
+  return form
+}

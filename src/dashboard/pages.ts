@@ -1,0 +1,57 @@
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { build } from 'esbuild'
+import type { FastifyPluginAsync } from 'fastify'
+import { BROWSER, contentHash, repoRoot } from '../sdk/bundle.ts'
+import { sendRevalidated } from '../sdk/routes.ts'
+
+interface DashboardAssets { js: string; css: string; jsHash: string; cssHash: string }
+
+let cached: Promise<DashboardAssets> | null = null
+
+/** Builds the dashboard (with rrweb-player) once per process, like the SDK, so it always matches its source. */
+function dashboardAssets(): Promise<DashboardAssets> {
+  cached ??= (async () => {
+    const dir = path.join(repoRoot(), 'dashboard', 'src')
+    const result = await build({ ...BROWSER, entryPoints: [path.join(dir, 'main.ts')], format: 'iife' })
+    const js = result.outputFiles[0]?.text ?? ''
+    const player = createRequire(import.meta.url).resolve('rrweb-player/dist/style.css')
+    const css = `${fs.readFileSync(player, 'utf8')}\n${fs.readFileSync(path.join(dir, 'style.css'), 'utf8')}`
+    return { js, css, jsHash: contentHash(js), cssHash: contentHash(css) }
+  })()
+  return cached
+}
+
+/**
+ * Only the dashboard's own script runs: visitor data is rendered as text, and the replay iframe
+ * is sandboxed without scripts. Recorded pages still need their images, fonts and styles.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src * 'unsafe-inline'", 'img-src * data: blob:', 'font-src * data:',
+  "media-src *", "connect-src 'self'", "frame-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+/** The dashboard page at /app and its script and styles. */
+export const dashboardPages: FastifyPluginAsync = async (app) => {
+  const assets = await dashboardAssets()
+  const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sessionwatch</title><link rel="stylesheet" href="/app/app.css?v=${assets.cssHash}"></head>
+<body><div id="app"></div><script src="/app/app.js?v=${assets.jsHash}"></script></body></html>`
+  const security = (reply: { header(k: string, v: string): unknown }) => {
+    reply.header('Content-Security-Policy', DASHBOARD_CSP)
+    reply.header('X-Content-Type-Options', 'nosniff')
+    reply.header('Referrer-Policy', 'no-referrer')
+  }
+  app.get('/app', { schema: { hide: true } }, async (_request, reply) => {
+    security(reply)
+    return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(page)
+  })
+  app.get('/app/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/app', 301))
+  app.get('/app/app.js', { schema: { hide: true } }, async (request, reply) =>
+    sendRevalidated(request, reply, assets.js, assets.jsHash))
+  app.get('/app/app.css', { schema: { hide: true } }, async (request, reply) =>
+    sendRevalidated(request, reply, assets.css, assets.cssHash, 'text/css; charset=utf-8'))
+}

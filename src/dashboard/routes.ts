@@ -1,0 +1,110 @@
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Readable } from 'node:stream'
+import { AppError } from '../errors.ts'
+import { strictBodyCompiler } from '../http/validation.ts'
+import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
+import { sendChunk } from '../recording/routes.ts'
+import { RecordingResponse } from '../recording/schema.ts'
+import { getChunk, getRecording } from '../recording/service.ts'
+import { DetailResponse } from '../sessions/schema.ts'
+import { getSession } from '../sessions/service.ts'
+import { SESSION_MS, type AdminAuth } from './auth.ts'
+import {
+  NewProjectBody, ProjectChunkParams, ProjectParams, ProjectPatchBody, ProjectSessionParams, SessionsQuery, SignInBody,
+} from './schema.ts'
+import { dashboardSessions, makeSignInLimiter } from './service.ts'
+
+export const COOKIE = 'sw_admin'
+/** Cross-site requests cannot set custom headers without a CORS preflight, which /app never grants. */
+export const CSRF_HEADER = 'x-sessionwatch'
+
+const hide = { hide: true }
+
+/** The dashboard's JSON API under /app/api: cookie sign-in, projects, and sessions of any project. */
+export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (app, _opts, done) => {
+  const limiter = makeSignInLimiter()
+
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.headers[CSRF_HEADER] !== '1') {
+      throw new AppError(403, 'forbidden', `Dashboard requests that change data need the header "X-Sessionwatch: 1".`)
+    }
+    if (request.routeOptions.url === '/app/api/session') return
+    if (!(await auth.valid(readCookie(request, COOKIE), Date.now()))) {
+      throw new AppError(401, 'not_signed_in', 'Sign in to the dashboard first (POST /app/api/session).')
+    }
+  })
+
+  app.post('/session', {
+    validatorCompiler: strictBodyCompiler,
+    schema: { ...hide, body: SignInBody },
+  }, async (request, reply) => {
+    const now = Date.now()
+    const wait = limiter.retryAfter(request.ip, now)
+    if (wait > 0) {
+      void reply.header('Retry-After', String(wait))
+      throw new AppError(429, 'too_many_requests', `Too many failed sign-ins; try again in ${wait} seconds.`)
+    }
+    if (!(await auth.verify(request.body.password))) {
+      limiter.fail(request.ip, now)
+      const hint = (await auth.configured()) ? '' : ' No password is set yet: run `npx sessionwatch admin reset-password`.'
+      throw new AppError(401, 'invalid_password', `The password is not right.${hint}`)
+    }
+    limiter.succeed(request.ip)
+    setCookie(request, reply, await auth.issue(now), SESSION_MS / 1000)
+    return reply.code(204).send()
+  })
+
+  app.delete('/session', { schema: hide }, async (request, reply) => {
+    setCookie(request, reply, '', 0)
+    return reply.code(204).send()
+  })
+
+  app.get('/projects', { schema: hide }, async () => ({ projects: await listProjects(app.db) }))
+
+  app.post('/projects', { validatorCompiler: strictBodyCompiler, schema: { ...hide, body: NewProjectBody } }, async (request, reply) =>
+    reply.code(201).send(await createProject(app.db, request.body)))
+
+  app.patch('/projects/:projectId', {
+    validatorCompiler: strictBodyCompiler, schema: { ...hide, params: ProjectParams, body: ProjectPatchBody },
+  }, (request) => updateProject(app.db, request.params.projectId, request.body))
+
+  app.post('/projects/:projectId/api-key', { schema: { ...hide, params: ProjectParams } }, (request) =>
+    rotateKeys(app.db, request.params.projectId, { ingest: false }))
+
+  app.get('/projects/:projectId/sessions', { schema: { ...hide, params: ProjectParams, querystring: SessionsQuery } }, async (request) =>
+    dashboardSessions(app.db, await getProject(app.db, request.params.projectId), request.query))
+
+  app.get('/projects/:projectId/sessions/:id', {
+    schema: { ...hide, params: ProjectSessionParams, response: { 200: DetailResponse } },
+  }, async (request, reply) => {
+    const result = await getSession(app.db, await getProject(app.db, request.params.projectId), request.params.id)
+    if (!(result instanceof Readable)) return result
+    return reply.type('application/json; charset=utf-8').send(result as never)
+  })
+
+  app.get('/projects/:projectId/sessions/:id/recording', {
+    schema: { ...hide, params: ProjectSessionParams, response: { 200: RecordingResponse } },
+  }, async (request) => getRecording(app.db, await getProject(app.db, request.params.projectId), request.params.id))
+
+  app.get('/projects/:projectId/sessions/:id/recording/chunks/:chunkId', { schema: { ...hide, params: ProjectChunkParams } },
+    async (request, reply) => {
+      const { projectId, id, chunkId } = request.params
+      return sendChunk(request, reply, await getChunk(app.db, await getProject(app.db, projectId), id, chunkId))
+    })
+  done()
+}
+
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=')
+    if (key === name) return value.join('=')
+  }
+  return undefined
+}
+
+/** HttpOnly and SameSite=Strict: page scripts cannot read it and other sites cannot send it. */
+function setCookie(request: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number): void {
+  const secure = request.protocol === 'https' ? '; Secure' : ''
+  void reply.header('Set-Cookie', `${COOKIE}=${value}; Path=/app; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`)
+}

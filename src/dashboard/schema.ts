@@ -1,0 +1,34 @@
+import Type, { type Static } from 'typebox'
+import { MAX_RETENTION_DAYS } from '../projects/service.ts'
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../sessions/schema.ts'
+
+/** Sessions counted at most for a filtered list: beyond it the dashboard shows "10000+". */
+export const COUNT_CAP = 10_000
+
+export const SignInBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false })
+
+const projectFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  domain: Type.String({ minLength: 1, maxLength: 260 }),
+  retentionDays: Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS }),
+}
+export const NewProjectBody = Type.Object({
+  name: projectFields.name, domain: projectFields.domain, retentionDays: Type.Optional(projectFields.retentionDays),
+}, { additionalProperties: false })
+export const ProjectPatchBody = Type.Partial(Type.Object(projectFields), { additionalProperties: false, minProperties: 1 })
+export type ProjectPatchBody = Static<typeof ProjectPatchBody>
+
+export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 100 }) })
+export const ProjectSessionParams = Type.Object({ projectId: Type.String({ maxLength: 100 }), id: Type.String({ maxLength: 200 }) })
+export const ProjectChunkParams = Type.Object({
+  projectId: Type.String({ maxLength: 100 }), id: Type.String({ maxLength: 200 }), chunkId: Type.String({ maxLength: 200 }),
+})
+
+export const SessionsQuery = Type.Object({
+  date: Type.Optional(Type.String({ format: 'date' })),
+  errors: Type.Optional(Type.Boolean({ description: 'Only sessions with errors.' })),
+  recording: Type.Optional(Type.Boolean({ description: 'Only sessions with a screen recording.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+})
+export type SessionsQuery = Static<typeof SessionsQuery>

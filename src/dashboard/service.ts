@@ -1,0 +1,59 @@
+import type { Db } from '../db/database.ts'
+import type { ProjectContext } from '../projects/service.ts'
+import { parseRange, retentionCutoff } from '../sessions/service.ts'
+import { countFiltered, countSessions, listSessions } from '../sessions/store.ts'
+import { toDetailView, type SessionDetailView } from '../sessions/views.ts'
+import { COUNT_CAP, type SessionsQuery } from './schema.ts'
+
+export interface DashboardSessions {
+  total: number
+  /** True when the filtered count stopped at COUNT_CAP. */
+  totalCapped: boolean
+  limit: number
+  offset: number
+  sessions: SessionDetailView[]
+}
+
+/**
+ * The sessions list of the dashboard: the read API's order and exact total when unfiltered; with
+ * the errors or recording filter the total is counted up to COUNT_CAP.
+ */
+export async function dashboardSessions(db: Db, project: ProjectContext, query: SessionsQuery, now = Date.now()): Promise<DashboardSessions> {
+  const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
+  const filters = { errors: query.errors === true, recording: query.recording === true }
+  const page = { limit: query.limit ?? 50, offset: query.offset ?? 0 }
+  const filtered = filters.errors || filters.recording
+  const [total, rows] = await Promise.all([
+    filtered ? countFiltered(db, project.id, range, filters, COUNT_CAP + 1) : countSessions(db, project.id, range),
+    listSessions(db, project.id, range, page, filters),
+  ])
+  return { total: Math.min(total, COUNT_CAP), totalCapped: filtered && total > COUNT_CAP, ...page, sessions: rows.map(toDetailView) }
+}
+
+/**
+ * Failed sign-ins per client address: after `max` in `windowMs` the address waits. Bounded, so a
+ * flood of addresses cannot grow memory without limit.
+ */
+export function makeSignInLimiter(max = 10, windowMs = 15 * 60_000, maxAddresses = 10_000) {
+  const failures = new Map<string, { count: number; until: number }>()
+  return {
+    /** Seconds to wait, or 0 when the address may try. */
+    retryAfter(ip: string, now: number): number {
+      const entry = failures.get(ip)
+      if (!entry || entry.until <= now) return 0
+      return entry.count >= max ? Math.ceil((entry.until - now) / 1000) : 0
+    },
+    fail(ip: string, now: number): void {
+      if (failures.size >= maxAddresses) {
+        for (const [key, e] of failures) if (e.until <= now) failures.delete(key)
+        if (failures.size >= maxAddresses) failures.clear()
+      }
+      const entry = failures.get(ip)
+      if (!entry || entry.until <= now) failures.set(ip, { count: 1, until: now + windowMs })
+      else entry.count++
+    },
+    succeed(ip: string): void {
+      failures.delete(ip)
+    },
+  }
+}

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { json, startTestApp, type TestApp } from '../helpers/app.ts'
+import { eventually, launchChromium, screenshot, servePage } from '../helpers/browser.ts'
+import { hostilePage, PAYLOAD_IMG, PAYLOAD_SVG } from './hostile.ts'
+
+const PASSWORD = 'correct horse battery staple'
+
+describe('dashboard, in Chromium', () => {
+  let t: TestApp
+  let browser: Browser
+  let base: string
+  let context: BrowserContext
+  let page: Page
+  let sessionId: string
+  const dialogs: string[] = []
+  const pageErrors: string[] = []
+
+  before(async () => {
+    t = await startTestApp('sqlite', { ADMIN_PASSWORD: PASSWORD })
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 })
+    browser = await launchChromium()
+    sessionId = await recordHostileVisit()
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+    page = await context.newPage()
+    page.on('dialog', (d) => {
+      dialogs.push(`${d.type()}: ${d.message()}`)
+      void (d.type() === 'confirm' ? d.accept() : d.dismiss())
+    })
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+  })
+  after(async () => {
+    await browser.close()
+    await t.close()
+  })
+
+  /** A visit whose every visitor-controlled field carries a script-injection payload, recorded by the SDK. */
+  async function recordHostileVisit(): Promise<string> {
+    const visitor = await browser.newContext({ userAgent: `Mozilla/5.0 ${PAYLOAD_IMG} Chrome/140.0` })
+    const shop = await visitor.newPage()
+    await servePage(shop, base, '/shop', hostilePage(t.project.ingestKey))
+    await shop.goto(`${base}/shop?utm_source=${encodeURIComponent(PAYLOAD_SVG)}`)
+    await shop.waitForFunction('Sessionwatch.stats().recording !== null')
+    await shop.mouse.move(50, 50) // an idle page sends no chunk until it changes or closes
+    await shop.waitForFunction('Sessionwatch.stats().recording !== null && Sessionwatch.stats().recording.chunks >= 1')
+    await shop.click('#boom')
+    await shop.mouse.move(200, 150)
+    await shop.waitForFunction('Sessionwatch.stats().recording.chunks >= 2')
+    await shop.waitForTimeout(500)
+    await visitor.close()
+    return eventually(async () => {
+      const list = json<{ sessions: { id: string; events: { errors: number } }[] }>(await t.get('/api/v1/sessions'))
+      const s = list.sessions.find((x) => x.events.errors >= 2)
+      return s?.id
+    }, 'the hostile session with its errors')
+  }
+
+  it('signs in: a wrong password is refused, the right one opens the projects page', async () => {
+    const res = await page.goto(`${base}/app`)
+    assert.match(res?.headers()['content-security-policy'] ?? '', /script-src 'self'/)
+    await page.waitForSelector('#login')
+    await page.fill('#password', 'wrong password')
+    await page.click('#login button[type=submit]')
+    // Locators, not waitForFunction: the dashboard's CSP forbids the eval that string predicates need.
+    await page.locator('#login-error', { hasText: /./ }).waitFor()
+    assert.match(await page.textContent('#login-error') ?? '', /not right/)
+    await screenshot(page, '01-sign-in')
+    await page.fill('#password', PASSWORD)
+    await page.click('#login button[type=submit]')
+    await page.waitForSelector('#projects')
+    assert.match(await page.textContent('#projects') ?? '', /Shop/)
+    await screenshot(page, '02-projects')
+  })
+
+  it('creates a project and shows its API key once, which then reads the API', async () => {
+    await page.fill('#new-name', 'Second shop')
+    await page.fill('#new-domain', 'second.example')
+    await page.click('#create-project button[type=submit]')
+    await page.waitForSelector('#api-key')
+    const key = (await page.textContent('#api-key')) ?? ''
+    assert.match(key, /^sw_api_/)
+    const res = await fetch(`${base}/api/v1/sessions`, { headers: { authorization: `Bearer ${key}` } })
+    assert.equal(res.status, 200)
+    assert.equal((await res.json() as { project: { name: string } }).project.name, 'Second shop')
+  })
+
+  it('API tab: rotates the key, copies it and a curl command that work', async () => {
+    await page.goto(`${base}/app#/p/${t.project.id}/api`)
+    await page.waitForSelector('#api-key-prefix')
+    assert.match(await page.textContent('#sdk-snippet') ?? '', new RegExp(t.project.ingestKey))
+    await page.click('#rotate-key')
+    await page.waitForSelector('#api-key')
+    assert.ok(dialogs.some((d) => d.startsWith('confirm')), 'rotation asks first')
+    await page.click('#api-key-box button.copy')
+    const copied = await page.evaluate<string>('navigator.clipboard.readText()')
+    assert.match(copied, /^sw_api_/)
+    assert.equal((await t.get('/api/v1/sessions', t.project.apiKey)).statusCode, 401, 'the old key stopped working')
+    const list = await fetch(`${base}/api/v1/sessions`, { headers: { authorization: `Bearer ${copied}` } })
+    assert.equal(list.status, 200)
+    assert.ok((await list.json() as { sessions: { id: string }[] }).sessions.some((s) => s.id === sessionId))
+    assert.ok((await page.textContent('#curl-list'))?.includes(copied), 'the curl example carries the new key')
+    await screenshot(page, '03-api-tab')
+  })
+
+  it('settings: changes the retention', async () => {
+    await page.click('#tab-settings')
+    await page.fill('#set-retention', '60')
+    await page.click('#settings button[type=submit]')
+    await page.locator('#settings-message', { hasText: '60 days' }).waitFor()
+    await screenshot(page, '04-settings')
+  })
+
+  it('sessions list: counters, country, recording, and the errors-only and recording filters', async () => {
+    await t.ingest({ sessionKey: 'calm-visit-0001', batchId: 'calm-1', events: [{ type: 'CLICK', message: 'fine' }] })
+    await page.click('#tab-sessions')
+    await page.waitForSelector('#sessions')
+    assert.equal(await page.locator('#sessions tbody tr').count(), 2)
+    assert.match(await page.textContent('#page-info') ?? '', /of 2 sessions/)
+    await page.check('#filter-errors')
+    await eventually(async () => ((await page.locator('#sessions tbody tr').count()) === 1 ? true : null), 'the errors-only list')
+    await page.check('#filter-recording')
+    await page.waitForSelector('#sessions .replay-link')
+    assert.match(await page.textContent('#page-info') ?? '', /1–1 of 1 sessions/)
+    await screenshot(page, '05-sessions')
+  })
+
+  it('session page: the timeline shows payloads as text, and the replay plays and follows clicks', async () => {
+    await page.click('#sessions .session-link')
+    await page.waitForSelector('#timeline li.event')
+    const timeline = (await page.textContent('#timeline')) ?? ''
+    assert.ok(timeline.includes('Checkout failed <img src=x onerror='), 'the error message is shown literally')
+    assert.ok(timeline.includes(PAYLOAD_SVG), 'the report is shown literally')
+    assert.equal(await page.locator('#timeline img, #timeline svg, #timeline script').count(), 0, 'no payload became markup')
+    await page.click('#timeline li[data-type=HTTP_ERROR] summary')
+    assert.match(await page.textContent('#timeline li[data-type=HTTP_ERROR] details') ?? '', /"password":"\*\*\*"/)
+    assert.match(await page.textContent('#session-facts') ?? '', /utm_source=<svg onload=/)
+
+    const frame = page.frameLocator('#player iframe')
+    await frame.locator('#title').waitFor({ state: 'attached' })
+    assert.equal(await page.getAttribute('#player iframe', 'sandbox'), 'allow-same-origin', 'the replay iframe may not run scripts')
+    await screenshot(page, '06-session')
+    // Clicking the error moves the player there: the replayed page shows the heading as it was then.
+    await page.click('#timeline li[data-type=ERROR] .caption')
+    await eventually(async () => ((await frame.locator('#title').textContent()) === 'Broken heading' ? true : null), 'the replay at the error')
+    assert.equal(await page.getAttribute('#timeline li[data-type=ERROR]', 'aria-current'), 'true')
+    await page.click('#timeline li[data-type=NAVIGATION] .caption')
+    await eventually(async () => ((await frame.locator('#title').textContent()) === 'Visible heading' ? true : null), 'the replay at the start')
+    // Playing moves the timeline's marker along.
+    await page.click('#timeline li[data-type=NAVIGATION] .caption')
+    await page.click('.rr-controller__btns button')
+    await eventually(async () => ((await page.getAttribute('#timeline li[data-type=ERROR]', 'aria-current')) === 'true' ? true : null),
+      'the timeline following the player')
+    await screenshot(page, '07-session-replay')
+  })
+
+  it('nothing from the visitor ran: no payload, no dialog, no page error', async () => {
+    assert.equal(await page.evaluate('window.__pwned'), undefined)
+    const frames = page.frames()
+    for (const f of frames) assert.equal(await f.evaluate('window.__pwned').catch(() => undefined), undefined)
+    assert.deepEqual(dialogs.filter((d) => !d.startsWith('confirm')), [])
+    assert.deepEqual(pageErrors, [])
+  })
+})

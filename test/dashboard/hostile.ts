@@ -1,0 +1,27 @@
+/** Script-injection payloads planted in every visitor-controlled field; each would bump window.__pwned if it ran. */
+export const PAYLOAD_IMG = '<img src=x onerror="(window.top||window).__pwned=1">'
+export const PAYLOAD_SCRIPT = '<script>(window.top||window).__pwned=2</script>'
+export const PAYLOAD_SVG = '<svg onload="(window.top||window).__pwned=3">'
+
+/** A JSON literal safe inside an inline script: "</script>" in it would end the script early. */
+const js = (value: unknown) => JSON.stringify(value).replaceAll('</', '<\\/')
+
+/** A shop page whose text, error, request body, report and tags all carry the payloads. */
+export const hostilePage = (ingestKey: string): string => `<!doctype html><html><head><meta charset="utf-8"><title>Hostile shop</title></head><body>
+<h1 id="title">Visible heading</h1>
+<p id="bait">${PAYLOAD_IMG.replaceAll('<', '&lt;')} ${PAYLOAD_SCRIPT.replaceAll('<', '&lt;')}</p>
+<div id="dom-img"></div>
+<button id="boom" type="button">Break it</button>
+<script src="/sdk.js"></script>
+<script>
+  Sessionwatch.init({ ingestKey: ${JSON.stringify(ingestKey)}, recordCheckoutMs: 300, flushIntervalMs: 300 })
+  document.getElementById('boom').addEventListener('click', () => {
+    document.getElementById('title').textContent = 'Broken heading'
+    fetch('/demo/fail', { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ note: ${js(PAYLOAD_SCRIPT)}, password: 'hunter2' }) })
+    Sessionwatch.report(${js(PAYLOAD_SVG)})
+    // Later than the heading change, so the replay at the error shows it whatever the clock noise.
+    setTimeout(() => { throw new Error(${js(`Checkout failed ${PAYLOAD_IMG}`)}) }, 400)
+  })
+</script>
+</body></html>`
