@@ -27,46 +27,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return data as T
 }
 
-export interface ProjectSummary {
-  id: string
-  name: string
-  domain: string
-  retentionDays: number
-  apiKeyPrefix: string
-  ingestKey: string
-  createdAt: string
-}
-
-export interface ProjectWithKeys { id: string; name: string; domain: string; apiKey: string; ingestKey: string }
-
-export interface SessionItem {
-  id: string
-  sessionKey: string
-  startedAt: string
-  lastSeenAt: string
-  ip: string | null
-  country: string | null
-  userAgent: string | null
-  utm: Record<string, string> | null
-  events: { total: number; errors: number; slow: number }
-  recording: { available: boolean; chunks: number }
-}
-
-export interface SessionEvent {
-  id: string
-  type: string
-  createdAt: string
-  url?: string
-  method?: string
-  message: string | null
-  stack: string | null
-  statusCode: number | null
-  durationMs: number | null
-  reqBody: string | null
-  resBody: string | null
-}
-
-export interface RecordingInfo {
-  recording: { available: boolean; chunks: number; bytes: number; droppedChunks: number }
-  chunks: { id: string; startedAt: string; endedAt: string; events: number; bytes: number; fullSnapshot: boolean }[]
-}
+// The wire types come from the service's own view types, so the two cannot drift apart.
+export type { SessionDetailView as SessionItem, EventView as SessionEvent } from '../../src/sessions/views.ts'
+export type { RecordingView as RecordingInfo } from '../../src/recording/service.ts'
+export type { ProjectSummary, ProjectWithKeys } from '../../src/projects/service.ts'

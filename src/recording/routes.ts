@@ -1,12 +1,10 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { projectOf, requireApiKey } from '../auth/api-key.ts'
-import { errorResponses } from '../shared/schema.ts'
+import { API_KEY_SECURITY as security, errorResponses } from '../shared/schema.ts'
 import { SessionParams } from '../sessions/schema.ts'
 import { ChunkEvents, ChunkParams, RecordingResponse } from './schema.ts'
 import * as service from './service.ts'
-
-const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
 
 /** Read API v1 extension: a session's screen recording, with the same key as the rest of the API. */
 export const recordingRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {

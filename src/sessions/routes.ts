@@ -1,11 +1,9 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { projectOf, requireApiKey } from '../auth/api-key.ts'
-import { errorResponses } from '../shared/schema.ts'
+import { API_KEY_SECURITY as security, errorResponses } from '../shared/schema.ts'
 import { DetailResponse, ListQuery, ListResponse, SessionParams } from './schema.ts'
 import * as service from './service.ts'
-
-const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
 
 /** The read API v1: listSessions and getSession. */
 export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {

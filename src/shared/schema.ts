@@ -45,3 +45,6 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'Too many failed sign-ins from this address; retry after the `Retry-After` seconds.',
   503: 'The database is unreachable; retry after the `Retry-After` seconds.',
 }
+
+/** OpenAPI security of the read API: the project API key as a Bearer token or in X-Api-Key. */
+export const API_KEY_SECURITY: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { json, startTestApp, type TestApp } from '../helpers/app.ts'
-import { eventually, launchChromium, screenshot, servePage } from '../helpers/browser.ts'
+import { json, type TestApp } from '../helpers/app.ts'
+import { closeBrowserTest, eventually, screenshot, servePage, startBrowserTest } from '../helpers/browser.ts'
 import { hostilePage, PAYLOAD_IMG, PAYLOAD_SVG } from './hostile.ts'
 
 const PASSWORD = 'correct horse battery staple'
@@ -18,9 +18,7 @@ describe('dashboard, in Chromium', () => {
   const pageErrors: string[] = []
 
   before(async () => {
-    t = await startTestApp('sqlite', { ADMIN_PASSWORD: PASSWORD })
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 })
-    browser = await launchChromium()
+    ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD }))
     sessionId = await recordHostileVisit()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
@@ -31,10 +29,7 @@ describe('dashboard, in Chromium', () => {
     })
     page.on('pageerror', (e) => pageErrors.push(e.message))
   })
-  after(async () => {
-    await browser.close()
-    await t.close()
-  })
+  after(() => closeBrowserTest({ t, browser }))
 
   /** A visit whose every visitor-controlled field carries a script-injection payload, recorded by the SDK. */
   async function recordHostileVisit(): Promise<string> {
@@ -48,7 +43,10 @@ describe('dashboard, in Chromium', () => {
     await shop.click('#boom')
     await shop.mouse.move(200, 150)
     await shop.waitForFunction('Sessionwatch.stats().recording.chunks >= 2')
+    // Activity after the error (thrown 400 ms after the click), so the recording runs past it.
     await shop.waitForTimeout(500)
+    await shop.mouse.move(300, 200)
+    await shop.waitForFunction('Sessionwatch.stats().recording.chunks >= 3')
     await visitor.close()
     return eventually(async () => {
       const list = json<{ sessions: { id: string; events: { errors: number } }[] }>(await t.get('/api/v1/sessions'))

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { startTestApp, type TestApp } from './app.ts'
 
 /** The flags the developer guide gives for Debian's Chromium in this sandbox. */
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -37,4 +38,23 @@ export async function eventually<T>(check: () => Promise<T | null | undefined>, 
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 100))
   }
+}
+
+export interface BrowserTest {
+  t: TestApp
+  /** The listening service's base URL. */
+  base: string
+  browser: Browser
+}
+
+/** The real app listening on a free port (SQLite), and Chromium to drive against it. */
+export async function startBrowserTest(env: Record<string, string> = {}): Promise<BrowserTest> {
+  const t = await startTestApp('sqlite', env)
+  const base = await t.app.listen({ host: '127.0.0.1', port: 0 })
+  return { t, base, browser: await launchChromium() }
+}
+
+export async function closeBrowserTest({ t, browser }: Pick<BrowserTest, 't' | 'browser'>): Promise<void> {
+  await browser.close()
+  await t.close()
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { json, startTestApp, type TestApp } from '../helpers/app.ts'
-import { launchChromium } from '../helpers/browser.ts'
+import { json, type TestApp } from '../helpers/app.ts'
+import { closeBrowserTest, startBrowserTest } from '../helpers/browser.ts'
 
 interface Event { id: string; type: string; createdAt: string; url?: string; method?: string; message: string | null; reqBody: string | null; statusCode: number | null }
 interface Detail { session: Record<string, unknown> & { events: Record<string, number> }; events: Event[] }
@@ -11,15 +11,8 @@ describe('browser SDK, end to end in Chromium', () => {
   let t: TestApp
   let browser: Browser
   let base: string
-  before(async () => {
-    t = await startTestApp('sqlite', { TRUST_PROXY: 'true' })
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 })
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser.close()
-    await t.close()
-  })
+  before(async () => { ({ t, base, browser } = await startBrowserTest({ TRUST_PROXY: 'true' })) })
+  after(() => closeBrowserTest({ t, browser }))
 
   it('records every event type and the last batch of a closing tab arrives exactly once', async () => {
     const context = await browser.newContext({ extraHTTPHeaders: { 'X-Forwarded-For': '8.8.8.8' } })

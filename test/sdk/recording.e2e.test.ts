@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import type { Browser } from 'playwright-core'
-import { json, startTestApp, type TestApp } from '../helpers/app.ts'
-import { eventually, launchChromium, servePage } from '../helpers/browser.ts'
+import { json, type TestApp } from '../helpers/app.ts'
+import { closeBrowserTest, eventually, servePage, startBrowserTest } from '../helpers/browser.ts'
 
 interface Recording { recording: { chunks: number; droppedChunks: number }; chunks: { id: string; fullSnapshot: boolean }[] }
 
@@ -21,15 +21,8 @@ describe('screen recording, end to end in Chromium', () => {
   let t: TestApp
   let browser: Browser
   let base: string
-  before(async () => {
-    t = await startTestApp('sqlite')
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 })
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser.close()
-    await t.close()
-  })
+  before(async () => { ({ t, base, browser } = await startBrowserTest()) })
+  after(() => closeBrowserTest({ t, browser }))
 
   it('uploads replayable chunks, with inputs masked, passwords never captured, and blocked and masked elements left out', async () => {
     const page = await browser.newPage()
