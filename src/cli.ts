@@ -24,7 +24,9 @@ Commands:
   project rotate-key --project ID [--ingest] [--json]
                                           Replace the API key (and the ingest key with --ingest)
   import --project ID FILE|-              Import NDJSON sessions (- reads standard input)
-  export --project ID [--date YYYY-MM-DD] Write the project's sessions as NDJSON to standard output
+  export --project ID [--date YYYY-MM-DD] [--no-recording]
+                                          Write the project's sessions (with their screen recordings,
+                                          unless --no-recording) as NDJSON to standard output
   retention run                           Delete every session past its project's retention now
   admin reset-password                    Set a new generated dashboard password and print it
 
@@ -124,9 +126,9 @@ async function runCommand(db: Kysely<Database>, command: string, rest: string[])
     return 0
   }
   if (command === 'export') {
-    const { values } = args(rest, { project: { type: 'string' }, date: { type: 'string' } })
+    const { values } = args(rest, { project: { type: 'string' }, date: { type: 'string' }, 'no-recording': { type: 'boolean' } })
     const project = await projects.getProject(db, required(values, 'project'))
-    const count = await exportSessions(db, project, { date: values.date }, writeLine, note)
+    const count = await exportSessions(db, project, { date: values.date, recording: values['no-recording'] !== true }, writeLine, note)
     note(`exported ${count} sessions`)
     return 0
   }

@@ -99,6 +99,15 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     assert.match(res.stderr, /LOG_LEVEL=/)
   })
 
+  it('admin reset-password prints a new password each time, stored only as a hash', async () => {
+    const first = await cli(['admin', 'reset-password'], env)
+    assert.equal(first.code, 0, first.stderr)
+    const password = /New dashboard password: (\w{20})/.exec(first.stdout)?.[1]
+    assert.ok(password)
+    const second = await cli(['admin', 'reset-password'], env)
+    assert.notEqual(/New dashboard password: (\w{20})/.exec(second.stdout)?.[1], password)
+  })
+
   it('prints usage for help', async () => {
     const res = await cli(['help'], env)
     assert.equal(res.code, 0)

@@ -34,6 +34,17 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
     assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1'])
   })
+  it('reads the recording limits and the admin password', () => {
+    const d = loadConfig({})
+    assert.deepEqual(d.recording, { maxChunkBytes: 524_288, maxSessionBytes: 33_554_432 })
+    assert.equal(d.adminPassword, null)
+    const c = loadConfig({ RECORDING_MAX_CHUNK_BYTES: '65536', RECORDING_MAX_SESSION_BYTES: '0', ADMIN_PASSWORD: 'long enough' })
+    assert.deepEqual(c.recording, { maxChunkBytes: 65_536, maxSessionBytes: 0 })
+    assert.equal(c.adminPassword, 'long enough')
+    assert.throws(() => loadConfig({ RECORDING_MAX_CHUNK_BYTES: '2000000', ADMIN_PASSWORD: 'short' }), (error: unknown) =>
+      error instanceof ConfigError && error.problems.length === 2 && /1 MiB request/.test(error.message) && /at least 8/.test(error.message))
+  })
+
   it('reports every bad variable at once', () => {
     try {
       loadConfig({ DATABASE_URL: 'mysql://x', PORT: 'eighty', TRUST_PROXY: 'maybe?', RETENTION_SWEEP_SECONDS: '-1', LOG_LEVEL: 'loud' })

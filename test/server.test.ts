@@ -26,6 +26,16 @@ for (const engine of testEngines()) {describe(`first run of the service [${engin
     assert.equal(body.total, 0)
   })
 
+  it('generates a dashboard password on first start, prints it once, and it signs in', async () => {
+    const [, base, password] = await server.waitFor(/Dashboard: (http:\/\/\S+)\/app {3}password: (\w+)\n/)
+    const signIn = (pw: string) => fetch(`${base ?? ''}/app/api/session`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-sessionwatch': '1' }, body: JSON.stringify({ password: pw }),
+    })
+    assert.equal((await signIn(password ?? '')).status, 204)
+    assert.equal((await signIn('not it')).status, 401)
+    assert.equal(server.output().match(/password: /g)?.length, 1)
+  })
+
   it('shows a home page saying what to do next', async () => {
     const [, url] = await server.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/sessions/)
     const res = await fetch(`${url ?? ''}/`)

@@ -76,3 +76,10 @@ export async function deleteChunks(db: Db, projectId: string, sessionIds: readon
   if (sessionIds.length === 0) return
   await db.deleteFrom('recording_chunks').where('project_id', '=', projectId).where('session_id', 'in', sessionIds).execute()
 }
+
+/** The stored chunks of a session with their data, in recording order (export). */
+export function chunksWithData(db: Db, projectId: string, sessionId: string): Promise<{ id: string; started_at: number; data: Buffer | null }[]> {
+  return db.selectFrom('recording_chunks').select(['id', 'started_at', 'data'])
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('data', 'is not', null)
+    .orderBy('started_at').orderBy('id').execute()
+}

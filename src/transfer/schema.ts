@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { TYPE_PATTERN } from '../events/types.ts'
 import { MAX_DURATION_MS } from '../ingest/schema.ts'
+import { RecordingUpload } from '../recording/schema.ts'
 import { Nullable } from '../shared/schema.ts'
 
 const Text = Type.Optional(Nullable(Type.String()))
@@ -35,6 +36,11 @@ export const TransferLine = Type.Object({
   utm: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
   recording: Type.Optional(Type.Object({ available: Type.Boolean(), chunks: Type.Integer({ minimum: 0 }) })),
   events: Type.Array(TransferEvent),
+  /** Stored screen recording chunks, as uploaded (base64 gzip); startedAt keeps their clock correction. */
+  recordingChunks: Type.Optional(Type.Array(Type.Object({
+    ...RecordingUpload.properties,
+    startedAt: Type.String({ maxLength: 40 }),
+  }, { additionalProperties: false }))),
 }, { additionalProperties: false })
 
 export type TransferLine = Static<typeof TransferLine>

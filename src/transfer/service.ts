@@ -9,10 +9,13 @@ import type { SessionSeed } from '../ingest/store.ts'
 import { createWriter } from '../ingest/writer.ts'
 import { normalizeEvent } from '../ingest/service.ts'
 import type { ProjectContext } from '../projects/service.ts'
+import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES } from '../recording/schema.ts'
+import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
+import { chunksWithData, type ChunkRecord } from '../recording/store.ts'
 import { retentionCutoff } from '../sessions/service.ts'
 import { toEventView, toSessionView } from '../sessions/views.ts'
 import { listEvents, sessionsAfter } from '../sessions/store.ts'
-import { DAY_MS, parseDate, parseInstant } from '../shared/time.ts'
+import { DAY_MS, parseDate, parseInstant, toIso } from '../shared/time.ts'
 import { TransferLine } from './schema.ts'
 
 const checkLine = Compile(TransferLine)
@@ -32,7 +35,7 @@ export interface Progress {
  * start first. Walks the sessions by keyset so memory stays flat whatever the project's size.
  */
 export async function exportSessions(
-  db: Kysely<Database>, project: ProjectContext, opts: { date?: string; now?: number },
+  db: Kysely<Database>, project: ProjectContext, opts: { date?: string; now?: number; recording?: boolean },
   write: (line: string) => Promise<void>, progress: Progress = () => undefined,
 ): Promise<number> {
   let from: number | undefined
@@ -50,7 +53,10 @@ export async function exportSessions(
       const events = await listEvents(db, project.id, row.id)
       const { events: _counters, ...session } = toSessionView(row)
       const chunks = row.recording_chunks
-      await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(toEventView) }))
+      const recordingChunks = chunks > 0 && opts.recording !== false
+        ? (await chunksWithData(db, project.id, row.id)).map((c) => ({ id: c.id, data: c.data?.toString('base64') ?? '', startedAt: toIso(c.started_at) }))
+        : undefined
+      await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(toEventView), recordingChunks }))
       count++
       if (count % 10_000 === 0) progress(`exported ${count} sessions…`)
     }
@@ -76,16 +82,20 @@ export interface ImportReport {
  */
 export async function importSessions(
   db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string> | Iterable<string>, progress: Progress = () => undefined,
-  now = Date.now(),
+  now = Date.now(), limits: RecordingLimits = { maxChunkBytes: DEFAULT_MAX_CHUNK_BYTES, maxSessionBytes: DEFAULT_MAX_SESSION_BYTES },
 ): Promise<ImportReport> {
   const report: ImportReport = { imported: 0, events: 0, duplicates: 0, bad: [], expired: 0 }
   const cutoff = retentionCutoff(project, now)
   // Lines share group commits like ingest batches do; a bounded number is in flight at once.
   const writer = createWriter(db)
   const inFlight = new Set<Promise<void>>()
-  const store = async (lineNo: number, seed: SessionSeed, events: EventRecord[]) => {
+  const store = async (lineNo: number, { seed, events, recording }: ReturnType<typeof parseLine>) => {
     try {
-      const result = await writer.submit({ projectId: project.id, seed, events, cutoff, now })
+      const chunks = await importChunks(recording, limits, now)
+      const result = await writer.submit({
+        projectId: project.id, seed, events, cutoff, now,
+        ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: limits.maxSessionBytes } }),
+      })
       report.imported++
       report.events += result.accepted
       report.duplicates += result.duplicates
@@ -108,7 +118,7 @@ export async function importSessions(
         report.bad.push({ line: lineNo, reason: error.message })
         continue
       }
-      const task = store(lineNo, parsed.seed, parsed.events).finally(() => { inFlight.delete(task) })
+      const task = store(lineNo, parsed).finally(() => { inFlight.delete(task) })
       inFlight.add(task)
       if (inFlight.size >= IMPORT_IN_FLIGHT) await Promise.race(inFlight)
       if (lineNo % 10_000 === 0) progress(`read ${lineNo} lines, imported ${report.imported} sessions…`)
@@ -122,7 +132,7 @@ export async function importSessions(
 }
 
 /** Validates one line completely and turns it into what the store takes. Throws AppError naming the fault. */
-export function parseLine(text: string): { seed: SessionSeed & { id: string }; events: EventRecord[] } {
+export function parseLine(text: string): { seed: SessionSeed & { id: string }; events: EventRecord[]; recording: TransferChunk[] } {
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -157,5 +167,19 @@ export function parseLine(text: string): { seed: SessionSeed & { id: string }; e
       ip: clean(line.ip), country: line.country ?? null, userAgent: clean(line.userAgent), utm: cleanTags(line.utm),
     },
     events,
+    recording: (line.recordingChunks ?? []).map((c, i) => ({ ...c, at: instant(`recordingChunks.${i}.startedAt`, c.startedAt) })),
   }
+}
+
+type TransferChunk = NonNullable<TransferLine['recordingChunks']>[number] & { at: number }
+
+/** Checks imported chunks like uploads, and puts each back at its exported time (its clock correction kept). */
+async function importChunks(chunks: TransferChunk[], limits: RecordingLimits, now: number): Promise<ChunkRecord[]> {
+  const decoded = await decodeChunks(chunks, limits, (t) => t, now).catch((error: unknown) => {
+    throw error instanceof AppError ? new AppError(400, 'invalid_body', error.message.replace(/^recording\[(\d+)\]/, 'recordingChunks.$1')) : error
+  })
+  return decoded.map((c, i) => {
+    const shift = c.data === null ? 0 : (chunks[i]?.at ?? c.started_at) - c.started_at
+    return { ...c, started_at: c.started_at + shift, ended_at: c.ended_at + shift }
+  })
 }

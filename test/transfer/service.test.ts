@@ -5,6 +5,7 @@ import { exportSessions, importSessions } from '../../src/transfer/service.ts'
 import { DAY_MS } from '../../src/shared/time.ts'
 import { batch, json, startTestApp, type TestApp } from '../helpers/app.ts'
 import { testEngines } from '../helpers/engines.ts'
+import { chunkUpload, rrwebEvents } from '../helpers/recording.ts'
 
 const linesOf = (lines: string[]): Iterable<string> => lines
 
@@ -30,6 +31,8 @@ for (const engine of testEngines()) {
         { type: 'CUSTOM_TYPE', message: null, createdAt: yesterday + 20 },
       ]), { remoteAddress: '8.8.8.8', headers: { 'user-agent': 'UA/1' } })
       await source.ingest(batch('transfer-two-1', [{ type: 'ERROR', message: 'e', stack: 's', createdAt: Date.now() - 5000 }]))
+      // A recording sent by a visitor clock 7 s slow: its chunk times carry the correction.
+      await source.ingest(batch('transfer-two-1', [], { sentAt: Date.now() - 7000, recording: [chunkUpload('c-0', rrwebEvents(Date.now() - 9000))] }))
     })
     after(async () => { await source.close(); await target.close() })
 
@@ -43,7 +46,13 @@ for (const engine of testEngines()) {
         const a = json(await source.get(`/api/v1/sessions/${id}`))
         const b = json(await target.get(`/api/v1/sessions/${id}`))
         assert.deepEqual({ ...b, project: null }, { ...a, project: null })
+        const ra = json(await source.get(`/api/v1/sessions/${id}/recording`))
+        const rb = json(await target.get(`/api/v1/sessions/${id}/recording`))
+        assert.deepEqual({ ...rb, project: null }, { ...ra, project: null }, 'the recording and its chunk times too')
       }
+      const twoId = list.find((x) => x.id)?.id ?? ''
+      assert.equal((await target.get(`/api/v1/sessions/${twoId}/recording/chunks/c-0`)).body,
+        (await source.get(`/api/v1/sessions/${twoId}/recording/chunks/c-0`)).body)
       assert.deepEqual(await exportAll(target, target.project.id), lines, 'a second export is byte-identical')
     })
 
@@ -52,6 +61,8 @@ for (const engine of testEngines()) {
       const parsed = JSON.parse(line ?? '{}') as Record<string, unknown>
       assert.deepEqual(Object.keys(parsed),
         ['id', 'sessionKey', 'startedAt', 'lastSeenAt', 'ip', 'country', 'userAgent', 'utm', 'recording', 'events'])
+      const recorded = (await exportAll(source, source.project.id)).map((l) => JSON.parse(l) as { recordingChunks?: unknown[] })
+      assert.deepEqual(recorded.map((l) => l.recordingChunks?.length), [undefined, 1], 'a session with a recording carries its chunks')
       assert.ok(Array.isArray(parsed.events))
     })
 
