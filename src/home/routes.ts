@@ -18,12 +18,14 @@ code,pre{background:#f3f4f7;border-radius:4px;padding:.1em .3em}pre{padding:.8em
 <h1>Sessionwatch is running</h1>
 <p>It records visits to your site and serves them through the read API v1.</p>
 <ol>
-<li><b>Your keys.</b> The first start printed a project with its API key (reads) and ingest key (writes).
-Lost the API key? <code>npx sessionwatch project rotate-key --project ID</code> prints a new one;
-<code>npx sessionwatch project list</code> shows your projects.</li>
+<li><b>Your keys.</b> The first start printed the <a href="/app">dashboard</a> password and a project with its
+API key (reads) and ingest key (writes). Lost the API key? Rotate it in the dashboard's API tab, or with
+<code>npx sessionwatch project rotate-key --project ID</code>. Lost the password?
+<code>npx sessionwatch admin reset-password</code>.</li>
 <li><b>Send data.</b> Open the <a href="/demo">demo shop</a> and press its buttons, or add the SDK to your site:
 <pre>&lt;script src="https://YOUR-SESSIONWATCH/sdk.js"&gt;&lt;/script&gt;
 &lt;script&gt;Sessionwatch.init({ ingestKey: 'sw_ing_…', endpoint: 'https://YOUR-SESSIONWATCH' })&lt;/script&gt;</pre></li>
+<li><b>Watch it.</b> The <a href="/app">dashboard</a> lists the sessions; open one for its events and replay.</li>
 <li><b>Read it.</b><pre>curl -H "Authorization: Bearer $API_KEY" http://localhost:8080/api/v1/sessions</pre></li>
 </ol>
 <p>API reference: <a href="/api/v1/docs">/api/v1/docs</a> · OpenAPI document: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a></p>

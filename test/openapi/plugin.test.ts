@@ -64,6 +64,16 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415', '503'])
   })
 
+  it('documents the recording extension with the API key, and keeps the dashboard\'s own API out', () => {
+    const list = doc.paths['/api/v1/sessions/{id}/recording']?.get
+    const chunk = doc.paths['/api/v1/sessions/{id}/recording/chunks/{chunkId}']?.get
+    assert.equal(list?.operationId, 'getSessionRecording')
+    assert.equal(chunk?.operationId, 'getSessionRecordingChunk')
+    assert.deepEqual(list.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
+    assert.deepEqual(Object.keys(chunk.responses).sort(), ['200', '401', '404', '503'])
+    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/app')), [])
+  })
+
   it('serves a readable HTML reference at /api/v1/docs', async () => {
     const res = await t.app.inject({ url: '/api/v1/docs' })
     const page = res.statusCode === 302 ? await t.app.inject({ url: String(res.headers.location) }) : res
