@@ -140,6 +140,8 @@ describe('dashboard, in Chromium', () => {
     assert.equal(await page.getAttribute('#player iframe', 'sandbox'), 'allow-same-origin', 'the replay iframe may not run scripts')
     await screenshot(page, '06-session')
     // Clicking the error moves the player there: the replayed page shows the heading as it was then.
+    assert.equal(await frame.locator('#live-dom img').count(), 1, 'the recorded DOM holds the hostile img')
+    await frame.locator('#js-link').click({ force: true }).catch(() => undefined)
     await page.click('#timeline li[data-type=ERROR] .caption')
     await eventually(async () => ((await frame.locator('#title').textContent()) === 'Broken heading' ? true : null), 'the replay at the error')
     assert.equal(await page.getAttribute('#timeline li[data-type=ERROR]', 'aria-current'), 'true')

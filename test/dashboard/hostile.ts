@@ -6,11 +6,16 @@ export const PAYLOAD_SVG = '<svg onload="(window.top||window).__pwned=3">'
 /** A JSON literal safe inside an inline script: "</script>" in it would end the script early. */
 const js = (value: unknown) => JSON.stringify(value).replaceAll('</', '<\\/')
 
-/** A shop page whose text, error, request body, report and tags all carry the payloads. */
+/**
+ * A shop page whose text, live elements (an img with onerror, an svg with onload, a javascript: link, an iframe
+ * with a script), error, request body, report and tags all carry the payloads. The payloads do run in the visited page itself
+ * (it is the visitor's own page); they must not run in the dashboard or its replay.
+ */
 export const hostilePage = (ingestKey: string): string => `<!doctype html><html><head><meta charset="utf-8"><title>Hostile shop</title></head><body>
 <h1 id="title">Visible heading</h1>
 <p id="bait">${PAYLOAD_IMG.replaceAll('<', '&lt;')} ${PAYLOAD_SCRIPT.replaceAll('<', '&lt;')}</p>
-<div id="dom-img"></div>
+<div id="live-dom">${PAYLOAD_IMG}${PAYLOAD_SVG}</svg><a id="js-link" href="javascript:(window.top||window).__pwned=4">a link</a>
+<iframe srcdoc="${PAYLOAD_SCRIPT.replaceAll('"', '&quot;')}"></iframe></div>
 <button id="boom" type="button">Break it</button>
 <script src="/sdk.js"></script>
 <script>
