@@ -18,16 +18,21 @@ export interface DashboardSessions {
  * The sessions list of the dashboard: the read API's order and exact total when unfiltered; with
  * the errors or recording filter the total is counted up to COUNT_CAP.
  */
-export async function dashboardSessions(db: Db, project: ProjectContext, query: SessionsQuery, now = Date.now()): Promise<DashboardSessions> {
+export async function dashboardSessions(
+  db: Db, project: ProjectContext, query: SessionsQuery, now = Date.now(), cap = COUNT_CAP,
+): Promise<DashboardSessions> {
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
   const filters = { errors: query.errors === true, recording: query.recording === true }
   const page = { limit: query.limit ?? 50, offset: query.offset ?? 0 }
   const filtered = filters.errors || filters.recording
   const [total, rows] = await Promise.all([
-    filtered ? countFiltered(db, project.id, range, filters, COUNT_CAP + 1) : countSessions(db, project.id, range),
+    filtered ? countFiltered(db, project.id, range, filters, cap + 1) : countSessions(db, project.id, range),
     listSessions(db, project.id, range, page, filters),
   ])
-  return { total: Math.min(total, COUNT_CAP), totalCapped: filtered && total > COUNT_CAP, ...page, sessions: rows.map(toDetailView) }
+  return {
+    total: filtered ? Math.min(total, cap) : total, totalCapped: filtered && total > cap,
+    ...page, sessions: rows.map(toDetailView),
+  }
 }
 
 /**

@@ -50,11 +50,12 @@ export async function countFiltered(db: Db, projectId: string, range: SessionRan
 }
 
 /** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
-function liveSessions(db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}) {
+export function liveSessions(db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}) {
   let q = db.selectFrom('sessions').select(sessionColumns)
     .where('project_id', '=', projectId).where('last_seen_at', '>=', range.cutoff)
-  if (filters.errors) q = q.where('events_errors', '>', 0)
-  if (filters.recording) q = q.where('recording_chunks', '>', 0)
+  // Spelled as the partial indexes are, so any planner can match them (no parameter to look through).
+  if (filters.errors) q = q.where(sql<boolean>`events_errors > 0`)
+  if (filters.recording) q = q.where(sql<boolean>`recording_chunks > 0`)
   const day = singleDay(range)
   if (day !== null) return q.where('start_day', '=', day)
   if (range.from !== undefined) q = q.where('started_at', '>=', range.from)
