@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { build } from 'esbuild'
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginCallback } from 'fastify'
 import { BROWSER, contentHash, repoRoot } from '../sdk/bundle.ts'
 import { sendRevalidated } from '../sdk/routes.ts'
 
@@ -19,7 +19,10 @@ function dashboardAssets(): Promise<DashboardAssets> {
     const player = createRequire(import.meta.url).resolve('rrweb-player/dist/style.css')
     const css = `${fs.readFileSync(player, 'utf8')}\n${fs.readFileSync(path.join(dir, 'style.css'), 'utf8')}`
     return { js, css, jsHash: contentHash(js), cssHash: contentHash(css) }
-  })()
+  })().catch((error: unknown) => {
+    cached = null // the next request tries again
+    throw error
+  })
   return cached
 }
 
@@ -33,25 +36,29 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-/** The dashboard page at /app and its script and styles. */
-export const dashboardPages: FastifyPluginAsync = async (app) => {
-  const assets = await dashboardAssets()
-  const page = `<!doctype html>
+/**
+ * The dashboard page at /app and its script and styles. Built on the first request rather than at
+ * start: an API-only process never pays for bundling rrweb-player.
+ */
+export const dashboardPages: FastifyPluginCallback = (app, _opts, done) => {
+  const page = (assets: DashboardAssets) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sessionwatch</title><link rel="stylesheet" href="/app/app.css?v=${assets.cssHash}"></head>
 <body><div id="app"></div><script src="/app/app.js?v=${assets.jsHash}"></script></body></html>`
-  const security = (reply: { header(k: string, v: string): unknown }) => {
-    reply.header('Content-Security-Policy', DASHBOARD_CSP)
-    reply.header('X-Content-Type-Options', 'nosniff')
-    reply.header('Referrer-Policy', 'no-referrer')
-  }
   app.get('/app', { schema: { hide: true } }, async (_request, reply) => {
-    security(reply)
-    return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(page)
+    const html = page(await dashboardAssets())
+    return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache')
+      .header('Content-Security-Policy', DASHBOARD_CSP).header('X-Content-Type-Options', 'nosniff')
+      .header('Referrer-Policy', 'no-referrer').send(html)
   })
   app.get('/app/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/app', 301))
-  app.get('/app/app.js', { schema: { hide: true } }, async (request, reply) =>
-    sendRevalidated(request, reply, assets.js, assets.jsHash))
-  app.get('/app/app.css', { schema: { hide: true } }, async (request, reply) =>
-    sendRevalidated(request, reply, assets.css, assets.cssHash, 'text/css; charset=utf-8'))
+  app.get('/app/app.js', { schema: { hide: true } }, async (request, reply) => {
+    const assets = await dashboardAssets()
+    return sendRevalidated(request, reply, assets.js, assets.jsHash)
+  })
+  app.get('/app/app.css', { schema: { hide: true } }, async (request, reply) => {
+    const assets = await dashboardAssets()
+    return sendRevalidated(request, reply, assets.css, assets.cssHash, 'text/css; charset=utf-8')
+  })
+  done()
 }

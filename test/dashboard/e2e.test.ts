@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { json, type TestApp } from '../helpers/app.ts'
+import { batch, json, type TestApp } from '../helpers/app.ts'
 import { closeBrowserTest, eventually, screenshot, servePage, startBrowserTest } from '../helpers/browser.ts'
 import { hostilePage, PAYLOAD_IMG, PAYLOAD_SVG } from './hostile.ts'
 
@@ -122,6 +122,29 @@ describe('dashboard, in Chromium', () => {
     await page.waitForSelector('#sessions .replay-link')
     assert.match(await page.textContent('#page-info') ?? '', /1–1 of 1 sessions/)
     await screenshot(page, '05-sessions')
+  })
+
+  it('pages through the sessions list 50 at a time, and filters by day', async () => {
+    const second = await t.app.db.selectFrom('projects').select(['id', 'ingest_key']).where('name', '=', 'Second shop').executeTakeFirstOrThrow()
+    for (let i = 0; i < 51; i++) {
+      await t.app.inject({
+        method: 'POST', url: '/ingest/v1/batch', headers: { 'x-ingest-key': second.ingest_key },
+        payload: batch(`paging-${i}-visit`, [{ type: 'CLICK', message: `visit ${i}` }]),
+      })
+    }
+    await page.goto(`${base}/app#/p/${second.id}/sessions`)
+    await page.locator('#page-info', { hasText: '1–50 of 51 sessions' }).waitFor()
+    assert.equal(await page.locator('#sessions tbody tr').count(), 50)
+    await page.click('#next')
+    await page.locator('#page-info', { hasText: '51–51 of 51 sessions' }).waitFor()
+    assert.equal(await page.isDisabled('#next'), true)
+    await page.click('#prev')
+    await page.locator('#page-info', { hasText: '1–50 of 51 sessions' }).waitFor()
+    await page.fill('#filter-date', '2020-01-01')
+    await page.locator('#no-sessions').waitFor()
+    await page.fill('#filter-date', new Date().toISOString().slice(0, 10))
+    await page.locator('#page-info', { hasText: 'of 51 sessions' }).waitFor()
+    await page.goto(`${base}/app#/p/${t.project.id}/sessions?errors=1&recording=1`)
   })
 
   it('session page: the timeline shows payloads as text, and the replay plays and follows clicks', async () => {
