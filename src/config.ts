@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { MAX_BATCH_BYTES } from './ingest/schema.ts'
 import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES } from './recording/schema.ts'
 
 /** Which storage engine a database URL selects. */
@@ -40,8 +41,8 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const DEFAULT_SQLITE_FILE = './data/sessionwatch.db'
-/** Base64 of a larger chunk would not fit the 1 MiB ingest request. */
-const MAX_CHUNK_SETTING = 768 * 1024
+/** The largest chunk whose base64, with 4 KiB for the rest of the body, fits one ingest request (765 KiB). */
+const MAX_CHUNK_SETTING = Math.floor(((MAX_BATCH_BYTES - 4096) * 3) / 4)
 
 type Env = Readonly<Record<string, string | undefined>>
 
