@@ -13,7 +13,7 @@ export const demoRoutes: FastifyPluginCallback = (app, _opts, done) => {
   app.get('/demo.js', { schema: { hide: true } }, async (_request, reply) => {
     const project = (await listProjects(app.db))[0]
     const init = project
-      ? `Sessionwatch.init({ ingestKey: ${JSON.stringify(project.ingest_key)}, flushIntervalMs: 1000 })`
+      ? `Sessionwatch.init({ ingestKey: ${JSON.stringify(project.ingest_key)}, flushIntervalMs: 1000, recordCheckoutMs: 5000 })`
       : 'document.body.prepend("No project yet: run `npx sessionwatch project create` first.")'
     return reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'no-store').send(`${init}\n${DEMO_SCRIPT}`)
   })
@@ -45,7 +45,7 @@ const DEMO_PAGE = `<!doctype html>
 input{margin:.2rem}</style></head>
 <body>
 <h1>Demo shop</h1>
-<p>This page runs the Sessionwatch SDK. Each button causes an event; then read them with
+<p>This page runs the Sessionwatch SDK and records the screen. Each button causes an event; watch the visit in the <a href="/app">dashboard</a> or read it with
 <code>curl -H "Authorization: Bearer $API_KEY" /api/v1/sessions</code>.</p>
 <p><button type="button" id="error">Throw an error</button><button type="button" id="fail">Failing request</button>
 <button type="button" id="slow">Slow request</button><button type="button" id="page">Go to another page (SPA)</button></p>
