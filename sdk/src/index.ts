@@ -1,7 +1,7 @@
 import { installCapture, type CaptureOptions } from './capture.ts'
 import { makeQueue, type SdkEvent } from './queue.ts'
 import type { RecorderHost, RecorderStats } from './recorder.ts'
-import { makeTransport, type Transport } from './transport.ts'
+import { makeTransport, sendWithRetry, type Transport } from './transport.ts'
 
 export interface Options extends Partial<CaptureOptions> {
   /** The project's public ingest key (sw_ing_…). */
@@ -75,8 +75,6 @@ function start(options: Options, transport?: Transport) {
   const landing = location.href
   let sent = 0
   let inFlight: { body: string; count: number } | null = null
-  let backoffMs = 0
-  let attempts = 0
 
   const sessionKey = (): string => {
     const now = Date.now()
@@ -98,23 +96,10 @@ function start(options: Options, transport?: Transport) {
     if (inFlight !== null || queue.size === 0) return
     inFlight = { body: batchOf(queue.take(o.maxBatchEvents)), count: 0 }
     inFlight.count = (JSON.parse(inFlight.body) as { events: unknown[] }).events.length
-    for (;;) {
-      const result = await io.send(inFlight.body)
-      if (result.ok) {
-        sent += inFlight.count
-        attempts = 0
-        backoffMs = 0
-        break
-      }
-      if (result.fatal || ++attempts > 5) {
-        queue.drop(result.fatal ? 'rejected' : 'retries_exhausted', inFlight.count)
-        attempts = 0
-        break
-      }
-      // Exponential backoff from 1 s to 30 s, or what the server asked for.
-      backoffMs = result.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (attempts - 1))
-      await new Promise((r) => setTimeout(r, backoffMs))
-    }
+    // The first send and five retries.
+    const delivery = await sendWithRetry((body) => io.send(body), inFlight.body, 6)
+    if (delivery === 'sent') sent += inFlight.count
+    else queue.drop(delivery, inFlight.count)
     inFlight = null
   }
 

@@ -1,6 +1,6 @@
 import { record } from '@rrweb/record'
 import { gzipSync, strToU8 } from 'fflate'
-import type { SendResult } from './transport.ts'
+import { sendWithRetry, type SendResult } from './transport.ts'
 
 /** What the core SDK lends the recorder: the session, its transport, and the recording options. */
 export interface RecorderHost {
@@ -59,15 +59,6 @@ export function startRecorder(host: RecorderHost): (() => RecorderStats) | null 
     })
   }
 
-  const upload = async (payload: string) => {
-    for (let attempt = 1; ; attempt++) {
-      const result = await host.send(payload)
-      if (result.ok) return true
-      if (result.fatal || attempt >= ATTEMPTS) return false
-      await new Promise((r) => setTimeout(r, result.retryAfterMs ?? 1000 * 2 ** (attempt - 1)))
-    }
-  }
-
   /** Compresses what is buffered into one chunk and sends it (by beacon when the page is closing). */
   const cut = (closing: boolean) => {
     if (parts.length === 0) return
@@ -86,7 +77,7 @@ export function startRecorder(host: RecorderHost): (() => RecorderStats) | null 
       count()
       return
     }
-    void upload(payload).then((ok) => { if (ok) count(); else stats.dropped++ })
+    void sendWithRetry((body) => host.send(body), payload, ATTEMPTS).then((delivery) => { if (delivery === 'sent') count(); else stats.dropped++ })
   }
 
   const guard = (fn: () => void) => () => { try { fn() } catch { /* never into the page */ } }

@@ -58,6 +58,23 @@ function defaultBeacon(): ((url: string, data: Blob) => boolean) | undefined {
   return nav?.sendBeacon ? nav.sendBeacon.bind(nav) : undefined
 }
 
+/** How a send with retries ended. */
+export type Delivery = 'sent' | 'rejected' | 'retries_exhausted'
+
+/**
+ * Sends until the body is stored, refused for good, or `attempts` sends have failed. Between
+ * failures it waits what the server asked for (Retry-After) or backs off 1 s, 2 s, 4 s … up to 30 s.
+ */
+export async function sendWithRetry(send: (body: string) => Promise<SendResult>, body: string, attempts: number): Promise<Delivery> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await send(body)
+    if (result.ok) return 'sent'
+    if (result.fatal) return 'rejected'
+    if (attempt >= attempts) return 'retries_exhausted'
+    await new Promise((r) => setTimeout(r, result.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (attempt - 1))))
+  }
+}
+
 /** Retry-After as seconds or an HTTP date, in milliseconds; null when absent or unreadable. */
 export function retryAfter(value: string | null): number | null {
   if (!value) return null

@@ -77,8 +77,8 @@ export function adminAuth(db: Db, envPassword: string | null): AdminAuth {
 
 /** A readable random password: 20 characters from a 32-letter alphabet without look-alikes (100 bits). */
 export function generatePassword(): string {
-  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789AB'.slice(0, 32)
-  return Array.from(randomBytes(20), (b) => alphabet[b % 32]).join('')
+  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789A'
+  return Array.from(randomBytes(20), (b) => alphabet[b % alphabet.length]).join('')
 }
 
 /**
@@ -86,10 +86,11 @@ export function generatePassword(): string {
  * returns it so the caller prints it once, or null when one was already set.
  */
 export async function ensurePassword(db: Db, opts: { reset?: boolean } = {}): Promise<string | null> {
+  // Every start asks; hashing (scrypt, tens of ms) only when there is a password to set.
+  if (!opts.reset && (await readMeta(db, PASSWORD_KEY)) !== undefined) return null
   const password = generatePassword()
   const hash = await hashPassword(password)
-  if (opts.reset) {
-    await db.deleteFrom('meta').where('key', '=', PASSWORD_KEY).execute()
-  }
+  if (opts.reset) await db.deleteFrom('meta').where('key', '=', PASSWORD_KEY).execute()
+  // Several processes starting at once: one claim wins, and only its password is printed.
   return (await claimOnce(db, PASSWORD_KEY, hash)) ? password : null
 }

@@ -1,6 +1,5 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Readable } from 'node:stream'
 import { AppError } from '../errors.ts'
 import { strictBodyCompiler } from '../http/validation.ts'
 import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
@@ -8,6 +7,7 @@ import { sendChunk } from '../recording/routes.ts'
 import { RecordingResponse } from '../recording/schema.ts'
 import { getChunk, getRecording } from '../recording/service.ts'
 import { DetailResponse } from '../sessions/schema.ts'
+import { sendSession } from '../sessions/routes.ts'
 import { getSession } from '../sessions/service.ts'
 import { SESSION_MS, type AdminAuth } from './auth.ts'
 import {
@@ -15,9 +15,9 @@ import {
 } from './schema.ts'
 import { dashboardSessions, makeSignInLimiter } from './service.ts'
 
-export const COOKIE = 'sw_admin'
+const COOKIE = 'sw_admin'
 /** Cross-site requests cannot set custom headers without a CORS preflight, which /app never grants. */
-export const CSRF_HEADER = 'x-sessionwatch'
+const CSRF_HEADER = 'x-sessionwatch'
 
 const hide = { hide: true }
 
@@ -77,11 +77,8 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
 
   app.get('/projects/:projectId/sessions/:id', {
     schema: { ...hide, params: ProjectSessionParams, response: { 200: DetailResponse } },
-  }, async (request, reply) => {
-    const result = await getSession(app.db, await getProject(app.db, request.params.projectId), request.params.id)
-    if (!(result instanceof Readable)) return result
-    return reply.type('application/json; charset=utf-8').send(result as never)
-  })
+  }, async (request, reply) =>
+    sendSession(reply, await getSession(app.db, await getProject(app.db, request.params.projectId), request.params.id)))
 
   app.get('/projects/:projectId/sessions/:id/recording', {
     schema: { ...hide, params: ProjectSessionParams, response: { 200: RecordingResponse } },
@@ -95,7 +92,7 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   done()
 }
 
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
+function readCookie(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [key, ...value] = part.trim().split('=')
     if (key === name) return value.join('=')

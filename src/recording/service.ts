@@ -3,8 +3,7 @@ import { gunzip as gunzipCb } from 'node:zlib'
 import type { Db } from '../db/database.ts'
 import { invalidBody, notFound } from '../errors.ts'
 import type { Project, ProjectContext } from '../projects/service.ts'
-import { retentionCutoff } from '../sessions/service.ts'
-import { findSession } from '../sessions/store.ts'
+import { findLiveSession } from '../sessions/service.ts'
 import { publicProject } from '../sessions/views.ts'
 import { toIso } from '../shared/time.ts'
 import { MAX_CHUNK_JSON_BYTES, type RecordingUpload } from './schema.ts'
@@ -86,15 +85,9 @@ export interface RecordingView {
   chunks: { id: string; startedAt: string; endedAt: string; events: number; bytes: number; fullSnapshot: boolean }[]
 }
 
-async function liveSession(db: Db, project: ProjectContext, id: string, now: number) {
-  const row = await findSession(db, project.id, id, retentionCutoff(project, now))
-  if (!row) throw notFound(`Session "${id}" not found`)
-  return row
-}
-
 /** A session's recording: its counters and the list of stored chunks. Unknown, expired and foreign sessions are 404 alike. */
 export async function getRecording(db: Db, project: ProjectContext, id: string, now = Date.now()): Promise<RecordingView> {
-  const row = await liveSession(db, project, id, now)
+  const row = await findLiveSession(db, project, id, now)
   const chunks = await store.listChunks(db, project.id, id)
   return {
     project: publicProject(project),
@@ -112,7 +105,7 @@ export async function getRecording(db: Db, project: ProjectContext, id: string, 
 
 /** One chunk's gzip data, as stored. */
 export async function getChunk(db: Db, project: ProjectContext, id: string, chunkId: string, now = Date.now()): Promise<Buffer> {
-  await liveSession(db, project, id, now)
+  await findLiveSession(db, project, id, now)
   const data = await store.chunkData(db, project.id, id, chunkId)
   if (!data) throw notFound(`Recording chunk "${chunkId}" of session "${id}" not found`)
   return data

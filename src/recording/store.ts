@@ -25,7 +25,6 @@ export async function appendChunks(
   const session = await trx.selectFrom('sessions').select('recording_bytes')
     .where('project_id', '=', projectId).where('id', '=', sessionId).executeTakeFirstOrThrow()
   let bytes = session.recording_bytes
-  let added = 0
   for (const chunk of chunks) {
     const overLimit = chunk.data !== null && bytes + chunk.bytes > maxSessionBytes
     const row = overLimit ? { ...chunk, data: null, dropped: 'session_limit' } : chunk
@@ -40,13 +39,12 @@ export async function appendChunks(
     } else {
       result.accepted++
       bytes += row.bytes
-      added += row.bytes
     }
   }
   if (result.accepted + result.dropped > 0) {
     await trx.updateTable('sessions').set((eb) => ({
       recording_chunks: eb('recording_chunks', '+', result.accepted),
-      recording_bytes: eb('recording_bytes', '+', added),
+      recording_bytes: eb('recording_bytes', '+', bytes - session.recording_bytes),
       recording_dropped: eb('recording_dropped', '+', result.dropped),
     })).where('project_id', '=', projectId).where('id', '=', sessionId).execute()
   }

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { projectOf, requireApiKey } from '../auth/api-key.ts'
 import { API_KEY_SECURITY as security, errorResponses } from '../shared/schema.ts'
 import { DetailResponse, ListQuery, ListResponse, SessionParams } from './schema.ts'
@@ -34,12 +35,12 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
       params: SessionParams,
       response: { 200: DetailResponse, ...errorResponses(401, 404, 503) },
     },
-  }, async (request, reply) => {
-    const result = await service.getSession(app.db, projectOf(request), request.params.id)
-    if (!(result instanceof Readable)) return result
-    // A large session arrives as a stream already serialized by the same schemas; the type
-    // provider only knows the object form of the body, hence the cast.
-    return reply.type('application/json; charset=utf-8').send(result as never)
-  })
+  }, async (request, reply) => sendSession(reply, await service.getSession(app.db, projectOf(request), request.params.id)))
   done()
+}
+
+/** getSession's answer: an object the route's schema serializes, or, for a large session, a stream already serialized by the same schemas. */
+export function sendSession(reply: FastifyReply, result: service.DetailResult | Readable): FastifyReply | service.DetailResult {
+  if (!(result instanceof Readable)) return result
+  return reply.type('application/json; charset=utf-8').send(result)
 }

@@ -64,6 +64,13 @@ export async function listSessions(db: Db, project: ProjectContext, query: ListQ
   return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
 }
 
+/** A session of the project not past retention; unknown, expired and foreign ids all answer the same 404. */
+export async function findLiveSession(db: Db, project: ProjectContext, id: string, now: number): Promise<store.SessionListRow> {
+  const row = await store.findSession(db, project.id, id, retentionCutoff(project, now))
+  if (!row) throw notFound(`Session "${id}" not found`)
+  return row
+}
+
 /** Sessions with more events than this are streamed page by page instead of built whole. */
 export const STREAM_ABOVE = 2000
 
@@ -75,8 +82,7 @@ export const STREAM_ABOVE = 2000
 export async function getSession(
   db: Db, project: ProjectContext, id: string, opts: { now?: number; streamAbove?: number } = {},
 ): Promise<DetailResult | Readable> {
-  const row = await store.findSession(db, project.id, id, retentionCutoff(project, opts.now ?? Date.now()))
-  if (!row) throw notFound(`Session "${id}" not found`)
+  const row = await findLiveSession(db, project, id, opts.now ?? Date.now())
   const session = toDetailView(row)
   if (row.events_total > (opts.streamAbove ?? STREAM_ABOVE)) return streamSession(db, project.id, publicProject(project), session)
   const events = await store.listEvents(db, project.id, id)
