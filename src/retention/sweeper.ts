@@ -11,7 +11,10 @@ export function startSweeper(app: FastifyInstance, seconds: number): () => Promi
       .then((report) => {
         if (report.deleted > 0) app.log.info(report, 'retention sweep deleted expired sessions')
       })
-      .catch((error: unknown) => { app.log.error({ err: error }, 'retention sweep failed') })
+      .catch((error: unknown) => {
+        // An outage or a full disk is logged once per episode by the database status; the next tick tries again.
+        if (app.databaseStatus.failed(error) === null) app.log.error({ err: error }, 'retention sweep failed')
+      })
       .finally(() => { running = null })
   }
   const timer = setInterval(tick, seconds * 1000)
