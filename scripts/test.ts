@@ -10,25 +10,24 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { testEngines } from '../test/helpers/engines.ts'
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres-server.ts'
+import { needsChromium, selectTestFiles } from './test-files.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const filters = process.argv.slice(2)
-const files = fs.readdirSync(path.join(root, 'test'), { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.test.ts'))
-  .map((f) => path.join('test', f))
-  .filter((f) => filters.length === 0 || filters.some((flt) => f.includes(flt)))
-  .sort()
+const files = selectTestFiles(root, filters)
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(', ')}`)
   process.exit(1)
 }
 
 /*
- * The browser tests drive Debian's Chromium. On a fresh machine the script installs it (apt-get,
- * as root); without root it says what to run instead of failing obscurely.
+ * The browser tests (any file importing playwright-core, directly or through a test helper) drive
+ * Debian's Chromium. On a fresh machine the script installs it (apt-get, as root); without root it
+ * says what to run instead of failing obscurely.
  */
 const CHROMIUM = '/usr/bin/chromium'
-if (files.some((f) => f.includes(`${path.sep}sdk${path.sep}`)) && !fs.existsSync(CHROMIUM)) {
+const testDir = path.join(root, 'test')
+if (files.some((f) => needsChromium(path.join(root, f), testDir)) && !fs.existsSync(CHROMIUM)) {
   if (process.getuid?.() !== 0) {
     console.error(`the browser tests need Chromium: run \`sudo apt-get install -y chromium\` (Debian), then npm test again`)
     process.exit(1)

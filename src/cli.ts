@@ -23,7 +23,8 @@ Commands:
   project list [--json]                   List projects (API keys are stored hashed: only prefixes show)
   project rotate-key --project ID [--ingest] [--json]
                                           Replace the API key (and the ingest key with --ingest)
-  import --project ID FILE|-              Import NDJSON sessions (- reads standard input)
+  import --project ID FILE|-              Import NDJSON sessions (- reads standard input); recording chunks over
+                                          RECORDING_MAX_CHUNK_BYTES / RECORDING_MAX_SESSION_BYTES are dropped
   export --project ID [--date YYYY-MM-DD] [--no-recording]
                                           Write the project's sessions (with their screen recordings,
                                           unless --no-recording) as NDJSON to standard output
@@ -50,7 +51,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       await serve(config, firstRun)
       return 0
     }
-    return await withDatabase(config, (db) => runCommand(db, command, rest))
+    return await withDatabase(config, (db) => runCommand(db, config, command, rest))
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`sessionwatch: ${error.message}\n\n${USAGE}\n`)
@@ -94,7 +95,8 @@ function required(values: Record<string, unknown>, name: string): string {
 const print = (line: string): void => { process.stdout.write(`${line}\n`) }
 const note = (line: string): void => { process.stderr.write(`${line}\n`) }
 
-async function runCommand(db: Kysely<Database>, command: string, rest: string[]): Promise<number> {
+/** Every command gets the one frozen Config `main` parsed, as `serve` does: nothing here reads the environment. */
+async function runCommand(db: Kysely<Database>, config: Config, command: string, rest: string[]): Promise<number> {
   const sub = rest[0]
   if (command === 'project' && sub === 'create') {
     const { values } = args(rest.slice(1), { name: { type: 'string' }, domain: { type: 'string' }, 'retention-days': { type: 'string' }, json: { type: 'boolean' } })
@@ -139,10 +141,13 @@ async function runCommand(db: Kysely<Database>, command: string, rest: string[])
     const project = await projects.getProject(db, required(values, 'project'))
     const input = file === '-' ? process.stdin : fs.createReadStream(file)
     const lines = readline.createInterface({ input, crlfDelay: Infinity })
-    const report = await importSessions(db, project, lines, note)
+    const report = await importSessions(db, project, lines, config.recording, { progress: note })
     for (const bad of report.bad) note(`line ${bad.line}: ${bad.reason}`)
     note(`imported ${report.imported} sessions (${report.events} new events, ${report.duplicates} already stored); `
       + `${report.bad.length} bad lines skipped`)
+    if (report.droppedChunks > 0) {
+      note(`${report.droppedChunks} recording chunks dropped and counted: over RECORDING_MAX_CHUNK_BYTES or RECORDING_MAX_SESSION_BYTES`)
+    }
     if (report.expired > 0) note(`${report.expired} imported sessions are already past the project's retention; the next sweep removes them`)
     return report.bad.length > 0 ? 1 : 0
   }

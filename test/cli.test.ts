@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -6,6 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { cli } from './helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from './helpers/databases.ts'
 import { testEngines } from './helpers/engines.ts'
+import { chunkUpload, rrwebEvents } from './helpers/recording.ts'
 
 for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, () => {
   let dir: string
@@ -83,6 +85,35 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     const badDate = await cli(['export', '--project', created.id ?? '', '--date', '2026-02-30'], env)
     assert.equal(badDate.code, 1)
     assert.match(badDate.stderr, /--date must be a calendar date/)
+  })
+
+  it('import keeps recordings within RECORDING_MAX_CHUNK_BYTES and RECORDING_MAX_SESSION_BYTES, dropping and counting the rest as ingest does', async () => {
+    const created = JSON.parse((await cli(['project', 'create', '--name', 'L', '--domain', 'l.example', '--json'], env)).stdout) as Record<string, string>
+    const start = Date.now() - 60_000
+    const t = new Date(start).toISOString()
+    // Random text barely compresses, so each chunk's gzip size is about the random bytes it carries.
+    const chunk = (id: string, randomChars: number) => ({
+      ...chunkUpload(id, rrwebEvents(start, 1, randomBytes(randomChars).toString('base64'))), startedAt: t,
+    })
+    const session = (id: string, chunks: ReturnType<typeof chunk>[]) => JSON.stringify({
+      id, sessionKey: `${id}-key`, startedAt: t, lastSeenAt: t, ip: null, country: null, userAgent: null, utm: null,
+      events: [{ id: 'e1', type: 'ERROR', createdAt: t, message: 'boom' }], recordingChunks: chunks,
+    })
+    const sizeOf = (c: { data: string }) => Buffer.from(c.data, 'base64').length
+    const [small, big, first, second] = [chunk('small', 100), chunk('big', 1500), chunk('first', 500), chunk('second', 500)]
+    assert.ok(sizeOf(small) < 1024 && sizeOf(big) > 1024, `chunk sizes ${sizeOf(small)}, ${sizeOf(big)} straddle the 1024-byte chunk limit`)
+    assert.ok(sizeOf(first) < 1024 && sizeOf(first) + sizeOf(second) > 1100 && sizeOf(small) < 1100, 'two mid chunks pass the session limit')
+    const limited = { ...env, RECORDING_MAX_CHUNK_BYTES: '1024', RECORDING_MAX_SESSION_BYTES: '1100' }
+    const input = `${session('cli-big', [small, big])}\n${session('cli-many', [first, second])}\n`
+    const imported = await cli(['import', '--project', created.id ?? '', '-'], limited, input)
+    assert.equal(imported.code, 0, imported.stderr)
+    assert.match(imported.stderr, /2 recording chunks dropped and counted/)
+    const exported = await cli(['export', '--project', created.id ?? ''], env)
+    const stored = Object.fromEntries(exported.stdout.trim().split('\n').map((l) => {
+      const s = JSON.parse(l) as { id: string; recordingChunks?: { id: string }[] }
+      return [s.id, (s.recordingChunks ?? []).map((c) => c.id)]
+    }))
+    assert.deepEqual(stored, { 'cli-big': ['small'], 'cli-many': ['first'] }, 'the over-large chunk and the one past the session limit are not kept')
   })
 
   it('runs retention and says what it deleted', async () => {

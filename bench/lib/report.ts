@@ -1,3 +1,4 @@
+import path from 'node:path'
 import type { LoadResult } from './load.ts'
 
 export interface Row extends LoadResult {
@@ -49,11 +50,20 @@ export function evaluate(rows: Row[]): Check[] {
 
 const round = (v: number) => (Math.abs(v) >= 100 ? Math.round(v) : Math.round(v * 100) / 100)
 
-export function printReport(rows: Row[], checks: Check[]): void {
+/**
+ * Where a run's results go. A quick run (CI's) writes a gitignored file: its timings come from a tiny dataset and
+ * 2 s runs, so they are neither worth keeping nor allowed to leave the clone dirty.
+ */
+export const resultsFile = (root: string, quick: boolean): string => path.join(root, 'bench', quick ? 'results.quick.json' : 'results.json')
+
+/** A check's verdict. A quick run judges nothing: its dataset and runs are too small for the targets to mean anything. */
+export const verdict = (check: Check, judged: boolean): string => (!judged ? 'not judged in quick mode' : check.pass ? 'met' : 'NOT MET')
+
+export function printReport(rows: Row[], checks: Check[], judged: boolean): void {
   console.table(rows.map((r) => ({
     engine: r.engine, scenario: r.scenario, 'req/s': round(r.rps), 'p50 ms': r.p50, 'p99 ms': r.p99,
     'ceiling req/s': r.ceiling === undefined ? '' : round(r.ceiling), '× ceiling': r.ratio === undefined ? '' : round(r.ratio),
     '× first page': r.vsList === undefined ? '' : round(r.vsList), bytes: r.bytes || '', errors: r.non2xx + r.errors,
   })))
-  console.table(checks.map((c) => ({ target: c.target, engine: c.engine, measured: c.value, result: c.pass ? 'met' : 'NOT MET' })))
+  console.table(checks.map((c) => ({ target: c.target, engine: c.engine, measured: c.value, result: verdict(c, judged) })))
 }

@@ -1,4 +1,4 @@
-import { maskSecrets } from '../../src/events/text.ts'
+import { maskCards, maskSecrets } from '../../src/events/text.ts'
 import { selectorOf, shortText } from './dom.ts'
 import type { SdkEvent } from './queue.ts'
 
@@ -16,6 +16,8 @@ const cut = (text: string | null | undefined, max: number): string | null =>
   text == null ? null : text.length > max ? text.slice(0, max) : text
 
 const bodyText = (body: unknown): string | null => (typeof body === 'string' ? body : body instanceof URLSearchParams ? body.toString() : null)
+/** Masked before cutting: a cut JSON body no longer parses, and a cut card number no longer passes Luhn. */
+const scrub = (body: string | null): string | null => body && maskCards(maskSecrets(body))
 
 /** Installs every listener and wrapper; each one runs under `guard`, so nothing the SDK does can throw into the page. */
 export function installCapture(opts: CaptureOptions, emit: Emit, guard: Guard, isOwn: (url: string) => boolean): void {
@@ -25,7 +27,7 @@ export function installCapture(opts: CaptureOptions, emit: Emit, guard: Guard, i
     const req = bodyText(reqBody)
     if (status === null || status >= 400) {
       emit({ type: 'HTTP_ERROR', url, method, statusCode: status, durationMs,
-        reqBody: cut(req && maskSecrets(req), opts.maxBodyChars), resBody: cut(resBody && maskSecrets(resBody), opts.maxBodyChars) })
+        reqBody: cut(scrub(req), opts.maxBodyChars), resBody: cut(scrub(resBody), opts.maxBodyChars) })
     } else if (durationMs > opts.slowThresholdMs) {
       emit({ type: 'SLOW_REQUEST', url, method, statusCode: status, durationMs })
     }

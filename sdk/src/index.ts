@@ -1,5 +1,6 @@
 import { installCapture, type CaptureOptions } from './capture.ts'
 import { makeQueue, type SdkEvent } from './queue.ts'
+import { maskEventCards } from './scrub.ts'
 import type { RecorderHost, RecorderStats } from './recorder.ts'
 import { makeTransport, sendWithRetry, type Transport } from './transport.ts'
 
@@ -87,7 +88,7 @@ function start(options: Options, transport?: Transport) {
 
   const record = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => {
     currentKey = sessionKey()
-    queue.push({ ...event, id: `${rand()}${rand()}`, createdAt: Date.now() })
+    queue.push({ ...maskEventCards(event), id: `${rand()}${rand()}`, createdAt: Date.now() })
   }
   const batchOf = (events: SdkEvent[]) =>
     JSON.stringify({ sessionKey: currentKey, batchId: `${rand()}${rand()}`, sentAt: Date.now(), page: landing, events })

@@ -36,7 +36,8 @@ export const IngestEvent = Type.Object({
   title: 'IngestEvent', additionalProperties: false,
   description: 'Required per known type — ERROR, CLICK, INPUT, USER_REPORT: message; HTTP_ERROR: url, method; '
     + 'SLOW_REQUEST: url, durationMs; NAVIGATION: url. Unknown fields are dropped. reqBody and resBody are masked '
-    + 'on the server as well (password, passwd, pwd, secret, token, api_key, authorization, … → "***").',
+    + 'on the server as well (password, passwd, pwd, secret, token, api_key, authorization, … → "***"); Luhn-valid '
+    + 'payment card numbers in url, message, stack, reqBody and resBody become "[card …1234]" (last four digits kept).',
 })
 export type IngestEvent = Static<typeof IngestEvent>
 

@@ -1,6 +1,6 @@
 import { invalidBody } from '../errors.ts'
-import { cleanText, limitText, maskSecrets } from '../events/text.ts'
-import { missingFields, type EventRecord } from '../events/types.ts'
+import { cleanText, limitText, maskCards, maskSecrets } from '../events/text.ts'
+import { missingFields, type EventRecord, type TextField } from '../events/types.ts'
 import type { ProjectContext } from '../projects/service.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
 import { retentionCutoff } from '../sessions/service.ts'
@@ -86,22 +86,25 @@ function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number
 }
 
 /**
- * The one place event text is bounded and scrubbed, for ingest and import alike. Secrets are
- * masked before truncating, since a cut JSON body no longer parses. Running it twice changes nothing.
+ * The one place event text is bounded and scrubbed, for ingest and import alike. Card numbers are
+ * masked in every visitor text field, and password-like values in bodies. Both happen before
+ * truncating: a cut JSON body no longer parses, and a cut card number no longer passes Luhn yet
+ * is still half readable. Running it twice changes nothing.
  */
 export function normalizeEvent(e: Omit<IngestEvent, 'createdAt'> & { id: string; createdAt: number }): EventRecord {
-  const mask = (body: string | null | undefined) => (body == null ? null : maskSecrets(body))
+  const text = (field: TextField, value: string | null | undefined, secrets = false) =>
+    (value == null ? null : limitText(field, maskCards(secrets ? maskSecrets(value) : value)))
   return {
     id: e.id,
     type: e.type,
     createdAt: e.createdAt,
-    url: limitText('url', e.url || null),
+    url: text('url', e.url || null),
     method: limitText('method', e.method ? e.method.toUpperCase() : null),
-    message: limitText('message', e.message),
-    stack: limitText('stack', e.stack),
+    message: text('message', e.message),
+    stack: text('stack', e.stack),
     statusCode: e.statusCode ?? null,
     durationMs: e.durationMs ?? null,
-    reqBody: limitText('reqBody', mask(e.reqBody)),
-    resBody: limitText('resBody', mask(e.resBody)),
+    reqBody: text('reqBody', e.reqBody, true),
+    resBody: text('resBody', e.resBody, true),
   }
 }

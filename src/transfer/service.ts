@@ -9,7 +9,6 @@ import type { SessionSeed } from '../ingest/store.ts'
 import { createWriter } from '../ingest/writer.ts'
 import { normalizeEvent } from '../ingest/service.ts'
 import type { ProjectContext } from '../projects/service.ts'
-import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES } from '../recording/schema.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
 import { chunksWithData, type ChunkRecord } from '../recording/store.ts'
 import { retentionCutoff } from '../sessions/service.ts'
@@ -73,18 +72,22 @@ export interface ImportReport {
   duplicates: number
   bad: { line: number; reason: string }[]
   expired: number
+  /** Recording chunks over the configured chunk or session limit: dropped and counted on their session, as ingest does. */
+  droppedChunks: number
 }
 
 /**
  * Imports NDJSON lines. Each line is checked in full, then stored in its own transaction, so a
  * bad line is reported by number and nothing of it is stored; good lines around it are kept.
  * Counters are recomputed from the events; re-importing the same lines stores nothing twice.
+ * `limits` are the configured recording limits (config.recording), required so that an import
+ * can never keep more than ingest would.
  */
 export async function importSessions(
-  db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string> | Iterable<string>, progress: Progress = () => undefined,
-  now = Date.now(), limits: RecordingLimits = { maxChunkBytes: DEFAULT_MAX_CHUNK_BYTES, maxSessionBytes: DEFAULT_MAX_SESSION_BYTES },
+  db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string> | Iterable<string>, limits: RecordingLimits,
+  { progress = () => undefined, now = Date.now() }: { progress?: Progress; now?: number } = {},
 ): Promise<ImportReport> {
-  const report: ImportReport = { imported: 0, events: 0, duplicates: 0, bad: [], expired: 0 }
+  const report: ImportReport = { imported: 0, events: 0, duplicates: 0, bad: [], expired: 0, droppedChunks: 0 }
   const cutoff = retentionCutoff(project, now)
   // Lines share group commits like ingest batches do; a bounded number is in flight at once.
   const writer = createWriter(db)
@@ -99,6 +102,7 @@ export async function importSessions(
       report.imported++
       report.events += result.accepted
       report.duplicates += result.duplicates
+      report.droppedChunks += result.recording?.dropped ?? 0
       if ((seed.lastSeenAt ?? now) < cutoff) report.expired++
     } catch (error) {
       if (!(error instanceof AppError)) throw error

@@ -156,6 +156,30 @@ for (const engine of testEngines()) {
       assert.ok(!JSON.stringify(bodies).includes('hunter2'))
     })
 
+    it('masks Luhn-valid card numbers in bodies, messages, stacks and URLs on the server, and leaves other digits alone', async () => {
+      const card = '4921 7788 0012 3456'
+      const body = `{"card":"${card}","orderId":"4000000000001","createdAt":1795237011600}`
+      const res = await t.ingest(batch('ingest-card-1', [
+        { type: 'HTTP_ERROR', url: `https://x/pay?card=${card.replaceAll(' ', '+')}`, method: 'POST', statusCode: 402, reqBody: body,
+          resBody: `{"error":"card ${card} declined"}` },
+        { type: 'ERROR', message: `Payment failed for ${card}`, stack: `Error: Payment failed for ${card}\n    at pay (https://x/app.js:1:2)`,
+          url: 'https://x/checkout' },
+        // Masked before truncating: a number cut in two would no longer pass Luhn and would stay half readable.
+        { type: 'HTTP_ERROR', url: 'https://x/big', method: 'POST', statusCode: 500, reqBody: `${'x'.repeat(65_500)} ${card} ${'y'.repeat(100)}` },
+      ]))
+      assert.equal(res.statusCode, 200)
+      const events = (await detail(sessionOf(res))).events as unknown as Record<string, string | null>[]
+      const [http, error, big] = events
+      assert.ok(http && error && big)
+      assert.equal(http.reqBody, '{"card":"[card …3456]","orderId":"4000000000001","createdAt":1795237011600}')
+      assert.equal(http.resBody, '{"error":"card [card …3456] declined"}')
+      assert.equal(http.url, 'https://x/pay?card=[card …3456]')
+      assert.equal(error.message, 'Payment failed for [card …3456]')
+      assert.match(String(error.stack), /^Error: Payment failed for \[card …3456\]\n/)
+      assert.match(String(big.reqBody), /\[card …3456\]/)
+      assert.ok(!/4921|7788 ?0012/.test(JSON.stringify(events)), 'no part of the number is stored')
+    })
+
     it('corrects visitor clock skew with sentAt and pins future times to arrival', async () => {
       const now = Date.now()
       const skewed = batch('ingest-skew-1', [{ type: 'CLICK', message: 'a', createdAt: now - 3_600_000 - 5000 }], { sentAt: now - 3_600_000 })

@@ -39,8 +39,8 @@ for (const engine of testEngines()) {
     it('round-trips losslessly: every getSession answer is the same after export → import', async () => {
       const lines = await exportAll(source, source.project.id)
       assert.equal(lines.length, 2)
-      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines))
-      assert.deepEqual(report, { imported: 2, events: 5, duplicates: 0, bad: [], expired: 0 })
+      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines), target.app.config.recording)
+      assert.deepEqual(report, { imported: 2, events: 5, duplicates: 0, bad: [], expired: 0, droppedChunks: 0 })
       const list = json<{ sessions: { id: string }[] }>(await source.get('/api/v1/sessions')).sessions
       for (const { id } of list) {
         const a = json(await source.get(`/api/v1/sessions/${id}`))
@@ -75,7 +75,7 @@ for (const engine of testEngines()) {
 
     it('stores nothing twice when the same lines are imported again', async () => {
       const lines = await exportAll(source, source.project.id)
-      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines))
+      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines), target.app.config.recording)
       assert.equal(report.events, 0)
       assert.equal(report.duplicates, 5)
       assert.equal(json<{ total: number }>(await target.get('/api/v1/sessions')).total, 2)
@@ -90,7 +90,7 @@ for (const engine of testEngines()) {
           { id: '3', type: 'HTTP_ERROR', createdAt: t, url: 'u', method: 'GET', statusCode: null },
         ],
       })
-      await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf([line]))
+      await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf([line]), target.app.config.recording)
       const s = json<{ session: { events: unknown } }>(await target.get('/api/v1/sessions/imported-counters')).session
       assert.deepEqual(s.events, { total: 3, errors: 2, slow: 1 })
     })
@@ -110,7 +110,7 @@ for (const engine of testEngines()) {
         '',
         JSON.stringify(good('good-b')),
       ]
-      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines))
+      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines), target.app.config.recording)
       assert.equal(report.imported, 2)
       assert.deepEqual(report.bad.map((b) => b.line), [2, 3, 4, 5, 6, 7, 8])
       assert.match(report.bad[1]?.reason ?? '', /events\.1: ERROR needs message/)
