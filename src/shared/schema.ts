@@ -1,15 +1,15 @@
 import Type, { type Static } from 'typebox'
+import { ERROR_CODES, type ErrorCode } from '../errors.ts'
 
 /** The body of every error answer. */
 export const ErrorBody = Type.Object(
   {
     statusCode: Type.Integer({ description: 'The HTTP status, repeated for logs that keep only the body.' }),
     error: Type.String({ description: 'The HTTP status text.', examples: ['Bad Request'] }),
-    code: Type.String({
-      description: 'Stable, machine-readable reason: invalid_parameter, invalid_body, missing_api_key, '
-        + 'invalid_api_key, missing_ingest_key, invalid_ingest_key, not_found, route_not_found, not_signed_in, '
-        + 'invalid_password, too_many_requests, forbidden (the last four: dashboard only), '
-        + 'payload_too_large, unsupported_media_type, service_unavailable, internal_error.',
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: ERROR_CODES.map((c) => c.code),
+      description: `Stable, machine-readable reason; branch on it. ${ERROR_CODES.map((c) => `\`${c.code}\` (${c.status}): ${c.meaning}`).join('; ')}.`,
       examples: ['invalid_parameter'],
     }),
     message: Type.String({
@@ -18,7 +18,7 @@ export const ErrorBody = Type.Object(
     }),
     parameter: Type.Optional(Type.String({ description: 'The query parameter or body field at fault, when there is one.' })),
   },
-  { $id: 'Error', title: 'Error', additionalProperties: false },
+  { $id: 'ApiError', title: 'ApiError', additionalProperties: false },
 )
 export type ErrorBody = Static<typeof ErrorBody>
 
@@ -32,7 +32,7 @@ export const Nullable = <T extends Type.TSchema & { type: string }>(schema: T) =
 
 /** Response schemas for error statuses, keyed by status, for route definitions. */
 export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503)[]) =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error', { description: ERROR_TEXT[s] })]))
+  Object.fromEntries(statuses.map((s) => [s, Type.Ref('ApiError', { description: ERROR_TEXT[s] })]))
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'A parameter or the body is invalid; `parameter` names it and `message` says what is allowed.',

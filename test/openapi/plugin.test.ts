@@ -48,7 +48,7 @@ describe('OpenAPI document', () => {
   it('documents both auth schemes, the error body, the event fields and the decisions', () => {
     assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.bearerAuth?.description })
     assert.equal(doc.components.securitySchemes.apiKeyHeader?.name, 'X-Api-Key')
-    assert.deepEqual(doc.components.schemas.Error?.required?.sort(), ['code', 'error', 'message', 'statusCode'])
+    assert.deepEqual(doc.components.schemas.ApiError?.required?.sort(), ['code', 'error', 'message', 'statusCode'])
     assert.deepEqual(Object.keys(doc.components.schemas.Event?.properties ?? {}),
       ['id', 'type', 'createdAt', 'url', 'method', 'message', 'stack', 'statusCode', 'durationMs', 'reqBody', 'resBody'])
     assert.deepEqual(Object.keys(doc.components.schemas.Recording?.properties ?? {}), ['available', 'chunks'])
