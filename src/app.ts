@@ -13,6 +13,7 @@ import { homeRoutes } from './home/routes.ts'
 import { demoRoutes } from './sdk/demo.ts'
 import { sdkRoutes } from './sdk/routes.ts'
 import { installErrorHandler } from './http/error-handler.ts'
+import { buildValidator } from './http/validation.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { createWriter, type Writer } from './ingest/writer.ts'
 import { registerOpenApi } from './openapi/plugin.ts'
@@ -46,7 +47,7 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
   const base: FastifyInstance = Fastify({
     logger,
     trustProxy: trustProxyOption(config.trustProxy),
-    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator } },
     return503OnClosing: true,
   })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()

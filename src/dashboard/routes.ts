@@ -1,7 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.ts'
-import { strictBodyCompiler } from '../http/validation.ts'
 import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
 import { sendChunk } from '../recording/routes.ts'
 import { RecordingResponse } from '../recording/schema.ts'
@@ -36,7 +35,6 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   })
 
   app.post('/session', {
-    validatorCompiler: strictBodyCompiler,
     schema: { ...hide, body: SignInBody },
   }, async (request, reply) => {
     const now = Date.now()
@@ -62,11 +60,11 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
 
   app.get('/projects', { schema: hide }, async () => ({ projects: await listProjects(app.db) }))
 
-  app.post('/projects', { validatorCompiler: strictBodyCompiler, schema: { ...hide, body: NewProjectBody } }, async (request, reply) =>
+  app.post('/projects', { schema: { ...hide, body: NewProjectBody } }, async (request, reply) =>
     reply.code(201).send(await createProject(app.db, request.body)))
 
   app.patch('/projects/:projectId', {
-    validatorCompiler: strictBodyCompiler, schema: { ...hide, params: ProjectParams, body: ProjectPatchBody },
+    schema: { ...hide, params: ProjectParams, body: ProjectPatchBody },
   }, (request) => updateProject(app.db, request.params.projectId, request.body))
 
   app.post('/projects/:projectId/api-key', { schema: { ...hide, params: ProjectParams } }, (request) =>

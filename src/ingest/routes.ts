@@ -7,7 +7,6 @@ import { projectForIngestKey, type ProjectContext } from '../projects/service.ts
 import { errorResponses } from '../shared/schema.ts'
 import { IngestBody, IngestQuery, IngestResponse, MAX_BATCH_BYTES } from './schema.ts'
 import { ingestBatch } from './service.ts'
-import { strictBodyCompiler } from '../http/validation.ts'
 
 /** Ingest from the browser SDK, under /ingest/v1. Cross-origin by design: the ingest key is public and write-only. */
 export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -25,7 +24,6 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/batch', {
     bodyLimit: MAX_BATCH_BYTES,
-    validatorCompiler: strictBodyCompiler,
     schema: {
       operationId: 'ingestBatch',
       tags: ['ingest'],

@@ -3,6 +3,8 @@ import { Nullable } from '../shared/schema.ts'
 
 export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 200
+/** Largest offset: 2^53−1, the largest integer a JSON number (and JavaScript) holds exactly, so it is never rounded. */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
 
@@ -81,7 +83,9 @@ export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({
     minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Number of sessions to return, 1 to ${MAX_LIMIT}.`,
   })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Number of sessions to skip, 0 or more.' })),
+  offset: Type.Optional(Type.Integer({
+    minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Number of sessions to skip, 0 to ${MAX_OFFSET} (2^53−1).`,
+  })),
 })
 export type ListQuery = Static<typeof ListQuery>
 

@@ -57,11 +57,21 @@ export async function listSessions(db: Db, project: ProjectContext, query: ListQ
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
   // The schema fills both defaults; the fallbacks serve direct callers.
   const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 }
-  const [total, rows] = await Promise.all([
-    store.countSessions(db, project.id, range),
-    store.listSessions(db, project.id, range, page),
-  ])
+  const [total, rows] = await countThenPage(page.offset,
+    () => store.countSessions(db, project.id, range),
+    () => store.listSessions(db, project.id, range, page))
   return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
+}
+
+/**
+ * The total and one page of rows. A page past the last match is empty without reading it: both
+ * engines walk every row an OFFSET skips, so `offset` near MAX_OFFSET would scan the whole project
+ * to find nothing. The first page needs its rows whatever the total, so it reads both at once.
+ */
+async function countThenPage<R>(offset: number, count: () => Promise<number>, rows: () => Promise<R[]>): Promise<[number, R[]]> {
+  if (offset === 0) return Promise.all([count(), rows()])
+  const total = await count()
+  return [total, offset >= total ? [] : await rows()]
 }
 
 /** A session of the project not past retention; unknown, expired and foreign ids all answer the same 404. */
