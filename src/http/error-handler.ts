@@ -91,16 +91,28 @@ function validationBody(issues: readonly ValidationIssue[], context: string | un
   const missing = typeof issue.params.missingProperty === 'string' ? issue.params.missingProperty : undefined
   const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean)
   if (missing !== undefined) path.push(missing)
-  if (context === 'querystring' || context === 'params') {
+  if (context === 'params') return paramsNotFound(path[0] ?? 'id', request)
+  if (context === 'querystring') {
     const name = path[0] ?? 'query'
-    const raw = context === 'params' ? undefined : new URL(request.url, 'http://localhost').searchParams.getAll(name)
-    const got = raw && raw.length > 0 ? ` (got ${raw.map((v) => JSON.stringify(v)).join(', ')})` : ''
+    const raw = new URL(request.url, 'http://localhost').searchParams.getAll(name)
+    const got = raw.length > 0 ? ` (got ${raw.map((v) => JSON.stringify(v)).join(', ')})` : ''
     const schema = querySchema(request, context)?.[name]
     return errorBody(400, 'invalid_parameter', `${name} must be ${describeAllowed(schema, issue)}${got}`, name)
   }
   const field = path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '')
   const what = missing !== undefined ? 'is required' : (issue.message ?? 'is invalid')
   return errorBody(400, 'invalid_body', `${field || 'The body'} ${what}`, field || undefined)
+}
+
+/**
+ * Path parameters are ids, and their schemas bound only what could exist (a length): an id beyond
+ * the bound names nothing, so it answers the 404 of any unknown id rather than a 400.
+ */
+function paramsNotFound(name: string, request: FastifyRequest): ErrorBody {
+  const raw = (request.params as Record<string, unknown> | undefined)?.[name]
+  const value = typeof raw === 'string' ? raw : ''
+  const shown = value.length > 100 ? `${value.slice(0, 100)}…` : value
+  return errorBody(404, 'not_found', `No ${name} "${shown}": it is longer than any that exists`)
 }
 
 function querySchema(request: FastifyRequest, context: string): Record<string, PropertySchema> | undefined {

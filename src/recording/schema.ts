@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { SessionParams } from '../sessions/schema.ts'
 
 /** Chunks per ingest request: a few at most, since one chunk is already up to RECORDING_MAX_CHUNK_BYTES. */
 export const MAX_CHUNKS_PER_BATCH = 10
@@ -8,9 +9,12 @@ export const MAX_CHUNK_JSON_BYTES = 32 * 1024 * 1024
 export const DEFAULT_MAX_CHUNK_BYTES = 512 * 1024
 export const DEFAULT_MAX_SESSION_BYTES = 32 * 1024 * 1024
 
+/** Longest chunk id an upload may carry, so the longest a chunk lookup can match. */
+const MAX_CHUNK_ID_LENGTH = 100
+
 export const RecordingUpload = Type.Object({
   id: Type.String({
-    minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$',
+    minLength: 1, maxLength: MAX_CHUNK_ID_LENGTH, pattern: '^[A-Za-z0-9_.:-]+$',
     description: 'Chunk id, unique within the session; a retried upload with the same id is stored once.',
   }),
   data: Type.String({
@@ -48,8 +52,8 @@ export const RecordingResponse = Type.Object({
 }, { additionalProperties: false })
 
 export const ChunkParams = Type.Object({
-  id: Type.String({ description: 'Session identifier.' }),
-  chunkId: Type.String({ description: 'Chunk identifier, from the chunk list.' }),
+  id: SessionParams.properties.id,
+  chunkId: Type.String({ maxLength: MAX_CHUNK_ID_LENGTH, description: 'Chunk identifier, from the chunk list.' }),
 })
 
 export const ChunkEvents = Type.Array(Type.Object({

@@ -30,7 +30,8 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
       tags: ['sessions'],
       summary: 'Get one session with all its events',
       description: 'Returns every field of the list session plus `recording`, and all events in the order they '
-        + 'happened. Unknown, deleted, expired and other projects\' sessions all answer 404 alike.',
+        + 'happened. Unknown, deleted, expired and other projects\' sessions all answer 404 alike, and so does an id '
+        + 'longer than 200 characters (none exists). The key is checked first: without a valid one, 401.',
       security,
       params: SessionParams,
       response: { 200: DetailResponse, ...errorResponses(401, 404, 503) },

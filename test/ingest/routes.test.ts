@@ -26,6 +26,16 @@ for (const engine of testEngines()) {
       assert.match(String(json(apiKey).message), /only reads/)
     })
 
+    it('answers 401 for an ingest key holding a NUL byte, in the query or the body', async () => {
+      const body = batch('ingest-nul-key-1', [{ type: 'ERROR', message: 'x' }])
+      const viaQuery = await t.app.inject({ method: 'POST', url: '/ingest/v1/batch?key=x%00', payload: body })
+      const viaBody = await t.app.inject({ method: 'POST', url: '/ingest/v1/batch', payload: { ...body, key: 'sw_ing_x\u0000' } })
+      for (const res of [viaQuery, viaBody]) {
+        assert.equal(res.statusCode, 401, res.body)
+        assert.equal(json(res).code, 'invalid_ingest_key')
+      }
+    })
+
     it('takes the key from the query and from the body of a text/plain beacon', async () => {
       const viaQuery = await t.app.inject({
         method: 'POST', url: `/ingest/v1/batch?key=${t.project.ingestKey}`, payload: batch('ingest-query-1', [{ type: 'ERROR', message: 'q' }]),
