@@ -12,7 +12,7 @@ import { healthRoutes } from './health/routes.ts'
 import { homeRoutes } from './home/routes.ts'
 import { demoRoutes } from './sdk/demo.ts'
 import { sdkRoutes } from './sdk/routes.ts'
-import { installErrorHandler } from './http/error-handler.ts'
+import { clientErrorHandler, installErrorHandler } from './http/error-handler.ts'
 import { buildValidator } from './http/validation.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { createWriter, type Writer } from './ingest/writer.ts'
@@ -53,6 +53,7 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     // the key is checked. Node already bounds the whole request head (16 KiB); the route schemas
     // bound each parameter, after the key, with a 404 (see the error handler).
     maxParamLength: 16_384,
+    clientErrorHandler,
   })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   try {

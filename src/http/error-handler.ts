@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, type ErrorCode } from '../errors.ts'
 import type { ErrorBody } from '../shared/schema.ts'
@@ -19,6 +20,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_body',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_body',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_body',
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: 'invalid_body',
 }
 
 /** One error handler for the whole service: every error leaves as JSON with a stable code. */
@@ -30,10 +32,32 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     send(reply, body)
   })
-  app.setNotFoundHandler((request, reply) => {
-    send(reply, errorBody(404, 'route_not_found',
-      `No route ${request.method} ${request.url.split('?')[0] ?? ''}. The API is described at /api/v1/openapi.json`))
-  })
+  app.setNotFoundHandler((request, reply) => { send(reply, noRoute(request)) })
+}
+
+const noRoute = (request: FastifyRequest): ErrorBody => errorBody(404, 'route_not_found',
+  `No route ${request.method} ${request.url.split('?')[0] ?? ''}. The API is described at /api/v1/openapi.json`)
+
+/**
+ * Fastify's clientErrorHandler: Node's HTTP parser refuses methods it does not know (FOO) before
+ * any route is looked up; those get the JSON 404 of any other missing route. Other malformed
+ * requests get Fastify's own answer (400, 408 or 431) as before.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, body] = error.code === 'HPE_INVALID_METHOD'
+    ? [404, errorBody(404, 'route_not_found', 'No route for this method. The API is described at /api/v1/openapi.json')]
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, { error: STATUS_CODES[408], message: 'Client Timeout', statusCode: 408 }]
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, { error: STATUS_CODES[431], message: 'Exceeded maximum allowed HTTP header size', statusCode: 431 }]
+        : [400, { error: STATUS_CODES[400], message: 'Client Error', statusCode: 400 }]
+  this.log.trace({ err: error }, 'client error')
+  const json = JSON.stringify(body)
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(json)}\r\n`
+      + `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`)
+  }
+  socket.destroy(error)
 }
 
 /*
@@ -66,6 +90,9 @@ const errorBody = (statusCode: number, code: ErrorCode, message: string, paramet
 
 export function toErrorBody(error: FastifyError, request: FastifyRequest): ErrorBody {
   if (error instanceof AppError) return errorBody(error.statusCode, error.code, error.message, error.parameter)
+  // A missing route stays a missing route, whatever else is wrong with the request: a QUERY or
+  // POST to no route fails parsing its body there, which is no reason to blame the body.
+  if (request.is404) return noRoute(request)
   if (error.validation && error.validation.length > 0) return validationBody(error.validation, error.validationContext, request)
   if (isDatabaseUnavailable(error)) {
     return errorBody(503, 'service_unavailable', 'The database is unreachable right now; retry in a few seconds.')

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import { request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { describeAllowed } from '../../src/http/error-handler.ts'
 import { json, startTestApp, type TestApp } from '../helpers/app.ts'
@@ -22,9 +24,33 @@ describe('error handler', () => {
     assert.deepEqual(Object.keys(json(res)), ['statusCode', 'error', 'code', 'message'])
     assert.equal(json(res).code, 'route_not_found')
   })
+  it('answers unknown methods with the JSON 404 of a missing route, over real HTTP', async () => {
+    await t.app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = t.app.server.address() as AddressInfo
+    // QUERY and PROPFIND reach the router (QUERY, a body method, used to fail on its missing
+    // Content-Type as invalid_body); FOO is refused by Node's parser before any route is looked up.
+    for (const method of ['QUERY', 'PROPFIND', 'FOO']) {
+      const res = await send(port, method, '/healthz')
+      assert.equal(res.status, 404, `${method}: ${res.body}`)
+      assert.equal((JSON.parse(res.body) as { code: string }).code, 'route_not_found', method)
+    }
+    const badJson = await send(port, 'POST', '/nope', { 'content-type': 'application/json' }, '{not json')
+    assert.equal((JSON.parse(badJson.body) as { code: string }).code, 'route_not_found')
+  })
   it('answers a wrong method with a JSON error', async () => {
     const res = await t.app.inject({ method: 'DELETE', url: '/api/v1/sessions' })
     assert.equal(res.statusCode, 404)
     assert.equal(json(res).code, 'route_not_found')
   })
 })
+
+function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      let text = ''
+      res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => { resolve({ status: res.statusCode ?? 0, body: text }) })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
