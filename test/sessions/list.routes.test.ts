@@ -177,6 +177,17 @@ for (const engine of testEngines()) {
       assert.match(String(json(await t.get('/api/v1/sessions?date=2026-02-30')).message), /YYYY-MM-DD/)
     })
 
+    it('accepts dates before 1970: an empty period, with the sessions after it counted', async () => {
+      for (const query of ['date=1969-12-31', 'date=0000-01-01', 'from=0000-01-01&to=1970-01-01', 'to=1969-12-31T23:59:59.999Z']) {
+        const res = await t.get(`/api/v1/sessions?${query}`)
+        assert.equal(res.statusCode, 200, `${query}: ${res.body}`)
+        assert.deepEqual([json<ListBody>(res).total, json<ListBody>(res).sessions], [0, []], query)
+      }
+      const all = json<ListBody>(await t.get('/api/v1/sessions')).total
+      assert.equal(json<ListBody>(await t.get('/api/v1/sessions?from=1969-12-31T00:00:00Z')).total, all)
+      assert.equal(json<ListBody>(await t.get('/api/v1/sessions?from=0001-01-01&to=9999-12-31')).total, all)
+    })
+
     it('accepts from equal to to (an empty period)', async () => {
       const res = await t.get(`/api/v1/sessions?from=${isoDay(dayD)}&to=${isoDay(dayD)}`)
       assert.equal(res.statusCode, 200)
