@@ -2,7 +2,9 @@
 export const READ_API_DESCRIPTION = `Read-only access to the recorded visits (sessions) of one website project and the events inside each.
 
 **Authentication.** Every read operation needs the project's secret API key, as \`Authorization: Bearer <API_KEY>\` or
-\`X-Api-Key: <API_KEY>\` (when both are sent, Authorization wins). A missing or wrong key answers 401 with a
+\`X-Api-Key: <API_KEY>\`: exactly one key. The same key in both headers is accepted; different keys (repeated
+Authorization headers, Authorization and X-Api-Key, a repeated X-Api-Key) answer 401 \`invalid_api_key\` even when
+one is valid. A missing or wrong key answers 401 with a
 \`WWW-Authenticate: Bearer\` header. The data returned always belongs to the key's project; keys are stored only as
 SHA-256 digests. The ingest key (\`sw_ing_…\`) only writes and is refused by the read API; the API key (\`sw_api_…\`)
 only reads and is refused by ingest.

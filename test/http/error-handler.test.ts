@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
-import { request } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { describeAllowed } from '../../src/http/error-handler.ts'
 import { json, startTestApp, type TestApp } from '../helpers/app.ts'
+import { realHttp } from '../helpers/http.ts'
 
 describe('describeAllowed', () => {
   it('puts a parameter\'s schema into words', () => {
@@ -25,17 +24,16 @@ describe('error handler', () => {
     assert.equal(json(res).code, 'route_not_found')
   })
   it('answers unknown methods with the JSON 404 of a missing route, over real HTTP', async () => {
-    await t.app.listen({ host: '127.0.0.1', port: 0 })
-    const { port } = t.app.server.address() as AddressInfo
+    const send = await realHttp(t.app)
     // QUERY and PROPFIND reach the router (QUERY, a body method, used to fail on its missing
     // Content-Type as invalid_body); FOO is refused by Node's parser before any route is looked up.
     for (const method of ['QUERY', 'PROPFIND', 'FOO']) {
-      const res = await send(port, method, '/healthz')
+      const res = await send(method, '/healthz')
       assert.equal(res.status, 404, `${method}: ${res.body}`)
-      assert.equal((JSON.parse(res.body) as { code: string }).code, 'route_not_found', method)
+      assert.equal(res.json().code, 'route_not_found', method)
     }
-    const badJson = await send(port, 'POST', '/nope', { 'content-type': 'application/json' }, '{not json')
-    assert.equal((JSON.parse(badJson.body) as { code: string }).code, 'route_not_found')
+    const badJson = await send('POST', '/nope', { 'content-type': 'application/json' }, '{not json')
+    assert.equal(badJson.json().code, 'route_not_found')
   })
   it('answers a wrong method with a JSON error', async () => {
     const res = await t.app.inject({ method: 'DELETE', url: '/api/v1/sessions' })
@@ -44,13 +42,3 @@ describe('error handler', () => {
   })
 })
 
-function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => { resolve({ status: res.statusCode ?? 0, body: text }) })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
