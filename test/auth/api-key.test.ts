@@ -46,9 +46,9 @@ for (const engine of testEngines()) {
       const send = await realHttp(t.app)
       const key = t.project.apiKey
       const other = (await t.newProject('Second')).apiKey
-      const same = [{ authorization: `Bearer ${key}`, 'x-api-key': key }, { authorization: [`Bearer ${key}`, `bearer ${key}`] }]
+      const same: Record<string, string | string[]>[] = [{ authorization: `Bearer ${key}`, 'x-api-key': key }, { authorization: [`Bearer ${key}`, `bearer ${key}`] }]
       for (const headers of same) assert.equal((await send('GET', '/api/v1/sessions', headers)).status, 200, JSON.stringify(headers))
-      const different = [
+      const different: Record<string, string | string[]>[] = [
         { authorization: [`Bearer ${key}`, `Bearer ${other}`] }, { authorization: [`Bearer ${key}`, 'Bearer sw_api_wrong'] },
         { authorization: `Bearer ${key}`, 'x-api-key': other }, { authorization: 'Bearer sw_api_wrong', 'x-api-key': key },
         { 'x-api-key': [key, other] },
