@@ -46,7 +46,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const project = await ingestProject(request, request.body.key)
     const ip = normalizeIp(request.ip)
     const visitor = { ip, country: app.geo.country(ip), userAgent: request.headers['user-agent'] || null }
-    return ingestBatch(app.writer, project, request.body, visitor, app.config.recording, Date.now())
+    return ingestBatch(app.db, app.writer, project, request.body, visitor, app.config.recording, Date.now())
   })
 }
 

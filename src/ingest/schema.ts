@@ -62,7 +62,10 @@ export const IngestQuery = Type.Object({
 })
 
 export const IngestResponse = Type.Object({
-  sessionId: Type.String({ description: 'The session the events were stored in.' }),
+  sessionId: Nullable(Type.String({
+    description: 'The session the events were stored in. A batch with no events and no recording stores nothing: '
+      + 'this is then the visitor\'s live session, or null when there is none yet.',
+  })),
   accepted: Type.Integer({ description: 'Events stored by this request.' }),
   duplicates: Type.Integer({ description: 'Events skipped because they were already stored (a retried batch).' }),
   recording: Type.Optional(Type.Object({

@@ -72,6 +72,22 @@ for (const engine of testEngines()) {
       assert.equal(d.session.events.errors, 3)
     })
 
+    it('stores nothing for a batch with no events: no session opened, no lastSeenAt moved', async () => {
+      const before = await t.app.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+      const fresh = await t.ingest(batch('ingest-empty-new', []))
+      assert.equal(fresh.statusCode, 200, fresh.body)
+      assert.deepEqual(json(fresh), { sessionId: null, accepted: 0, duplicates: 0 })
+      const after = await t.app.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+      assert.equal(Number(after.n), Number(before.n), 'no session opened')
+
+      const createdAt = Date.now() - 3_600_000
+      const first = await t.ingest(batch('ingest-empty-live', [{ type: 'ERROR', message: 'x', createdAt }], { sentAt: Date.now() }))
+      const seen = (await detail(sessionOf(first))).session
+      const empty = await t.ingest(batch('ingest-empty-live', [], { sentAt: Date.now() }))
+      assert.deepEqual(json(empty), { sessionId: sessionOf(first), accepted: 0, duplicates: 0 })
+      assert.deepEqual((await detail(sessionOf(first))).session, seen, 'lastSeenAt and counters unchanged')
+    })
+
     it('has the batch committed when it answers 2xx', async () => {
       const res = await t.ingest(batch('ingest-durable-1', [{ type: 'ERROR', message: 'on disk' }]))
       assert.equal(res.statusCode, 200)
