@@ -7,6 +7,7 @@ import { RecordingResponse } from '../recording/schema.ts'
 import { getChunk, getRecording } from '../recording/service.ts'
 import { DetailResponse } from '../sessions/schema.ts'
 import { sendSession } from '../sessions/routes.ts'
+import { ref } from '../shared/schema.ts'
 import { getSession } from '../sessions/service.ts'
 import { SESSION_MS, type AdminAuth } from './auth.ts'
 import {
@@ -74,12 +75,12 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
     dashboardSessions(app.db, await getProject(app.db, request.params.projectId), request.query))
 
   app.get('/projects/:projectId/sessions/:id', {
-    schema: { ...hide, params: ProjectSessionParams, response: { 200: DetailResponse } },
+    schema: { ...hide, params: ProjectSessionParams, response: { 200: ref(DetailResponse) } },
   }, async (request, reply) =>
     sendSession(reply, await getSession(app.db, await getProject(app.db, request.params.projectId), request.params.id)))
 
   app.get('/projects/:projectId/sessions/:id/recording', {
-    schema: { ...hide, params: ProjectSessionParams, response: { 200: RecordingResponse } },
+    schema: { ...hide, params: ProjectSessionParams, response: { 200: ref(RecordingResponse) } },
   }, async (request) => getRecording(app.db, await getProject(app.db, request.params.projectId), request.params.id))
 
   app.get('/projects/:projectId/sessions/:id/recording/chunks/:chunkId', { schema: { ...hide, params: ProjectChunkParams } },

@@ -1,12 +1,13 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import Type from 'typebox'
+import { ref } from '../shared/schema.ts'
 
-const Health = Type.Object({
+export const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
   engine: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
-}, { additionalProperties: false })
+}, { $id: 'Health', title: 'Health', additionalProperties: false })
 
 /** `GET /healthz` for load balancers: 200 when the database answers, 503 when it does not. */
 export const healthRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
@@ -17,7 +18,7 @@ export const healthRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => 
       summary: 'Liveness and database reachability',
       description: 'No key needed. 200 when the database answers a query; 503 when it does not, so a load balancer '
         + 'takes the process out of rotation.',
-      response: { 200: Health, 503: Health },
+      response: { 200: ref(Health), 503: ref(Health, { description: 'The database does not answer.' }) },
     },
   }, async (_request, reply) => {
     const engine = app.config.database.engine

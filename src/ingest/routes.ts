@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { AppError, invalidBody } from '../errors.ts'
 import { normalizeIp } from '../geo/country.ts'
 import { projectForIngestKey, type ProjectContext } from '../projects/service.ts'
-import { errorResponses } from '../shared/schema.ts'
+import { errorResponses, ref } from '../shared/schema.ts'
 import { IngestBody, IngestQuery, IngestResponse, MAX_BATCH_BYTES } from './schema.ts'
 import { ingestBatch } from './service.ts'
 
@@ -39,8 +39,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         + 'RECORDING_MAX_SESSION_BYTES, is dropped and counted rather than refused.',
       security: [{ ingestKeyHeader: [] }],
       querystring: IngestQuery,
-      body: IngestBody,
-      response: { 200: IngestResponse, ...errorResponses(400, 401, 413, 415, 503) },
+      consumes: ['application/json', 'text/plain'],
+      body: ref(IngestBody),
+      response: { 200: ref(IngestResponse), ...errorResponses(400, 401, 413, 415, 503) },
     },
   }, async (request) => {
     const project = await ingestProject(request, request.body.key)

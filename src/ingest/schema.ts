@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { TYPE_PATTERN } from '../events/types.ts'
 import { MAX_CHUNKS_PER_BATCH, RecordingUpload } from '../recording/schema.ts'
-import { Nullable } from '../shared/schema.ts'
+import { Nullable, ref } from '../shared/schema.ts'
 
 export const MAX_EVENTS_PER_BATCH = 500
 /** Largest accepted request body. Beacons are capped lower by browsers (64 KiB). */
@@ -33,7 +33,7 @@ export const IngestEvent = Type.Object({
   reqBody: Type.Optional(Nullable(Type.String())),
   resBody: Type.Optional(Nullable(Type.String())),
 }, {
-  title: 'IngestEvent', additionalProperties: false,
+  $id: 'IngestEvent', title: 'IngestEvent', additionalProperties: false,
   description: 'Required per known type — ERROR, CLICK, INPUT, USER_REPORT: message; HTTP_ERROR: url, method; '
     + 'SLOW_REQUEST: url, durationMs; NAVIGATION: url. Unknown fields are dropped. reqBody and resBody are masked '
     + 'on the server as well (password, passwd, pwd, secret, token, api_key, authorization, … → "***").',
@@ -49,12 +49,12 @@ export const IngestBody = Type.Object({
   }),
   sentAt: Type.Optional(Instant('The visitor clock when the batch was sent; corrects event times for clock skew.')),
   page: Type.Optional(Type.String({ maxLength: 8192, description: 'Landing page URL; its utm_* and click-id tags become the session utm.' })),
-  events: Type.Array(IngestEvent, { maxItems: MAX_EVENTS_PER_BATCH }),
-  recording: Type.Optional(Type.Array(RecordingUpload, {
+  events: Type.Array(ref(IngestEvent), { maxItems: MAX_EVENTS_PER_BATCH }),
+  recording: Type.Optional(Type.Array(ref(RecordingUpload), {
     maxItems: MAX_CHUNKS_PER_BATCH,
     description: 'Screen recording chunks of this session (the SDK sends them with an empty `events`).',
   })),
-}, { additionalProperties: false })
+}, { $id: 'IngestBatch', title: 'IngestBatch', additionalProperties: false })
 export type IngestBody = Static<typeof IngestBody>
 
 export const IngestQuery = Type.Object({
@@ -73,4 +73,6 @@ export const IngestResponse = Type.Object({
     duplicates: Type.Integer({ description: 'Chunks already received (stored or dropped) under the same id.' }),
     dropped: Type.Integer({ description: 'Chunks refused by the per-chunk or per-session size limit; counted on the session.' }),
   }, { additionalProperties: false, description: 'Present when the request carried recording chunks.' })),
-}, { additionalProperties: false })
+}, { $id: 'IngestResult', title: 'IngestResult', additionalProperties: false })
+
+export const ingestSchemas = [IngestEvent, IngestBody, IngestResponse]

@@ -20,6 +20,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description: `${READ_API_DESCRIPTION}\n\n${ERROR_RULES}`,
         license: { name: 'MIT', identifier: 'MIT' },
       },
+      // Relative: the document describes the server that serves it, wherever it is deployed.
+      servers: [{ url: '/', description: 'The Sessionwatch server serving this document.' }],
       tags: [
         { name: 'sessions', description: 'Read API v1: recorded visits and their events (API key).' },
         { name: 'recording', description: 'Read API v1 extension: a session\'s screen recording (API key).' },

@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { projectOf, requireApiKey } from '../auth/api-key.ts'
-import { API_KEY_SECURITY as security, errorResponses } from '../shared/schema.ts'
+import { API_KEY_SECURITY as security, errorResponses, ref } from '../shared/schema.ts'
 import { SessionParams } from '../sessions/schema.ts'
 import { ChunkEvents, ChunkParams, RecordingResponse } from './schema.ts'
 import * as service from './service.ts'
@@ -21,7 +21,7 @@ export const recordingRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) 
         + 'projects\' sessions, and ids longer than 200 characters, answer 404 alike (after the key check: 401 first).',
       security,
       params: SessionParams,
-      response: { 200: RecordingResponse, ...errorResponses(401, 404, 503) },
+      response: { 200: ref(RecordingResponse), ...errorResponses(401, 404, 503) },
     },
   }, (request) => service.getRecording(app.db, projectOf(request), request.params.id))
 
@@ -35,7 +35,13 @@ export const recordingRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) 
         + 'or chunk answers 404, as does an id over 200 or a chunkId over 100 characters (after the key check: 401 first).',
       security,
       params: ChunkParams,
-      response: { 200: ChunkEvents, ...errorResponses(401, 404, 503) },
+      response: {
+        200: ref(ChunkEvents, {
+          description: 'The chunk\'s rrweb events.',
+          headers: { 'Content-Encoding': { type: 'string', enum: ['gzip'], description: 'gzip when the request accepts it: the chunk as stored.' } },
+        }),
+        ...errorResponses(401, 404, 503),
+      },
     },
   }, async (request, reply) => {
     const data = await service.getChunk(app.db, projectOf(request), request.params.id, request.params.chunkId)

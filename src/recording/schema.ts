@@ -22,7 +22,7 @@ export const RecordingUpload = Type.Object({
     description: 'Base64 of the gzip-compressed JSON array of rrweb events. Chunks the SDK cuts open with a full '
       + 'snapshot (Meta + FullSnapshot events), so a replay can start at any of them.',
   }),
-}, { title: 'RecordingUpload', additionalProperties: false })
+}, { $id: 'RecordingUpload', title: 'RecordingUpload', additionalProperties: false })
 export type RecordingUpload = Static<typeof RecordingUpload>
 
 export const RecordingSummary = Type.Object({
@@ -49,7 +49,7 @@ export const RecordingResponse = Type.Object({
   sessionId: Type.String(),
   recording: Type.Ref('RecordingSummary'),
   chunks: Type.Array(Type.Ref('RecordingChunk'), { description: 'Stored chunks in recording order (startedAt, then id).' }),
-}, { additionalProperties: false })
+}, { $id: 'SessionRecording', title: 'SessionRecording', additionalProperties: false })
 
 export const ChunkParams = Type.Object({
   id: SessionParams.properties.id,
@@ -60,8 +60,9 @@ export const ChunkEvents = Type.Array(Type.Object({
   type: Type.Integer({ description: 'rrweb event type (2 full snapshot, 3 incremental, 4 meta, …).' }),
   timestamp: Type.Number({ description: 'Visitor clock, epoch milliseconds.' }),
 }, { additionalProperties: true }), {
+  $id: 'RecordingChunkEvents', title: 'RecordingChunkEvents',
   description: 'The chunk\'s rrweb events as JSON, ready for rrweb-player / @rrweb/replay. Sent with '
     + '`Content-Encoding: gzip` when the request accepts gzip (as stored, no work on the server), plain otherwise.',
 })
 
-export const recordingSchemas = [RecordingSummary, ChunkMeta]
+export const recordingSchemas = [RecordingSummary, ChunkMeta, RecordingResponse, ChunkEvents, RecordingUpload]

@@ -62,7 +62,8 @@ export const EventSchema = Type.Object({
   reqBody: Nullable(Type.String({ description: 'Request body, password-like fields masked as "***"; null when none.' })),
   resBody: Nullable(Type.String({ description: 'Response body of failed requests; null when none.' })),
 }, {
-  $id: 'Event', title: 'Event', additionalProperties: false,
+  // Not "Event": a generated client would shadow the DOM's Event.
+  $id: 'SessionEvent', title: 'SessionEvent', additionalProperties: false,
   description: 'Fields typed "string" (url, method) are absent when they do not apply; every other field is always '
     + 'present and null when it does not apply. Text longer than its limit ends with "…[truncated N chars]".',
 })
@@ -97,7 +98,7 @@ export const ListResponse = Type.Object({
   sessions: Type.Array(Type.Ref('Session'), {
     description: 'Most recent activity first: lastSeenAt descending, then id descending.',
   }),
-}, { additionalProperties: false })
+}, { $id: 'SessionList', title: 'SessionList', additionalProperties: false })
 
 export const SessionParams = Type.Object({
   id: Type.String({ description: 'Session identifier from the list response.', maxLength: 200 }),
@@ -106,14 +107,16 @@ export const SessionParams = Type.Object({
 export const DetailResponse = Type.Object({
   project: Type.Ref('Project'),
   session: Type.Ref('SessionDetail'),
-  events: Type.Array(Type.Ref('Event'), {
+  events: Type.Array(Type.Ref('SessionEvent'), {
     description: 'All events in the order they happened (createdAt ascending; equal times keep the order received).',
   }),
-}, { additionalProperties: false })
+}, { $id: 'SessionDetailResponse', title: 'SessionDetailResponse', additionalProperties: false })
 
 export type SessionOut = Static<typeof SessionSchema>
 export type EventOut = Static<typeof EventSchema>
 export type ProjectOut = Static<typeof ProjectSchema>
 
 /** Schemas referenced by $id; registered once with app.addSchema. */
-export const sharedSchemas = [ProjectSchema, CountersSchema, SessionSchema, RecordingSchema, SessionDetailSchema, EventSchema]
+export const sharedSchemas = [
+  ProjectSchema, CountersSchema, SessionSchema, RecordingSchema, SessionDetailSchema, EventSchema, ListResponse, DetailResponse,
+]

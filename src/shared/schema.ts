@@ -30,20 +30,35 @@ export type ErrorBody = Static<typeof ErrorBody>
 export const Nullable = <T extends Type.TSchema & { type: string }>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })
 
+/**
+ * A `$ref` to a schema registered by $id (app.addSchema), typed as that schema: the OpenAPI document
+ * names it as a component, and the route keeps its TypeScript type.
+ */
+export const ref = <T extends Type.TSchema>(schema: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<Static<T>>({ $ref: (schema as { $id?: string }).$id, ...options })
+
+/** Response headers of error answers, documented in the OpenAPI document (@fastify/swagger reads `headers`). */
+const RETRY_AFTER = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying.' } }
+const ERROR_HEADERS: Partial<Record<number, Record<string, { type: string; description: string }>>> = {
+  401: { 'WWW-Authenticate': { type: 'string', description: 'On the read API: `Bearer realm="sessionwatch"`, plus `error="invalid_token"` for a wrong key.' } },
+  429: RETRY_AFTER,
+  503: RETRY_AFTER,
+}
+
 /** Response schemas for error statuses, keyed by status, for route definitions. */
 export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503)[]) =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref('ApiError', { description: ERROR_TEXT[s] })]))
+  Object.fromEntries(statuses.map((s) => [s, ref(ErrorBody, { description: ERROR_TEXT[s], ...(ERROR_HEADERS[s] && { headers: ERROR_HEADERS[s] }) })]))
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'A parameter or the body is invalid; `parameter` names it and `message` says what is allowed.',
-  401: 'The key is missing or wrong. The answer carries a `WWW-Authenticate: Bearer` header.',
+  401: 'The key is missing or wrong (read API: with a `WWW-Authenticate: Bearer` header).',
   403: 'The request lacks the dashboard\'s X-Sessionwatch header (cross-site request protection).',
   404: 'Not found: unknown, deleted, expired, or belonging to another project (never told apart).',
   409: 'The request conflicts with stored data.',
   413: 'The request is larger than allowed.',
   415: 'The Content-Type is not accepted.',
   429: 'Too many failed sign-ins from this address; retry after the `Retry-After` seconds.',
-  503: 'The database is unreachable; retry after the `Retry-After` seconds.',
+  503: 'The database is unreachable, its disk is full, or ingest is over capacity; retry after the `Retry-After` seconds.',
 }
 
 /** OpenAPI security of the read API: the project API key as a Bearer token or in X-Api-Key. */
