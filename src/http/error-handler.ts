@@ -3,15 +3,20 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, type ErrorCode } from '../errors.ts'
 import type { ErrorBody } from '../shared/schema.ts'
+import { INSTANT_HELP, INSTANT_PATTERN } from '../shared/time.ts'
 
 interface ValidationIssue {
   instancePath: string
+  schemaPath: string
   keyword: string
   params: Record<string, unknown>
   message?: string
 }
 
-type PropertySchema = { type?: string; minimum?: number; maximum?: number; format?: string; description?: string }
+type PropertySchema = { type?: string; minimum?: number; maximum?: number; format?: string; pattern?: string; description?: string }
+
+/** Patterns whose meaning has words: a message says what is allowed, not the expression. */
+const PATTERN_HELP: Record<string, string> = { [INSTANT_PATTERN]: INSTANT_HELP }
 
 /** Fastify's own client errors, mapped onto our stable codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -126,8 +131,12 @@ function validationBody(issues: readonly ValidationIssue[], context: string | un
     const schema = querySchema(request, context)?.[name]
     return errorBody(400, 'invalid_parameter', `${name} must be ${describeAllowed(schema, issue)}${got}`, name)
   }
-  const field = path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '')
-  const what = missing !== undefined ? 'is required' : (issue.message ?? 'is invalid')
+  const field = fieldName(path)
+  // A `then` of "if type is X": say the rule, "events[0] (ERROR) needs message".
+  const type = issue.schemaPath.includes('/then/') ? typeAt(request.body, path.slice(0, -1)) : undefined
+  if (type !== undefined) return errorBody(400, 'invalid_body', `${fieldName(path.slice(0, -1))} (${type}) needs ${path.at(-1) ?? ''}`, field)
+  const help = typeof issue.params.pattern === 'string' ? PATTERN_HELP[issue.params.pattern] : undefined
+  const what = missing !== undefined ? 'is required' : help !== undefined ? `must be ${help}` : (issue.message ?? 'is invalid')
   return errorBody(400, 'invalid_body', `${field || 'The body'} ${what}`, field || undefined)
 }
 
@@ -140,6 +149,16 @@ function paramsNotFound(name: string, request: FastifyRequest): ErrorBody {
   const value = typeof raw === 'string' ? raw : ''
   const shown = value.length > 100 ? `${value.slice(0, 100)}…` : value
   return errorBody(404, 'not_found', `No ${name} "${shown}": it is longer than any that exists`)
+}
+
+const fieldName = (path: readonly string[]): string =>
+  path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '')
+
+/** The `type` of the object at `path` in a body, when it has a string one. */
+function typeAt(body: unknown, path: readonly string[]): string | undefined {
+  const target = path.reduce<unknown>((value, part) => (value as Record<string, unknown> | null | undefined)?.[part], body)
+  const type = (target as { type?: unknown } | null | undefined)?.type
+  return typeof type === 'string' ? type : undefined
 }
 
 function querySchema(request: FastifyRequest, context: string): Record<string, PropertySchema> | undefined {
@@ -156,5 +175,7 @@ export function describeAllowed(schema: PropertySchema | undefined, issue?: Vali
     return 'an integer'
   }
   if (schema?.format === 'date') return 'a calendar date YYYY-MM-DD'
+  const pattern = schema?.pattern ?? (typeof issue?.params.pattern === 'string' ? issue.params.pattern : undefined)
+  if (pattern !== undefined && PATTERN_HELP[pattern] !== undefined) return PATTERN_HELP[pattern]
   return issue?.message ?? 'a valid value'
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.ts'
 import { invalidBody } from '../errors.ts'
 import { cleanText, limitText, maskSecrets } from '../events/text.ts'
-import { missingFields, type EventRecord } from '../events/types.ts'
+import type { EventRecord } from '../events/types.ts'
 import type { ProjectContext } from '../projects/service.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
 import { retentionCutoff } from '../sessions/service.ts'
@@ -78,10 +78,6 @@ function toEpoch(value: number | string): number | null {
 }
 
 function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number, now: number): EventRecord {
-  const missing = missingFields(e.type, e)
-  if (missing.length > 0) {
-    throw invalidBody(`events[${index}] (${e.type}) needs ${missing.join(', ')}`, `events[${index}].${missing[0] ?? ''}`)
-  }
   let createdAt = now
   if (e.createdAt !== undefined) {
     const t = toEpoch(e.createdAt)

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { Nullable } from '../shared/schema.ts'
+import { INSTANT_PATTERN } from '../shared/time.ts'
 
 export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 200
@@ -73,11 +74,13 @@ export const ListQuery = Type.Object({
     format: 'date', description: 'YYYY-MM-DD: sessions that started on that UTC day. Overrides from and to.', examples: ['2026-11-20'],
   })),
   from: Type.Optional(Type.String({
+    pattern: INSTANT_PATTERN,
     description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). '
       + 'Start of the period by startedAt, inclusive. Must not be later than to.',
     examples: ['2026-11-20T00:00:00Z'],
   })),
   to: Type.Optional(Type.String({
+    pattern: INSTANT_PATTERN,
     description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). End of the period by startedAt, exclusive.',
     examples: ['2026-11-21T00:00:00+03:00'],
   })),

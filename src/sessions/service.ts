@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import type { Db } from '../db/database.ts'
 import { invalidParameter, notFound } from '../errors.ts'
 import type { Project, ProjectContext } from '../projects/service.ts'
-import { DAY_MS, parseDate, parseInstant } from '../shared/time.ts'
+import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../shared/time.ts'
 import { DEFAULT_LIMIT, type ListQuery } from './schema.ts'
 import * as store from './store.ts'
 import { streamSession } from './stream.ts'
@@ -21,8 +21,6 @@ export interface DetailResult {
   session: SessionDetailView
   events: EventView[]
 }
-
-const INSTANT_HELP = 'an ISO 8601 date-time with Z or an offset (2026-11-20T10:00:00Z) or a date (2026-11-20)'
 
 /**
  * Turns the date/from/to parameters into a startedAt range. Every given value is checked, even

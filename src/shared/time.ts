@@ -28,9 +28,19 @@ export function toIso(ms: number): string {
   return `${prefix}${pad2(h)}:${pad2(m)}:${pad2(sec)}.${pad3(t % 1000)}Z`
 }
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATE_TIME_RE =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/
+const DATE_SRC = '(\\d{4})-(\\d{2})-(\\d{2})'
+const TIME_SRC = '[Tt ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?(?:([Zz])|([+-])(\\d{2}):?(\\d{2}))'
+const DATE_RE = new RegExp(`^${DATE_SRC}$`)
+const DATE_TIME_RE = new RegExp(`^${DATE_SRC}${TIME_SRC}$`)
+
+/**
+ * What parseInstant reads, as a JSON Schema pattern built from the parser's own expressions, so
+ * the OpenAPI document says exactly what the server takes (the parser also refuses impossible
+ * dates and times, 2026-02-30 or 25:00, which a pattern cannot).
+ */
+export const INSTANT_PATTERN = `^${DATE_SRC}(?:${TIME_SRC})?$`
+/** The words for INSTANT_PATTERN in error messages. */
+export const INSTANT_HELP = 'an ISO 8601 date-time with Z or an offset (2026-11-20T10:00:00Z) or a date (2026-11-20)'
 
 /**
  * Epoch ms of a calendar date's UTC midnight, or null for malformed or impossible dates (2026-02-30).

@@ -115,6 +115,7 @@ for (const engine of testEngines()) {
         assert.equal(res.statusCode, 400)
         assert.equal(json(res).code, 'invalid_body')
         assert.equal(json(res).parameter, `events[1].${field}`)
+        assert.equal(json(res).message, `events[1] (${String(event.type)}) needs ${field}`)
       })
     }
 
@@ -129,6 +130,8 @@ for (const engine of testEngines()) {
         [{ sessionKey: 'valid-key-1', batchId: 'b', events: [{ type: 'ERROR', message: 'x', statusCode: 'abc' }] }, undefined, 400],
         [{ sessionKey: 'valid-key-1', batchId: 'b', events: [{ type: 'ERROR', message: 'x', createdAt: 'yesterday' }] }, undefined, 400],
         [{ sessionKey: 'valid-key-1', batchId: 'b', sentAt: 'soon', events: [] }, undefined, 400],
+        [{ sessionKey: 'valid-key-1', batchId: 'b', sentAt: '2026-01-01T10:00:00', events: [] }, undefined, 400],
+        [{ sessionKey: 'valid-key-1', batchId: 'b', events: [{ type: 'ERROR', message: 'x', createdAt: '2026-02-30T00:00:00Z' }] }, undefined, 400],
       ]
       for (const [payload, type, status] of cases) {
         const headers = type ? { 'content-type': type } : {}
