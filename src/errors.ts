@@ -1,25 +1,30 @@
 /**
- * Every error the service answers with carries one of these stable codes.
- * Scripts branch on `code`; `message` is for people.
+ * Every error the service answers with carries one of these stable codes. Scripts branch on
+ * `code`; `message` is for people. This list is the one source: the ErrorCode type, the enum of
+ * the OpenAPI error schema and its description come from it, and a test holds the table in
+ * docs/api.md to it.
  */
-export type ErrorCode =
-  | 'invalid_parameter'
-  | 'invalid_body'
-  | 'missing_api_key'
-  | 'invalid_api_key'
-  | 'missing_ingest_key'
-  | 'invalid_ingest_key'
-  | 'not_found'
-  | 'not_signed_in'
-  | 'invalid_password'
-  | 'too_many_requests'
-  | 'forbidden'
-  | 'route_not_found'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'service_unavailable'
-  | 'storage_full'
-  | 'internal_error'
+export const ERROR_CODES = [
+  { code: 'invalid_parameter', status: 400, meaning: 'a query parameter is invalid; `parameter` names it' },
+  { code: 'invalid_body', status: 400, meaning: 'a request body is invalid (409: an import conflict); `parameter` names the field' },
+  { code: 'missing_api_key', status: 401, meaning: 'read API without an API key' },
+  { code: 'invalid_api_key', status: 401, meaning: 'read API with a wrong API key, or with more than one key' },
+  { code: 'missing_ingest_key', status: 401, meaning: 'ingest without an ingest key' },
+  { code: 'invalid_ingest_key', status: 401, meaning: 'ingest with a wrong ingest key' },
+  { code: 'not_signed_in', status: 401, meaning: 'dashboard API without a valid sign-in' },
+  { code: 'invalid_password', status: 401, meaning: 'dashboard sign-in with a wrong password' },
+  { code: 'forbidden', status: 403, meaning: 'a dashboard change without the X-Sessionwatch header' },
+  { code: 'not_found', status: 404, meaning: 'unknown, deleted, expired, or another project\'s session or chunk — never told apart' },
+  { code: 'route_not_found', status: 404, meaning: 'no such route or method' },
+  { code: 'payload_too_large', status: 413, meaning: 'an ingest body over 1 MiB' },
+  { code: 'unsupported_media_type', status: 415, meaning: 'an ingest body neither application/json nor text/plain' },
+  { code: 'too_many_requests', status: 429, meaning: 'too many failed dashboard sign-ins; retry after Retry-After' },
+  { code: 'internal_error', status: 500, meaning: 'a bug; the details go to the log, not the answer' },
+  { code: 'service_unavailable', status: 503, meaning: 'the database is unreachable, the service is shutting down, or ingest is over capacity; retry after Retry-After (5 s)' },
+  { code: 'storage_full', status: 503, meaning: 'the database\'s disk is full: nothing of the request was stored; retry after Retry-After (30 s)' },
+] as const
+
+export type ErrorCode = (typeof ERROR_CODES)[number]['code']
 
 /** A failure with an HTTP status, a stable code and a message a user can act on. */
 export class AppError extends Error {

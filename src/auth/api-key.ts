@@ -10,24 +10,41 @@ declare module 'fastify' {
 }
 
 /**
- * The key from `Authorization: Bearer <key>` or, when that header is absent, `X-Api-Key`.
- * An Authorization header of another scheme is not a key.
+ * The distinct keys a request offers: the token of every `Authorization: Bearer <key>` header and
+ * every `X-Api-Key` value. Read from the raw headers, since Node keeps only the first of repeated
+ * Authorization headers (and joins repeated X-Api-Key headers with ", "). An Authorization header
+ * of another scheme, or an empty one, offers no key.
  */
-export function readApiKey(request: FastifyRequest): string | null {
-  const auth = request.headers.authorization
-  if (auth !== undefined) {
-    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(auth)
-    return m?.[1] ?? null
+export function offeredApiKeys(request: FastifyRequest): string[] {
+  const keys = new Set<string>()
+  const raw = request.raw.rawHeaders
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]?.toLowerCase()
+    const value = raw[i + 1] ?? ''
+    if (name === 'authorization') {
+      const token = /^Bearer[ ]+(\S+)\s*$/i.exec(value)?.[1]
+      if (token !== undefined) keys.add(token)
+    } else if (name === 'x-api-key') {
+      for (const part of value.split(',')) if (part.trim()) keys.add(part.trim())
+    }
   }
-  const header = request.headers['x-api-key']
-  const key = Array.isArray(header) ? header[0] : header
-  return key?.trim() ? key.trim() : null
+  return [...keys]
 }
 
-/** onRequest hook of the read API: resolves the key to its project or answers 401. */
+/**
+ * onRequest hook of the read API: resolves the key to its project or answers 401. One key, once or
+ * in both headers; different keys are refused rather than one picked, since a client sending two
+ * cannot know which project it would read.
+ */
 export async function requireApiKey(this: { db: Parameters<typeof projectForApiKey>[0] }, request: FastifyRequest): Promise<void> {
-  const key = readApiKey(request)
-  if (key === null) {
+  const keys = offeredApiKeys(request)
+  if (keys.length > 1) {
+    throw new AppError(401, 'invalid_api_key',
+      'Send exactly one API key: this request carries different keys (in repeated Authorization headers, or in '
+      + 'Authorization and X-Api-Key).')
+  }
+  const [key] = keys
+  if (key === undefined) {
     throw new AppError(401, 'missing_api_key',
       'Send the project API key as "Authorization: Bearer <key>" or "X-Api-Key: <key>"; it is on the project dashboard (API tab).')
   }

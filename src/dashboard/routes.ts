@@ -1,13 +1,13 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.ts'
-import { strictBodyCompiler } from '../http/validation.ts'
 import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
 import { sendChunk } from '../recording/routes.ts'
 import { RecordingResponse } from '../recording/schema.ts'
 import { getChunk, getRecording } from '../recording/service.ts'
 import { DetailResponse } from '../sessions/schema.ts'
 import { sendSession } from '../sessions/routes.ts'
+import { ref } from '../shared/schema.ts'
 import { getSession } from '../sessions/service.ts'
 import { SESSION_MS, type AdminAuth } from './auth.ts'
 import {
@@ -36,7 +36,6 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   })
 
   app.post('/session', {
-    validatorCompiler: strictBodyCompiler,
     schema: { ...hide, body: SignInBody },
   }, async (request, reply) => {
     const now = Date.now()
@@ -62,11 +61,11 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
 
   app.get('/projects', { schema: hide }, async () => ({ projects: await listProjects(app.db) }))
 
-  app.post('/projects', { validatorCompiler: strictBodyCompiler, schema: { ...hide, body: NewProjectBody } }, async (request, reply) =>
+  app.post('/projects', { schema: { ...hide, body: NewProjectBody } }, async (request, reply) =>
     reply.code(201).send(await createProject(app.db, request.body)))
 
   app.patch('/projects/:projectId', {
-    validatorCompiler: strictBodyCompiler, schema: { ...hide, params: ProjectParams, body: ProjectPatchBody },
+    schema: { ...hide, params: ProjectParams, body: ProjectPatchBody },
   }, (request) => updateProject(app.db, request.params.projectId, request.body))
 
   app.post('/projects/:projectId/api-key', { schema: { ...hide, params: ProjectParams } }, (request) =>
@@ -76,12 +75,12 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
     dashboardSessions(app.db, await getProject(app.db, request.params.projectId), request.query))
 
   app.get('/projects/:projectId/sessions/:id', {
-    schema: { ...hide, params: ProjectSessionParams, response: { 200: DetailResponse } },
+    schema: { ...hide, params: ProjectSessionParams, response: { 200: ref(DetailResponse) } },
   }, async (request, reply) =>
     sendSession(reply, await getSession(app.db, await getProject(app.db, request.params.projectId), request.params.id)))
 
   app.get('/projects/:projectId/sessions/:id/recording', {
-    schema: { ...hide, params: ProjectSessionParams, response: { 200: RecordingResponse } },
+    schema: { ...hide, params: ProjectSessionParams, response: { 200: ref(RecordingResponse) } },
   }, async (request) => getRecording(app.db, await getProject(app.db, request.params.projectId), request.params.id))
 
   app.get('/projects/:projectId/sessions/:id/recording/chunks/:chunkId', { schema: { ...hide, params: ProjectChunkParams } },

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { MAX_RETENTION_DAYS } from '../projects/service.ts'
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../sessions/schema.ts'
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from '../sessions/schema.ts'
 
 /** Sessions counted at most for a filtered list: beyond it the dashboard shows "10000+". */
 export const COUNT_CAP = 10_000
@@ -29,6 +29,6 @@ export const SessionsQuery = Type.Object({
   errors: Type.Optional(Type.Boolean({ description: 'Only sessions with errors.' })),
   recording: Type.Optional(Type.Boolean({ description: 'Only sessions with a screen recording.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 })),
 })
 export type SessionsQuery = Static<typeof SessionsQuery>

@@ -22,3 +22,11 @@ export interface Database {
 
 /** Store functions take either the database or an open transaction. */
 export type Db = Kysely<Database> | Transaction<Database>
+
+/**
+ * Whether a lookup by this text can match anything. PostgreSQL text cannot hold U+0000 and fails
+ * the whole query on one, so no stored id or key has one on either engine (ids and keys are
+ * generated or pattern-checked; visitor text goes through cleanText). A lookup by such a value is
+ * answered "no match" without asking the database, like any other unknown value.
+ */
+export const canMatch = (value: string): boolean => !value.includes('\u0000')

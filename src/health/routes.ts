@@ -1,8 +1,9 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import Type from 'typebox'
+import { ref } from '../shared/schema.ts'
 
-const Health = Type.Object({
+export const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')], {
     description: 'Whether the database answers a query now.',
@@ -12,7 +13,7 @@ const Health = Type.Object({
       + 'the last one that failed, whichever is first); reads may still work meanwhile.',
   }),
   engine: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
-}, { additionalProperties: false })
+}, { $id: 'Health', title: 'Health', additionalProperties: false })
 
 /** `GET /healthz` for load balancers: 200 when the database answers and has room, 503 otherwise. */
 export const healthRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
@@ -24,7 +25,7 @@ export const healthRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => 
       description: 'No key needed. 200 when the database answers a query and writes are not failing for lack of '
         + 'space; 503 otherwise, so a load balancer takes the process out of rotation. Both recover by themselves '
         + 'once the database is back or space is freed; the service needs no restart.',
-      response: { 200: Health, 503: Health },
+      response: { 200: ref(Health), 503: ref(Health, { description: 'The database does not answer, or its disk is full.' }) },
     },
   }, async (_request, reply) => {
     const engine = app.config.database.engine

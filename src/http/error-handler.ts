@@ -1,17 +1,23 @@
 import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DatabaseFault } from '../db/errors.ts'
 import { AppError, type ErrorCode } from '../errors.ts'
 import type { ErrorBody } from '../shared/schema.ts'
+import { INSTANT_HELP, INSTANT_PATTERN } from '../shared/time.ts'
 
 interface ValidationIssue {
   instancePath: string
+  schemaPath: string
   keyword: string
   params: Record<string, unknown>
   message?: string
 }
 
-type PropertySchema = { type?: string; minimum?: number; maximum?: number; format?: string; description?: string }
+type PropertySchema = { type?: string; minimum?: number; maximum?: number; format?: string; pattern?: string; description?: string }
+
+/** Patterns whose meaning has words: a message says what is allowed, not the expression. */
+const PATTERN_HELP: Record<string, string> = { [INSTANT_PATTERN]: INSTANT_HELP }
 
 /** Fastify's own client errors, mapped onto our stable codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -20,6 +26,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_body',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_body',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_body',
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: 'invalid_body',
 }
 
 /** One error handler for the whole service: every error leaves as JSON with a stable code. */
@@ -33,10 +40,32 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     send(reply, body)
   })
-  app.setNotFoundHandler((request, reply) => {
-    send(reply, errorBody(404, 'route_not_found',
-      `No route ${request.method} ${request.url.split('?')[0] ?? ''}. The API is described at /api/v1/openapi.json`))
-  })
+  app.setNotFoundHandler((request, reply) => { send(reply, noRoute(request)) })
+}
+
+const noRoute = (request: FastifyRequest): ErrorBody => errorBody(404, 'route_not_found',
+  `No route ${request.method} ${request.url.split('?')[0] ?? ''}. The API is described at /api/v1/openapi.json`)
+
+/**
+ * Fastify's clientErrorHandler: Node's HTTP parser refuses methods it does not know (FOO) before
+ * any route is looked up; those get the JSON 404 of any other missing route. Other malformed
+ * requests get Fastify's own answer (400, 408 or 431) as before.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, body] = error.code === 'HPE_INVALID_METHOD'
+    ? [404, errorBody(404, 'route_not_found', 'No route for this method. The API is described at /api/v1/openapi.json')]
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, { error: STATUS_CODES[408], message: 'Client Timeout', statusCode: 408 }]
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, { error: STATUS_CODES[431], message: 'Exceeded maximum allowed HTTP header size', statusCode: 431 }]
+        : [400, { error: STATUS_CODES[400], message: 'Client Error', statusCode: 400 }]
+  this.log.trace({ err: error }, 'client error')
+  const json = JSON.stringify(body)
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(json)}\r\n`
+      + `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`)
+  }
+  socket.destroy(error)
 }
 
 function send(reply: FastifyReply, body: ErrorBody): void {
@@ -57,6 +86,9 @@ const STORAGE_FULL_RETRY_SECONDS = '30'
 
 export function toErrorBody(error: FastifyError, request: FastifyRequest, fault: DatabaseFault | null): ErrorBody {
   if (error instanceof AppError) return errorBody(error.statusCode, error.code, error.message, error.parameter)
+  // A missing route stays a missing route, whatever else is wrong with the request: a QUERY or
+  // POST to no route fails parsing its body there, which is no reason to blame the body.
+  if (request.is404) return noRoute(request)
   if (error.validation && error.validation.length > 0) return validationBody(error.validation, error.validationContext, request)
   if (fault === 'full') {
     return errorBody(503, 'storage_full', 'The database\'s disk is full, so nothing of this request was stored. '
@@ -86,16 +118,42 @@ function validationBody(issues: readonly ValidationIssue[], context: string | un
   const missing = typeof issue.params.missingProperty === 'string' ? issue.params.missingProperty : undefined
   const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean)
   if (missing !== undefined) path.push(missing)
-  if (context === 'querystring' || context === 'params') {
+  if (context === 'params') return paramsNotFound(path[0] ?? 'id', request)
+  if (context === 'querystring') {
     const name = path[0] ?? 'query'
-    const raw = context === 'params' ? undefined : new URL(request.url, 'http://localhost').searchParams.getAll(name)
-    const got = raw && raw.length > 0 ? ` (got ${raw.map((v) => JSON.stringify(v)).join(', ')})` : ''
+    const raw = new URL(request.url, 'http://localhost').searchParams.getAll(name)
+    const got = raw.length > 0 ? ` (got ${raw.map((v) => JSON.stringify(v)).join(', ')})` : ''
     const schema = querySchema(request, context)?.[name]
     return errorBody(400, 'invalid_parameter', `${name} must be ${describeAllowed(schema, issue)}${got}`, name)
   }
-  const field = path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '')
-  const what = missing !== undefined ? 'is required' : (issue.message ?? 'is invalid')
+  const field = fieldName(path)
+  // A `then` of "if type is X": say the rule, "events[0] (ERROR) needs message".
+  const type = issue.schemaPath.includes('/then/') ? typeAt(request.body, path.slice(0, -1)) : undefined
+  if (type !== undefined) return errorBody(400, 'invalid_body', `${fieldName(path.slice(0, -1))} (${type}) needs ${path.at(-1) ?? ''}`, field)
+  const help = typeof issue.params.pattern === 'string' ? PATTERN_HELP[issue.params.pattern] : undefined
+  const what = missing !== undefined ? 'is required' : help !== undefined ? `must be ${help}` : (issue.message ?? 'is invalid')
   return errorBody(400, 'invalid_body', `${field || 'The body'} ${what}`, field || undefined)
+}
+
+/**
+ * Path parameters are ids, and their schemas bound only what could exist (a length): an id beyond
+ * the bound names nothing, so it answers the 404 of any unknown id rather than a 400.
+ */
+function paramsNotFound(name: string, request: FastifyRequest): ErrorBody {
+  const raw = (request.params as Record<string, unknown> | undefined)?.[name]
+  const value = typeof raw === 'string' ? raw : ''
+  const shown = value.length > 100 ? `${value.slice(0, 100)}…` : value
+  return errorBody(404, 'not_found', `No ${name} "${shown}": it is longer than any that exists`)
+}
+
+const fieldName = (path: readonly string[]): string =>
+  path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '')
+
+/** The `type` of the object at `path` in a body, when it has a string one. */
+function typeAt(body: unknown, path: readonly string[]): string | undefined {
+  const target = path.reduce<unknown>((value, part) => (value as Record<string, unknown> | null | undefined)?.[part], body)
+  const type = (target as { type?: unknown } | null | undefined)?.type
+  return typeof type === 'string' ? type : undefined
 }
 
 function querySchema(request: FastifyRequest, context: string): Record<string, PropertySchema> | undefined {
@@ -112,5 +170,7 @@ export function describeAllowed(schema: PropertySchema | undefined, issue?: Vali
     return 'an integer'
   }
   if (schema?.format === 'date') return 'a calendar date YYYY-MM-DD'
+  const pattern = schema?.pattern ?? (typeof issue?.params.pattern === 'string' ? issue.params.pattern : undefined)
+  if (pattern !== undefined && PATTERN_HELP[pattern] !== undefined) return PATTERN_HELP[pattern]
   return issue?.message ?? 'a valid value'
 }

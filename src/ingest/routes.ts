@@ -4,10 +4,9 @@ import type { FastifyRequest } from 'fastify'
 import { AppError, invalidBody } from '../errors.ts'
 import { normalizeIp } from '../geo/country.ts'
 import { projectForIngestKey, type ProjectContext } from '../projects/service.ts'
-import { errorResponses } from '../shared/schema.ts'
+import { errorResponses, ref } from '../shared/schema.ts'
 import { IngestBody, IngestQuery, IngestResponse, MAX_BATCH_BYTES } from './schema.ts'
 import { ingestBatch } from './service.ts'
-import { strictBodyCompiler } from '../http/validation.ts'
 
 /** Ingest from the browser SDK, under /ingest/v1. Cross-origin by design: the ingest key is public and write-only. */
 export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -25,7 +24,6 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/batch', {
     bodyLimit: MAX_BATCH_BYTES,
-    validatorCompiler: strictBodyCompiler,
     schema: {
       operationId: 'ingestBatch',
       tags: ['ingest'],
@@ -41,14 +39,15 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         + 'RECORDING_MAX_SESSION_BYTES, is dropped and counted rather than refused.',
       security: [{ ingestKeyHeader: [] }],
       querystring: IngestQuery,
-      body: IngestBody,
-      response: { 200: IngestResponse, ...errorResponses(400, 401, 413, 415, 503) },
+      consumes: ['application/json', 'text/plain'],
+      body: ref(IngestBody),
+      response: { 200: ref(IngestResponse), ...errorResponses(400, 401, 413, 415, 503) },
     },
   }, async (request) => {
     const project = await ingestProject(request, request.body.key)
     const ip = normalizeIp(request.ip)
     const visitor = { ip, country: app.geo.country(ip), userAgent: request.headers['user-agent'] || null }
-    return ingestBatch(app.writer, project, request.body, visitor, app.config.recording, Date.now())
+    return ingestBatch(app.db, app.writer, project, request.body, visitor, app.config.recording, Date.now())
   })
 }
 

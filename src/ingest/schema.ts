@@ -1,7 +1,8 @@
 import Type, { type Static } from 'typebox'
-import { TYPE_PATTERN } from '../events/types.ts'
+import { KNOWN_TYPES, REQUIRED_FIELDS, TYPE_PATTERN, type EventField, type KnownType } from '../events/types.ts'
 import { MAX_CHUNKS_PER_BATCH, RecordingUpload } from '../recording/schema.ts'
-import { Nullable } from '../shared/schema.ts'
+import { Nullable, ref } from '../shared/schema.ts'
+import { INSTANT_PATTERN } from '../shared/time.ts'
 
 export const MAX_EVENTS_PER_BATCH = 500
 /** Largest accepted request body. Beacons are capped lower by browsers (64 KiB). */
@@ -12,8 +13,43 @@ export const MAX_EPOCH_MS = 253_402_300_799_999
 /** Longest request duration stored: 31 days, far beyond any real request. */
 export const MAX_DURATION_MS = 2_678_400_000
 
-const Instant = (description: string) =>
-  Type.Union([Type.Number({ minimum: 0, maximum: MAX_EPOCH_MS }), Type.String({ maxLength: 40 })], { description })
+/**
+ * Epoch milliseconds or an ISO 8601 string parseInstant reads. One schema with a type array, not
+ * anyOf: each keyword applies to its own type (minimum to numbers, pattern to strings), ajv checks
+ * it in one pass, and its errors name the field rather than "must match a schema in anyOf".
+ */
+const Instant = (description: string) => Type.Unsafe<number | string>({
+  type: ['number', 'string'], minimum: 0, maximum: MAX_EPOCH_MS, maxLength: 40, pattern: INSTANT_PATTERN, description,
+})
+
+/** Each known type's required fields, present and not null, as schemas (from REQUIRED_FIELDS). */
+const requiredOf = (type: KnownType) => ({
+  required: [...REQUIRED_FIELDS[type]],
+  properties: Object.fromEntries(REQUIRED_FIELDS[type].map((field) => [field, { type: FIELD_TYPES[field] }])),
+})
+const FIELD_TYPES: Record<EventField, string> = {
+  url: 'string', method: 'string', message: 'string', stack: 'string', reqBody: 'string', resBody: 'string',
+  statusCode: 'integer', durationMs: 'number',
+}
+
+/**
+ * The per-type rule, twice from one table: `if type is X then its fields` gives the server's
+ * errors ("events[0] (ERROR) needs message"); the `oneOf` after it (reached only when every `if`
+ * holds, so it never fails on its own) describes the same rule in a form generated clients type:
+ * one member per known type, and one for any other type.
+ */
+const typeRules = [
+  ...KNOWN_TYPES.map((type) => ({ if: { properties: { type: { const: type } } }, then: requiredOf(type) })),
+  {
+    oneOf: [
+      ...KNOWN_TYPES.map((type) => {
+        const { required, properties } = requiredOf(type)
+        return { title: `${type} event`, required: ['type', ...required], properties: { type: { const: type }, ...properties } }
+      }),
+      { title: 'Other event type', properties: { type: { not: { enum: [...KNOWN_TYPES] } } } },
+    ],
+  },
+]
 
 const TOKEN = '^[A-Za-z0-9_.:-]+$'
 
@@ -33,7 +69,7 @@ export const IngestEvent = Type.Object({
   reqBody: Type.Optional(Nullable(Type.String())),
   resBody: Type.Optional(Nullable(Type.String())),
 }, {
-  title: 'IngestEvent', additionalProperties: false,
+  $id: 'IngestEvent', title: 'IngestEvent', additionalProperties: false, allOf: typeRules,
   description: 'Required per known type — ERROR, CLICK, INPUT, USER_REPORT: message; HTTP_ERROR: url, method; '
     + 'SLOW_REQUEST: url, durationMs; NAVIGATION: url. Unknown fields are dropped. reqBody and resBody are masked '
     + 'on the server as well (password, passwd, pwd, secret, token, api_key, authorization, … → "***"); Luhn-valid '
@@ -50,12 +86,12 @@ export const IngestBody = Type.Object({
   }),
   sentAt: Type.Optional(Instant('The visitor clock when the batch was sent; corrects event times for clock skew.')),
   page: Type.Optional(Type.String({ maxLength: 8192, description: 'Landing page URL; its utm_* and click-id tags become the session utm.' })),
-  events: Type.Array(IngestEvent, { maxItems: MAX_EVENTS_PER_BATCH }),
-  recording: Type.Optional(Type.Array(RecordingUpload, {
+  events: Type.Array(ref(IngestEvent), { maxItems: MAX_EVENTS_PER_BATCH }),
+  recording: Type.Optional(Type.Array(ref(RecordingUpload), {
     maxItems: MAX_CHUNKS_PER_BATCH,
     description: 'Screen recording chunks of this session (the SDK sends them with an empty `events`).',
   })),
-}, { additionalProperties: false })
+}, { $id: 'IngestBatch', title: 'IngestBatch', additionalProperties: false })
 export type IngestBody = Static<typeof IngestBody>
 
 export const IngestQuery = Type.Object({
@@ -63,7 +99,10 @@ export const IngestQuery = Type.Object({
 })
 
 export const IngestResponse = Type.Object({
-  sessionId: Type.String({ description: 'The session the events were stored in.' }),
+  sessionId: Nullable(Type.String({
+    description: 'The session the events were stored in. A batch with no events and no recording stores nothing: '
+      + 'this is then the visitor\'s live session, or null when there is none yet.',
+  })),
   accepted: Type.Integer({ description: 'Events stored by this request.' }),
   duplicates: Type.Integer({ description: 'Events skipped because they were already stored (a retried batch).' }),
   recording: Type.Optional(Type.Object({
@@ -71,4 +110,6 @@ export const IngestResponse = Type.Object({
     duplicates: Type.Integer({ description: 'Chunks already received (stored or dropped) under the same id.' }),
     dropped: Type.Integer({ description: 'Chunks refused by the per-chunk or per-session size limit; counted on the session.' }),
   }, { additionalProperties: false, description: 'Present when the request carried recording chunks.' })),
-}, { additionalProperties: false })
+}, { $id: 'IngestResult', title: 'IngestResult', additionalProperties: false })
+
+export const ingestSchemas = [IngestEvent, IngestBody, IngestResponse]

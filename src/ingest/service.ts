@@ -1,13 +1,14 @@
+import type { Db } from '../db/database.ts'
 import { invalidBody } from '../errors.ts'
 import { cleanText, limitText, maskCards, maskSecrets } from '../events/text.ts'
-import { missingFields, type EventRecord, type TextField } from '../events/types.ts'
+import type { EventRecord, TextField } from '../events/types.ts'
 import type { ProjectContext } from '../projects/service.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
 import { retentionCutoff } from '../sessions/service.ts'
 import { parseInstant } from '../shared/time.ts'
 import { extractUtm } from './enrich.ts'
 import type { IngestBody, IngestEvent } from './schema.ts'
-import type { AppendResult } from './store.ts'
+import { liveSessionId, type AppendResult } from './store.ts'
 import type { Writer } from './writer.ts'
 
 /** What the server knows of the visitor, independent of the body. */
@@ -21,16 +22,24 @@ const MAX_USER_AGENT = 1024
 /** Events stamped later than this past arrival are from a broken clock; they are pinned to arrival. */
 const FUTURE_TOLERANCE_MS = 60_000
 
+/** The ingest answer: an empty batch may name no session, since it creates none. */
+export type IngestResult = Omit<AppendResult, 'sessionId'> & { sessionId: string | null }
+
 /**
  * Stores one SDK batch. The whole batch commits in one transaction before this resolves,
- * so a 2xx answer means every event is on disk.
+ * so a 2xx answer means every event is on disk. A batch with no events and no recording stores
+ * nothing: it neither opens a session nor moves a session's lastSeenAt (the time of its latest
+ * event, which an empty batch does not have); it answers with the live session, if any.
  */
 export async function ingestBatch(
-  writer: Writer, project: ProjectContext, body: IngestBody, visitor: Visitor, limits: RecordingLimits, now: number,
-): Promise<AppendResult> {
+  db: Db, writer: Writer, project: ProjectContext, body: IngestBody, visitor: Visitor, limits: RecordingLimits, now: number,
+): Promise<IngestResult> {
   const skew = clockSkew(body.sentAt, now)
   const events = body.events.map((e, i) => toRecord(e, `${body.batchId}-${i}`, i, skew, now))
   const chunks = await decodeChunks(body.recording ?? [], limits, (t) => serverTime(t, skew, now), now)
+  if (events.length === 0 && chunks.length === 0) {
+    return { sessionId: await liveSessionId(db, project.id, body.sessionKey, retentionCutoff(project, now)), accepted: 0, duplicates: 0 }
+  }
   const recorded = chunks.filter((c) => c.data !== null)
   const landing = body.events.find((e) => e.type === 'NAVIGATION' && e.url)?.url ?? body.page
   const seed = {
@@ -69,10 +78,6 @@ function toEpoch(value: number | string): number | null {
 }
 
 function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number, now: number): EventRecord {
-  const missing = missingFields(e.type, e)
-  if (missing.length > 0) {
-    throw invalidBody(`events[${index}] (${e.type}) needs ${missing.join(', ')}`, `events[${index}].${missing[0] ?? ''}`)
-  }
   let createdAt = now
   if (e.createdAt !== undefined) {
     const t = toEpoch(e.createdAt)

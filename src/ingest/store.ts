@@ -31,6 +31,13 @@ export interface AppendResult {
   recording?: RecordingResult
 }
 
+/** The live session a session key names, read without touching it; null when there is none. */
+export async function liveSessionId(db: Db, projectId: string, sessionKey: string, cutoff: number): Promise<string | null> {
+  const row = await db.selectFrom('sessions').select('id').where('project_id', '=', projectId)
+    .where('session_key', '=', sessionKey).where('last_seen_at', '>=', cutoff).executeTakeFirst()
+  return row?.id ?? null
+}
+
 type SessionRow = Selectable<SessionTable>
 /** Events per INSERT: well under both engines' bound-parameter limits (14 columns each). */
 const INSERT_CHUNK = 500

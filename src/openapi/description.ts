@@ -2,7 +2,9 @@
 export const READ_API_DESCRIPTION = `Read-only access to the recorded visits (sessions) of one website project and the events inside each.
 
 **Authentication.** Every read operation needs the project's secret API key, as \`Authorization: Bearer <API_KEY>\` or
-\`X-Api-Key: <API_KEY>\` (when both are sent, Authorization wins). A missing or wrong key answers 401 with a
+\`X-Api-Key: <API_KEY>\`: exactly one key. The same key in both headers is accepted; different keys (repeated
+Authorization headers, Authorization and X-Api-Key, a repeated X-Api-Key) answer 401 \`invalid_api_key\` even when
+one is valid. A missing or wrong key answers 401 with a
 \`WWW-Authenticate: Bearer\` header. The data returned always belongs to the key's project; keys are stored only as
 SHA-256 digests. The ingest key (\`sw_ing_…\`) only writes and is refused by the read API; the API key (\`sw_api_…\`)
 only reads and is refused by ingest.
@@ -24,6 +26,9 @@ by a background sweep.`
 export const ERROR_RULES = `**Errors.** Every error answer is JSON:
 \`{"statusCode": 400, "error": "Bad Request", "code": "invalid_parameter", "message": "limit must be an integer from 1 to 200 (got \\"0\\")", "parameter": "limit"}\`.
 \`code\` is stable; branch on it. Invalid parameter values are never clamped: limit outside 1–200 or not an integer,
-offset below 0, a malformed or impossible date (2026-02-30), from/to that are not ISO 8601 with a zone (or a bare
-date), or from later than to all answer 400 naming the parameter. \`date\` overrides from/to, but those are still
-validated. Unknown query parameters are ignored.`
+offset outside 0–9007199254740991 (2^53−1), an integer not written in plain digits (0x10, 1e1, +5, 5.0), a malformed or
+impossible date (2026-02-30), from/to that are not ISO 8601 with a zone (or a bare date), or from later than to all
+answer 400 naming the parameter. Dates before 1970 (years 0000–9999) are valid and match no session. \`date\` overrides
+from/to, but those are still validated. Unknown query parameters are ignored. Unknown routes and methods answer 404
+\`route_not_found\`. An id that cannot exist (over its length bound, or holding a NUL byte) answers the 404 of any
+unknown id, after the key check.`

@@ -3,6 +3,9 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { ERROR_RULES, READ_API_DESCRIPTION } from './description.ts'
 
+const ONE_KEY = 'Send exactly one key: the same key in both headers is accepted, different keys (also in repeated '
+  + 'headers) answer 401 invalid_api_key.'
+
 /**
  * The OpenAPI 3.1 document is generated from the route schemas that validate requests and
  * serialize responses, so the description cannot drift from the behaviour.
@@ -17,6 +20,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description: `${READ_API_DESCRIPTION}\n\n${ERROR_RULES}`,
         license: { name: 'MIT', identifier: 'MIT' },
       },
+      // Relative: the document describes the server that serves it, wherever it is deployed.
+      servers: [{ url: '/', description: 'The Sessionwatch server serving this document.' }],
       tags: [
         { name: 'sessions', description: 'Read API v1: recorded visits and their events (API key).' },
         { name: 'recording', description: 'Read API v1 extension: a session\'s screen recording (API key).' },
@@ -25,8 +30,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       ],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'The project API key: `Authorization: Bearer <API_KEY>`.' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'The project API key.' },
+          bearerAuth: { type: 'http', scheme: 'bearer', description: `The project API key: \`Authorization: Bearer <API_KEY>\`. ${ONE_KEY}` },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: `The project API key. ${ONE_KEY}` },
           ingestKeyHeader: {
             type: 'apiKey', in: 'header', name: 'X-Ingest-Key',
             description: 'The public, write-only ingest key; beacons may pass it as query `key` or body field `key`.',

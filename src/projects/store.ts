@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely'
-import type { Db } from '../db/database.ts'
+import { canMatch, type Db } from '../db/database.ts'
 import type { ProjectTable } from './table.ts'
 
 export type ProjectRow = Selectable<ProjectTable>
@@ -12,7 +12,8 @@ export async function insertProject(db: Db, row: ProjectRow): Promise<void> {
   await db.insertInto('projects').values(row).execute()
 }
 
-export function findProjectById(db: Db, id: string): Promise<ProjectRow | undefined> {
+export async function findProjectById(db: Db, id: string): Promise<ProjectRow | undefined> {
+  if (!canMatch(id)) return undefined
   return db.selectFrom('projects').select(columns).where('id', '=', id).executeTakeFirst()
 }
 
@@ -20,7 +21,8 @@ export function findProjectByApiKeyHash(db: Db, hash: string): Promise<ProjectRo
   return db.selectFrom('projects').select(columns).where('api_key_hash', '=', hash).executeTakeFirst()
 }
 
-export function findProjectByIngestKey(db: Db, key: string): Promise<ProjectRow | undefined> {
+export async function findProjectByIngestKey(db: Db, key: string): Promise<ProjectRow | undefined> {
+  if (!canMatch(key)) return undefined
   return db.selectFrom('projects').select(columns).where('ingest_key', '=', key).executeTakeFirst()
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { projectOf, requireApiKey } from '../auth/api-key.ts'
-import { API_KEY_SECURITY as security, errorResponses } from '../shared/schema.ts'
+import { API_KEY_SECURITY as security, errorResponses, ref } from '../shared/schema.ts'
 import { SessionParams } from '../sessions/schema.ts'
 import { ChunkEvents, ChunkParams, RecordingResponse } from './schema.ts'
 import * as service from './service.ts'
@@ -17,10 +17,11 @@ export const recordingRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) 
       summary: 'List a session\'s screen recording chunks',
       description: 'The recording counters and the stored chunks in recording order. Fetch each chunk\'s events from '
         + '`/sessions/{id}/recording/chunks/{chunkId}` and feed them, concatenated in this order, to rrweb-player. '
-        + 'A session without a recording answers 200 with `available: false` and no chunks.',
+        + 'A session without a recording answers 200 with `available: false` and no chunks. Unknown, expired and other '
+        + 'projects\' sessions, and ids longer than 200 characters, answer 404 alike (after the key check: 401 first).',
       security,
       params: SessionParams,
-      response: { 200: RecordingResponse, ...errorResponses(401, 404, 503) },
+      response: { 200: ref(RecordingResponse), ...errorResponses(401, 404, 503) },
     },
   }, (request) => service.getRecording(app.db, projectOf(request), request.params.id))
 
@@ -30,10 +31,17 @@ export const recordingRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) 
       tags: ['recording'],
       summary: 'Get one recording chunk: a JSON array of rrweb events',
       description: 'Chunks never change once stored: the answer may be cached privately. '
-        + '`curl --compressed` inflates it; without `Accept-Encoding: gzip` the server inflates it.',
+        + '`curl --compressed` inflates it; without `Accept-Encoding: gzip` the server inflates it. An unknown session '
+        + 'or chunk answers 404, as does an id over 200 or a chunkId over 100 characters (after the key check: 401 first).',
       security,
       params: ChunkParams,
-      response: { 200: ChunkEvents, ...errorResponses(401, 404, 503) },
+      response: {
+        200: ref(ChunkEvents, {
+          description: 'The chunk\'s rrweb events.',
+          headers: { 'Content-Encoding': { type: 'string', enum: ['gzip'], description: 'gzip when the request accepts it: the chunk as stored.' } },
+        }),
+        ...errorResponses(401, 404, 503),
+      },
     },
   }, async (request, reply) => {
     const data = await service.getChunk(app.db, projectOf(request), request.params.id, request.params.chunkId)

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { SessionParams } from '../sessions/schema.ts'
 
 /** Chunks per ingest request: a few at most, since one chunk is already up to RECORDING_MAX_CHUNK_BYTES. */
 export const MAX_CHUNKS_PER_BATCH = 10
@@ -8,9 +9,12 @@ export const MAX_CHUNK_JSON_BYTES = 32 * 1024 * 1024
 export const DEFAULT_MAX_CHUNK_BYTES = 512 * 1024
 export const DEFAULT_MAX_SESSION_BYTES = 32 * 1024 * 1024
 
+/** Longest chunk id an upload may carry, so the longest a chunk lookup can match. */
+const MAX_CHUNK_ID_LENGTH = 100
+
 export const RecordingUpload = Type.Object({
   id: Type.String({
-    minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$',
+    minLength: 1, maxLength: MAX_CHUNK_ID_LENGTH, pattern: '^[A-Za-z0-9_.:-]+$',
     description: 'Chunk id, unique within the session; a retried upload with the same id is stored once.',
   }),
   data: Type.String({
@@ -18,7 +22,7 @@ export const RecordingUpload = Type.Object({
     description: 'Base64 of the gzip-compressed JSON array of rrweb events. Chunks the SDK cuts open with a full '
       + 'snapshot (Meta + FullSnapshot events), so a replay can start at any of them.',
   }),
-}, { title: 'RecordingUpload', additionalProperties: false })
+}, { $id: 'RecordingUpload', title: 'RecordingUpload', additionalProperties: false })
 export type RecordingUpload = Static<typeof RecordingUpload>
 
 export const RecordingSummary = Type.Object({
@@ -45,19 +49,20 @@ export const RecordingResponse = Type.Object({
   sessionId: Type.String(),
   recording: Type.Ref('RecordingSummary'),
   chunks: Type.Array(Type.Ref('RecordingChunk'), { description: 'Stored chunks in recording order (startedAt, then id).' }),
-}, { additionalProperties: false })
+}, { $id: 'SessionRecording', title: 'SessionRecording', additionalProperties: false })
 
 export const ChunkParams = Type.Object({
-  id: Type.String({ description: 'Session identifier.' }),
-  chunkId: Type.String({ description: 'Chunk identifier, from the chunk list.' }),
+  id: SessionParams.properties.id,
+  chunkId: Type.String({ maxLength: MAX_CHUNK_ID_LENGTH, description: 'Chunk identifier, from the chunk list.' }),
 })
 
 export const ChunkEvents = Type.Array(Type.Object({
   type: Type.Integer({ description: 'rrweb event type (2 full snapshot, 3 incremental, 4 meta, …).' }),
   timestamp: Type.Number({ description: 'Visitor clock, epoch milliseconds.' }),
 }, { additionalProperties: true }), {
+  $id: 'RecordingChunkEvents', title: 'RecordingChunkEvents',
   description: 'The chunk\'s rrweb events as JSON, ready for rrweb-player / @rrweb/replay. Sent with '
     + '`Content-Encoding: gzip` when the request accepts gzip (as stored, no work on the server), plain otherwise.',
 })
 
-export const recordingSchemas = [RecordingSummary, ChunkMeta]
+export const recordingSchemas = [RecordingSummary, ChunkMeta, RecordingResponse, ChunkEvents, RecordingUpload]

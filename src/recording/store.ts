@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely'
-import type { Db } from '../db/database.ts'
+import { canMatch, type Db } from '../db/database.ts'
 import type { RecordingChunkTable } from './table.ts'
 
 /** A chunk checked by the service, ready to store; `data` null means it is dropped for `dropped`. */
@@ -63,6 +63,7 @@ export function listChunks(db: Db, projectId: string, sessionId: string): Promis
 
 /** The compressed data of one stored chunk. */
 export async function chunkData(db: Db, projectId: string, sessionId: string, chunkId: string): Promise<Buffer | null> {
+  if (!canMatch(chunkId)) return null
   const row = await db.selectFrom('recording_chunks').select('data')
     .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('id', '=', chunkId)
     .executeTakeFirst()

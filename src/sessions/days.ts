@@ -10,7 +10,7 @@ export class DayDeltas {
   readonly #deltas = new Map<string, { projectId: string; day: number; delta: number }>()
 
   add(projectId: string, day: number, delta: number): void {
-    const key = `${projectId}\u0000${String(day).padStart(8, '0')}`
+    const key = `${projectId}\u0000${day}`
     const entry = this.#deltas.get(key)
     if (entry) entry.delta += delta
     else this.#deltas.set(key, { projectId, day, delta })
@@ -22,10 +22,11 @@ export class DayDeltas {
   }
 
   async apply(db: Db): Promise<void> {
-    const keys = [...this.#deltas.keys()].sort()
-    for (const key of keys) {
-      const entry = this.#deltas.get(key)
-      if (entry && entry.delta !== 0) await adjustDay(db, entry.projectId, entry.day, entry.delta)
+    // Sorted by number, not as text: day numbers before 1970 are negative.
+    const entries = [...this.#deltas.values()]
+      .sort((a, b) => (a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : a.day - b.day))
+    for (const entry of entries) {
+      if (entry.delta !== 0) await adjustDay(db, entry.projectId, entry.day, entry.delta)
     }
     this.#deltas.clear()
   }

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { projectOf, requireApiKey } from '../auth/api-key.ts'
-import { API_KEY_SECURITY as security, errorResponses } from '../shared/schema.ts'
+import { API_KEY_SECURITY as security, errorResponses, ref } from '../shared/schema.ts'
 import { DetailResponse, ListQuery, ListResponse, SessionParams } from './schema.ts'
 import * as service from './service.ts'
 
@@ -20,7 +20,7 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
         + 'is validated: an invalid value answers 400 naming it; nothing is clamped. Expired sessions are never listed.',
       security,
       querystring: ListQuery,
-      response: { 200: ListResponse, ...errorResponses(400, 401, 503) },
+      response: { 200: ref(ListResponse), ...errorResponses(400, 401, 503) },
     },
   }, (request) => service.listSessions(app.db, projectOf(request), request.query))
 
@@ -30,10 +30,11 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
       tags: ['sessions'],
       summary: 'Get one session with all its events',
       description: 'Returns every field of the list session plus `recording`, and all events in the order they '
-        + 'happened. Unknown, deleted, expired and other projects\' sessions all answer 404 alike.',
+        + 'happened. Unknown, deleted, expired and other projects\' sessions all answer 404 alike, and so does an id '
+        + 'longer than 200 characters (none exists). The key is checked first: without a valid one, 401.',
       security,
       params: SessionParams,
-      response: { 200: DetailResponse, ...errorResponses(401, 404, 503) },
+      response: { 200: ref(DetailResponse), ...errorResponses(401, 404, 503) },
     },
   }, async (request, reply) => sendSession(reply, await service.getSession(app.db, projectOf(request), request.params.id)))
   done()

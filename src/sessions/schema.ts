@@ -1,8 +1,11 @@
 import Type, { type Static } from 'typebox'
 import { Nullable } from '../shared/schema.ts'
+import { INSTANT_PATTERN } from '../shared/time.ts'
 
 export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 200
+/** Largest offset: 2^53−1, the largest integer a JSON number (and JavaScript) holds exactly, so it is never rounded. */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
 
@@ -60,7 +63,8 @@ export const EventSchema = Type.Object({
   reqBody: Nullable(Type.String({ description: 'Request body, password-like fields masked as "***"; null when none.' })),
   resBody: Nullable(Type.String({ description: 'Response body of failed requests; null when none.' })),
 }, {
-  $id: 'Event', title: 'Event', additionalProperties: false,
+  // Not "Event": a generated client would shadow the DOM's Event.
+  $id: 'SessionEvent', title: 'SessionEvent', additionalProperties: false,
   description: 'Fields typed "string" (url, method) are absent when they do not apply; every other field is always '
     + 'present and null when it does not apply. Text longer than its limit ends with "…[truncated N chars]".',
 })
@@ -70,18 +74,22 @@ export const ListQuery = Type.Object({
     format: 'date', description: 'YYYY-MM-DD: sessions that started on that UTC day. Overrides from and to.', examples: ['2026-11-20'],
   })),
   from: Type.Optional(Type.String({
+    pattern: INSTANT_PATTERN,
     description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). '
       + 'Start of the period by startedAt, inclusive. Must not be later than to.',
     examples: ['2026-11-20T00:00:00Z'],
   })),
   to: Type.Optional(Type.String({
+    pattern: INSTANT_PATTERN,
     description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). End of the period by startedAt, exclusive.',
     examples: ['2026-11-21T00:00:00+03:00'],
   })),
   limit: Type.Optional(Type.Integer({
     minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Number of sessions to return, 1 to ${MAX_LIMIT}.`,
   })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Number of sessions to skip, 0 or more.' })),
+  offset: Type.Optional(Type.Integer({
+    minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Number of sessions to skip, 0 to ${MAX_OFFSET} (2^53−1).`,
+  })),
 })
 export type ListQuery = Static<typeof ListQuery>
 
@@ -93,7 +101,7 @@ export const ListResponse = Type.Object({
   sessions: Type.Array(Type.Ref('Session'), {
     description: 'Most recent activity first: lastSeenAt descending, then id descending.',
   }),
-}, { additionalProperties: false })
+}, { $id: 'SessionList', title: 'SessionList', additionalProperties: false })
 
 export const SessionParams = Type.Object({
   id: Type.String({ description: 'Session identifier from the list response.', maxLength: 200 }),
@@ -102,14 +110,16 @@ export const SessionParams = Type.Object({
 export const DetailResponse = Type.Object({
   project: Type.Ref('Project'),
   session: Type.Ref('SessionDetail'),
-  events: Type.Array(Type.Ref('Event'), {
+  events: Type.Array(Type.Ref('SessionEvent'), {
     description: 'All events in the order they happened (createdAt ascending; equal times keep the order received).',
   }),
-}, { additionalProperties: false })
+}, { $id: 'SessionDetailResponse', title: 'SessionDetailResponse', additionalProperties: false })
 
 export type SessionOut = Static<typeof SessionSchema>
 export type EventOut = Static<typeof EventSchema>
 export type ProjectOut = Static<typeof ProjectSchema>
 
 /** Schemas referenced by $id; registered once with app.addSchema. */
-export const sharedSchemas = [ProjectSchema, CountersSchema, SessionSchema, RecordingSchema, SessionDetailSchema, EventSchema]
+export const sharedSchemas = [
+  ProjectSchema, CountersSchema, SessionSchema, RecordingSchema, SessionDetailSchema, EventSchema, ListResponse, DetailResponse,
+]

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import type { Db } from '../db/database.ts'
 import { invalidParameter, notFound } from '../errors.ts'
 import type { Project, ProjectContext } from '../projects/service.ts'
-import { DAY_MS, parseDate, parseInstant } from '../shared/time.ts'
+import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../shared/time.ts'
 import { DEFAULT_LIMIT, type ListQuery } from './schema.ts'
 import * as store from './store.ts'
 import { streamSession } from './stream.ts'
@@ -21,8 +21,6 @@ export interface DetailResult {
   session: SessionDetailView
   events: EventView[]
 }
-
-const INSTANT_HELP = 'an ISO 8601 date-time with Z or an offset (2026-11-20T10:00:00Z) or a date (2026-11-20)'
 
 /**
  * Turns the date/from/to parameters into a startedAt range. Every given value is checked, even
@@ -57,11 +55,21 @@ export async function listSessions(db: Db, project: ProjectContext, query: ListQ
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
   // The schema fills both defaults; the fallbacks serve direct callers.
   const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 }
-  const [total, rows] = await Promise.all([
-    store.countSessions(db, project.id, range),
-    store.listSessions(db, project.id, range, page),
-  ])
+  const [total, rows] = await countThenPage(page.offset,
+    () => store.countSessions(db, project.id, range),
+    () => store.listSessions(db, project.id, range, page))
   return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
+}
+
+/**
+ * The total and one page of rows. A page past the last match is empty without reading it: both
+ * engines walk every row an OFFSET skips, so `offset` near MAX_OFFSET would scan the whole project
+ * to find nothing. The first page needs its rows whatever the total, so it reads both at once.
+ */
+async function countThenPage<R>(offset: number, count: () => Promise<number>, rows: () => Promise<R[]>): Promise<[number, R[]]> {
+  if (offset === 0) return Promise.all([count(), rows()])
+  const total = await count()
+  return [total, offset >= total ? [] : await rows()]
 }
 
 /** A session of the project not past retention; unknown, expired and foreign ids all answer the same 404. */

@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely'
-import type { Db } from '../db/database.ts'
+import { canMatch, type Db } from '../db/database.ts'
 import type { EventTable } from '../events/table.ts'
 import { DAY_MS } from '../shared/time.ts'
 import type { SessionTable } from './table.ts'
@@ -112,7 +112,8 @@ function singleDay(range: SessionRange): number | null {
   return from !== undefined && to !== undefined && from % DAY_MS === 0 && to - from === DAY_MS ? from / DAY_MS : null
 }
 
-export function findSession(db: Db, projectId: string, id: string, cutoff: number): Promise<SessionListRow | undefined> {
+export async function findSession(db: Db, projectId: string, id: string, cutoff: number): Promise<SessionListRow | undefined> {
+  if (!canMatch(id)) return undefined
   return db.selectFrom('sessions').select(sessionColumns)
     .where('project_id', '=', projectId).where('id', '=', id).where('last_seen_at', '>=', cutoff)
     .executeTakeFirst()

@@ -1,15 +1,15 @@
 import Type, { type Static } from 'typebox'
+import { ERROR_CODES, type ErrorCode } from '../errors.ts'
 
 /** The body of every error answer. */
 export const ErrorBody = Type.Object(
   {
     statusCode: Type.Integer({ description: 'The HTTP status, repeated for logs that keep only the body.' }),
     error: Type.String({ description: 'The HTTP status text.', examples: ['Bad Request'] }),
-    code: Type.String({
-      description: 'Stable, machine-readable reason: invalid_parameter, invalid_body, missing_api_key, '
-        + 'invalid_api_key, missing_ingest_key, invalid_ingest_key, not_found, route_not_found, not_signed_in, '
-        + 'invalid_password, too_many_requests, forbidden (the last four: dashboard only), '
-        + 'payload_too_large, unsupported_media_type, service_unavailable, internal_error.',
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: ERROR_CODES.map((c) => c.code),
+      description: `Stable, machine-readable reason; branch on it. ${ERROR_CODES.map((c) => `\`${c.code}\` (${c.status}): ${c.meaning}`).join('; ')}.`,
       examples: ['invalid_parameter'],
     }),
     message: Type.String({
@@ -18,7 +18,7 @@ export const ErrorBody = Type.Object(
     }),
     parameter: Type.Optional(Type.String({ description: 'The query parameter or body field at fault, when there is one.' })),
   },
-  { $id: 'Error', title: 'Error', additionalProperties: false },
+  { $id: 'ApiError', title: 'ApiError', additionalProperties: false },
 )
 export type ErrorBody = Static<typeof ErrorBody>
 
@@ -30,20 +30,35 @@ export type ErrorBody = Static<typeof ErrorBody>
 export const Nullable = <T extends Type.TSchema & { type: string }>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })
 
+/**
+ * A `$ref` to a schema registered by $id (app.addSchema), typed as that schema: the OpenAPI document
+ * names it as a component, and the route keeps its TypeScript type.
+ */
+export const ref = <T extends Type.TSchema>(schema: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<Static<T>>({ $ref: (schema as { $id?: string }).$id, ...options })
+
+/** Response headers of error answers, documented in the OpenAPI document (@fastify/swagger reads `headers`). */
+const RETRY_AFTER = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying.' } }
+const ERROR_HEADERS: Partial<Record<number, Record<string, { type: string; description: string }>>> = {
+  401: { 'WWW-Authenticate': { type: 'string', description: 'On the read API: `Bearer realm="sessionwatch"`, plus `error="invalid_token"` for a wrong key.' } },
+  429: RETRY_AFTER,
+  503: RETRY_AFTER,
+}
+
 /** Response schemas for error statuses, keyed by status, for route definitions. */
 export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503)[]) =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error', { description: ERROR_TEXT[s] })]))
+  Object.fromEntries(statuses.map((s) => [s, ref(ErrorBody, { description: ERROR_TEXT[s], ...(ERROR_HEADERS[s] && { headers: ERROR_HEADERS[s] }) })]))
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'A parameter or the body is invalid; `parameter` names it and `message` says what is allowed.',
-  401: 'The key is missing or wrong. The answer carries a `WWW-Authenticate: Bearer` header.',
+  401: 'The key is missing or wrong (read API: with a `WWW-Authenticate: Bearer` header).',
   403: 'The request lacks the dashboard\'s X-Sessionwatch header (cross-site request protection).',
   404: 'Not found: unknown, deleted, expired, or belonging to another project (never told apart).',
   409: 'The request conflicts with stored data.',
   413: 'The request is larger than allowed.',
   415: 'The Content-Type is not accepted.',
   429: 'Too many failed sign-ins from this address; retry after the `Retry-After` seconds.',
-  503: 'The database is unreachable; retry after the `Retry-After` seconds.',
+  503: 'The database is unreachable, its disk is full, or ingest is over capacity; retry after the `Retry-After` seconds.',
 }
 
 /** OpenAPI security of the read API: the project API key as a Bearer token or in X-Api-Key. */

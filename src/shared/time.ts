@@ -1,6 +1,6 @@
 export const DAY_MS = 86_400_000
 
-/** UTC day number (days since 1970-01-01) of an epoch-millisecond instant. */
+/** UTC day number (days since 1970-01-01, negative before) of an epoch-millisecond instant. */
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS)
 
 const dayPrefixes = new Map<number, string>()
@@ -9,7 +9,7 @@ const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : Str
 
 /**
  * ISO 8601 UTC with milliseconds, the only timestamp form the API emits; equal to
- * `new Date(ms).toISOString()` for 1970–9999. A list page formats 100 of them: caching each
+ * `new Date(ms).toISOString()` for years 0000–9999. A list page formats 100 of them: caching each
  * day's "YYYY-MM-DDT" and doing the time of day by arithmetic is ~4× faster than Date.
  */
 export function toIso(ms: number): string {
@@ -28,11 +28,24 @@ export function toIso(ms: number): string {
   return `${prefix}${pad2(h)}:${pad2(m)}:${pad2(sec)}.${pad3(t % 1000)}Z`
 }
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATE_TIME_RE =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/
+const DATE_SRC = '(\\d{4})-(\\d{2})-(\\d{2})'
+const TIME_SRC = '[Tt ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?(?:([Zz])|([+-])(\\d{2}):?(\\d{2}))'
+const DATE_RE = new RegExp(`^${DATE_SRC}$`)
+const DATE_TIME_RE = new RegExp(`^${DATE_SRC}${TIME_SRC}$`)
 
-/** Epoch ms of a calendar date's UTC midnight, or null for malformed or impossible dates (2026-02-30). */
+/**
+ * What parseInstant reads, as a JSON Schema pattern built from the parser's own expressions, so
+ * the OpenAPI document says exactly what the server takes (the parser also refuses impossible
+ * dates and times, 2026-02-30 or 25:00, which a pattern cannot).
+ */
+export const INSTANT_PATTERN = `^${DATE_SRC}(?:${TIME_SRC})?$`
+/** The words for INSTANT_PATTERN in error messages. */
+export const INSTANT_HELP = 'an ISO 8601 date-time with Z or an offset (2026-11-20T10:00:00Z) or a date (2026-11-20)'
+
+/**
+ * Epoch ms of a calendar date's UTC midnight, or null for malformed or impossible dates (2026-02-30).
+ * Every year 0000–9999 is a date: one before 1970 is a negative instant, not an error.
+ */
 export function parseDate(value: string): number | null {
   const m = DATE_RE.exec(value)
   if (!m) return null
@@ -61,7 +74,10 @@ export function parseInstant(value: string): number | null {
 
 function utc(y: number, mo: number, d: number, h: number, mi: number, s: number, ms: number): number | null {
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null
-  const t = Date.UTC(y, mo - 1, d, h, mi, s, ms)
-  // Date.UTC rolls 2026-02-30 over to March; a changed day means the date does not exist.
-  return new Date(t).getUTCDate() === d && y >= 1970 && y <= 9999 ? t : null
+  // Date.UTC would read years 0–99 as 1900–1999; setUTCFullYear takes every year 0000–9999 as written.
+  const date = new Date(0)
+  date.setUTCFullYear(y, mo - 1, d)
+  date.setUTCHours(h, mi, s, ms)
+  // A date that does not exist (2026-02-30) rolls over into the next month: its day changes.
+  return date.getUTCDate() === d ? date.getTime() : null
 }

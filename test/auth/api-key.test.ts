@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { rotateKeys } from '../../src/projects/service.ts'
 import { batch, json, startTestApp, type TestApp } from '../helpers/app.ts'
 import { testEngines } from '../helpers/engines.ts'
+import { realHttp } from '../helpers/http.ts'
 
 for (const engine of testEngines()) {
   describe(`API key authentication [${engine}]`, () => {
@@ -38,6 +39,26 @@ for (const engine of testEngines()) {
     it('takes the key as X-Api-Key', async () => {
       const res = await t.app.inject({ url: '/api/v1/sessions', headers: { 'x-api-key': t.project.apiKey } })
       assert.equal(res.statusCode, 200)
+    })
+
+    // Real HTTP: inject joins repeated headers into one, and Node keeps only the first Authorization.
+    it('takes one key sent in both headers or twice, and refuses different keys even when one is valid', async () => {
+      const send = await realHttp(t.app)
+      const key = t.project.apiKey
+      const other = (await t.newProject('Second')).apiKey
+      const same: Record<string, string | string[]>[] = [{ authorization: `Bearer ${key}`, 'x-api-key': key }, { authorization: [`Bearer ${key}`, `bearer ${key}`] }]
+      for (const headers of same) assert.equal((await send('GET', '/api/v1/sessions', headers)).status, 200, JSON.stringify(headers))
+      const different: Record<string, string | string[]>[] = [
+        { authorization: [`Bearer ${key}`, `Bearer ${other}`] }, { authorization: [`Bearer ${key}`, 'Bearer sw_api_wrong'] },
+        { authorization: `Bearer ${key}`, 'x-api-key': other }, { authorization: 'Bearer sw_api_wrong', 'x-api-key': key },
+        { 'x-api-key': [key, other] },
+      ]
+      for (const headers of different) {
+        const res = await send('GET', '/api/v1/sessions', headers)
+        assert.equal(res.status, 401, JSON.stringify(headers))
+        assert.equal(res.json().code, 'invalid_api_key')
+        assert.match(String(res.json().message), /exactly one API key/)
+      }
     })
 
     it('refuses another Authorization scheme and an empty Bearer', async () => {

@@ -26,6 +26,16 @@ for (const engine of testEngines()) {
       assert.match(String(json(apiKey).message), /only reads/)
     })
 
+    it('answers 401 for an ingest key holding a NUL byte, in the query or the body', async () => {
+      const body = batch('ingest-nul-key-1', [{ type: 'ERROR', message: 'x' }])
+      const viaQuery = await t.app.inject({ method: 'POST', url: '/ingest/v1/batch?key=x%00', payload: body })
+      const viaBody = await t.app.inject({ method: 'POST', url: '/ingest/v1/batch', payload: { ...body, key: 'sw_ing_x\u0000' } })
+      for (const res of [viaQuery, viaBody]) {
+        assert.equal(res.statusCode, 401, res.body)
+        assert.equal(json(res).code, 'invalid_ingest_key')
+      }
+    })
+
     it('takes the key from the query and from the body of a text/plain beacon', async () => {
       const viaQuery = await t.app.inject({
         method: 'POST', url: `/ingest/v1/batch?key=${t.project.ingestKey}`, payload: batch('ingest-query-1', [{ type: 'ERROR', message: 'q' }]),
@@ -62,6 +72,22 @@ for (const engine of testEngines()) {
       assert.equal(d.session.events.errors, 3)
     })
 
+    it('stores nothing for a batch with no events: no session opened, no lastSeenAt moved', async () => {
+      const before = await t.app.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+      const fresh = await t.ingest(batch('ingest-empty-new', []))
+      assert.equal(fresh.statusCode, 200, fresh.body)
+      assert.deepEqual(json(fresh), { sessionId: null, accepted: 0, duplicates: 0 })
+      const after = await t.app.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+      assert.equal(Number(after.n), Number(before.n), 'no session opened')
+
+      const createdAt = Date.now() - 3_600_000
+      const first = await t.ingest(batch('ingest-empty-live', [{ type: 'ERROR', message: 'x', createdAt }], { sentAt: Date.now() }))
+      const seen = (await detail(sessionOf(first))).session
+      const empty = await t.ingest(batch('ingest-empty-live', [], { sentAt: Date.now() }))
+      assert.deepEqual(json(empty), { sessionId: sessionOf(first), accepted: 0, duplicates: 0 })
+      assert.deepEqual((await detail(sessionOf(first))).session, seen, 'lastSeenAt and counters unchanged')
+    })
+
     it('has the batch committed when it answers 2xx', async () => {
       const res = await t.ingest(batch('ingest-durable-1', [{ type: 'ERROR', message: 'on disk' }]))
       assert.equal(res.statusCode, 200)
@@ -89,6 +115,7 @@ for (const engine of testEngines()) {
         assert.equal(res.statusCode, 400)
         assert.equal(json(res).code, 'invalid_body')
         assert.equal(json(res).parameter, `events[1].${field}`)
+        assert.equal(json(res).message, `events[1] (${String(event.type)}) needs ${field}`)
       })
     }
 
@@ -103,6 +130,8 @@ for (const engine of testEngines()) {
         [{ sessionKey: 'valid-key-1', batchId: 'b', events: [{ type: 'ERROR', message: 'x', statusCode: 'abc' }] }, undefined, 400],
         [{ sessionKey: 'valid-key-1', batchId: 'b', events: [{ type: 'ERROR', message: 'x', createdAt: 'yesterday' }] }, undefined, 400],
         [{ sessionKey: 'valid-key-1', batchId: 'b', sentAt: 'soon', events: [] }, undefined, 400],
+        [{ sessionKey: 'valid-key-1', batchId: 'b', sentAt: '2026-01-01T10:00:00', events: [] }, undefined, 400],
+        [{ sessionKey: 'valid-key-1', batchId: 'b', events: [{ type: 'ERROR', message: 'x', createdAt: '2026-02-30T00:00:00Z' }] }, undefined, 400],
       ]
       for (const [payload, type, status] of cases) {
         const headers = type ? { 'content-type': type } : {}

@@ -117,6 +117,22 @@ for (const engine of testEngines()) {
       assert.equal((await t.get(`/api/v1/sessions/${sessionId}/recording`, t.project.ingestKey)).statusCode, 401)
     })
 
+    it('answers 404 for ids holding a NUL byte or longer than any that exists, after the key check', async () => {
+      const { sessionId } = await upload('rec-odd-ids-1', [chunkUpload('n0', rrwebEvents(Date.now() - 1000))])
+      const urls = [
+        '/api/v1/sessions/abc%00/recording', `/api/v1/sessions/abc%00/recording/chunks/n0`,
+        `/api/v1/sessions/${sessionId}/recording/chunks/n0%00`,
+        `/api/v1/sessions/${'a'.repeat(201)}/recording`, `/api/v1/sessions/${'a'.repeat(150)}/recording/chunks/n0`,
+        `/api/v1/sessions/${sessionId}/recording/chunks/${'c'.repeat(101)}`,
+      ]
+      for (const url of urls) {
+        assert.equal((await t.app.inject({ url })).statusCode, 401, `${url} without a key`)
+        const res = await t.get(url)
+        assert.equal(res.statusCode, 404, `${url}: ${res.body}`)
+        assert.equal(json(res).code, 'not_found')
+      }
+    })
+
     it('a session without a recording lists no chunks', async () => {
       const res = await t.ingest(batch('rec-none-1', [{ type: 'ERROR', message: 'x' }]))
       const rec = await recordingOf(json<IngestAnswer>(res).sessionId)

@@ -111,6 +111,22 @@ for (const engine of testEngines()) {
       })
     })
 
+    it('answers 404 for an id holding a NUL byte, which no stored id can hold', async () => {
+      const res = await t.get('/api/v1/sessions/abc%00')
+      assert.equal(res.statusCode, 404, res.body)
+      assert.equal(json(res).code, 'not_found')
+    })
+
+    it('checks the key first, then answers 404 for an id longer than any that exists', async () => {
+      for (const length of [101, 200, 201, 5000]) {
+        const url = `/api/v1/sessions/${'a'.repeat(length)}`
+        assert.equal((await t.app.inject({ url })).statusCode, 401, `${length} without a key`)
+        const res = await t.get(url)
+        assert.equal(res.statusCode, 404, `${length}: ${res.body}`)
+        assert.equal(json(res).code, 'not_found')
+      }
+    })
+
     it('answers 404 for a session of another project, exactly as for an unknown id', async () => {
       const other = await t.newProject('Other')
       const res = await t.get(`/api/v1/sessions/${id}`, other.apiKey)

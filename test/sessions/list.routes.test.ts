@@ -91,6 +91,14 @@ for (const engine of testEngines()) {
       assert.equal(past.total, all.length)
     })
 
+    it('answers an empty page for the largest offset, 2^53−1, with the total', async () => {
+      const res = await t.get('/api/v1/sessions?offset=9007199254740991')
+      assert.equal(res.statusCode, 200, res.body)
+      const body = json<ListBody>(res)
+      assert.deepEqual([body.offset, body.sessions.length], [Number.MAX_SAFE_INTEGER, 0])
+      assert.ok(body.total > 0)
+    })
+
     it('accepts the bounds of limit: 1 and 200', async () => {
       assert.equal(json<ListBody>(await t.get('/api/v1/sessions?limit=1')).sessions.length, 1)
       assert.equal(json<ListBody>(await t.get('/api/v1/sessions?limit=200')).limit, 200)
@@ -145,6 +153,10 @@ for (const engine of testEngines()) {
       ['date=2026-02-30', 'date'], ['date=2026-2-3', 'date'], ['date=yesterday', 'date'], ['date=2026-13-01', 'date'],
       ['from=2026-02-30T00:00:00Z', 'from'], ['from=tomorrow', 'from'], ['to=2026-01-01T10:00:00', 'to'],
       ['from=2026-01-02&to=2026-01-01', 'from'], ['date=2026-01-01&from=garbage', 'from'],
+      // Only plain digits are integers: nothing is coerced from hex, exponents, signs, spaces or decimals.
+      ['limit=0x10', 'limit'], ['limit=1e1', 'limit'], ['limit=%2B5', 'limit'], ['limit=%205', 'limit'], ['limit=5.0', 'limit'],
+      ['offset=Infinity', 'offset'], ['offset=1e400', 'offset'], ['offset=1e19', 'offset'], ['offset=9223372036854775808', 'offset'],
+      ['offset=9007199254740992', 'offset'], ['offset=1'.padEnd(410, '0'), 'offset'],
     ]
     for (const [query, parameter] of invalid) {
       it(`answers 400 naming ${parameter} for ${query}`, async () => {
@@ -160,8 +172,20 @@ for (const engine of testEngines()) {
 
     it('says what is allowed in the 400 message', async () => {
       assert.match(String(json(await t.get('/api/v1/sessions?limit=201')).message), /integer from 1 to 200/)
-      assert.match(String(json(await t.get('/api/v1/sessions?offset=-1')).message), /integer, 0 or more/)
+      assert.match(String(json(await t.get('/api/v1/sessions?offset=-1')).message), /integer from 0 to 9007199254740991/)
+      assert.equal(json(await t.get('/api/v1/sessions?limit=0x10')).message, 'limit must be an integer from 1 to 200 (got "0x10")')
       assert.match(String(json(await t.get('/api/v1/sessions?date=2026-02-30')).message), /YYYY-MM-DD/)
+    })
+
+    it('accepts dates before 1970: an empty period, with the sessions after it counted', async () => {
+      for (const query of ['date=1969-12-31', 'date=0000-01-01', 'from=0000-01-01&to=1970-01-01', 'to=1969-12-31T23:59:59.999Z']) {
+        const res = await t.get(`/api/v1/sessions?${query}`)
+        assert.equal(res.statusCode, 200, `${query}: ${res.body}`)
+        assert.deepEqual([json<ListBody>(res).total, json<ListBody>(res).sessions], [0, []], query)
+      }
+      const all = json<ListBody>(await t.get('/api/v1/sessions')).total
+      assert.equal(json<ListBody>(await t.get('/api/v1/sessions?from=1969-12-31T00:00:00Z')).total, all)
+      assert.equal(json<ListBody>(await t.get('/api/v1/sessions?from=0001-01-01&to=9999-12-31')).total, all)
     })
 
     it('accepts from equal to to (an empty period)', async () => {
