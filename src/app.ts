@@ -13,7 +13,7 @@ import { Health, healthRoutes } from './health/routes.ts'
 import { homeRoutes } from './home/routes.ts'
 import { demoRoutes } from './sdk/demo.ts'
 import { sdkRoutes } from './sdk/routes.ts'
-import { clientErrorHandler, installErrorHandler } from './http/error-handler.ts'
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.ts'
 import { buildValidator } from './http/validation.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { ingestSchemas } from './ingest/schema.ts'
@@ -56,6 +56,7 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     // bound each parameter, after the key, with a 404 (see the error handler).
     routerOptions: { maxParamLength: 16_384 },
     clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
   })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const status = createDatabaseStatus(base.log)

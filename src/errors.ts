@@ -6,6 +6,7 @@
  */
 export const ERROR_CODES = [
   { code: 'invalid_parameter', status: 400, meaning: 'a query parameter is invalid; `parameter` names it' },
+  { code: 'malformed_request', status: 400, meaning: 'not well-formed HTTP, or a path that cannot be decoded (a bad `%` escape)' },
   { code: 'invalid_body', status: 400, meaning: 'a request body is invalid (409: an import conflict); `parameter` names the field' },
   { code: 'missing_api_key', status: 401, meaning: 'read API without an API key' },
   { code: 'invalid_api_key', status: 401, meaning: 'read API with a wrong API key, or with more than one key' },
@@ -16,8 +17,10 @@ export const ERROR_CODES = [
   { code: 'forbidden', status: 403, meaning: 'a dashboard change without the X-Sessionwatch header' },
   { code: 'not_found', status: 404, meaning: 'unknown, deleted, expired, or another project\'s session or chunk — never told apart' },
   { code: 'route_not_found', status: 404, meaning: 'no such route or method' },
+  { code: 'request_timeout', status: 408, meaning: 'the request did not arrive in full in time' },
   { code: 'payload_too_large', status: 413, meaning: 'an ingest body over 1 MiB' },
   { code: 'unsupported_media_type', status: 415, meaning: 'an ingest body neither application/json nor text/plain' },
+  { code: 'headers_too_large', status: 431, meaning: 'the request line and headers are over 16 KiB' },
   { code: 'too_many_requests', status: 429, meaning: 'too many failed dashboard sign-ins; retry after Retry-After' },
   { code: 'internal_error', status: 500, meaning: 'a bug; the details go to the log, not the answer' },
   { code: 'service_unavailable', status: 503, meaning: 'the database is unreachable, the service is shutting down, or ingest is over capacity; retry after Retry-After (5 s)' },

@@ -46,26 +46,39 @@ export function installErrorHandler(app: FastifyInstance): void {
 const noRoute = (request: FastifyRequest): ErrorBody => errorBody(404, 'route_not_found',
   `No route ${request.method} ${request.url.split('?')[0] ?? ''}. The API is described at /api/v1/openapi.json`)
 
+/** What Node's HTTP parser refused, as one of our codes; anything else it refuses is malformed. */
+const PARSER_ERRORS: Record<string, [number, ErrorCode, string]> = {
+  HPE_INVALID_METHOD: [404, 'route_not_found', 'No route for this method. The API is described at /api/v1/openapi.json'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request did not arrive in full in time; send it again.'],
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request line and headers are larger than allowed (16 KiB).'],
+}
+
 /**
- * Fastify's clientErrorHandler: Node's HTTP parser refuses methods it does not know (FOO) before
- * any route is looked up; those get the JSON 404 of any other missing route. Other malformed
- * requests get Fastify's own answer (400, 408 or 431) as before.
+ * Fastify's clientErrorHandler: Node's HTTP parser refuses some requests before any route is looked
+ * up (a method it does not know, a head over 16 KiB, broken HTTP). They get the JSON error body
+ * every other error gets: an unknown method the 404 of any other missing route.
  */
 export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
-  const [status, body] = error.code === 'HPE_INVALID_METHOD'
-    ? [404, errorBody(404, 'route_not_found', 'No route for this method. The API is described at /api/v1/openapi.json')]
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, { error: STATUS_CODES[408], message: 'Client Timeout', statusCode: 408 }]
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, { error: STATUS_CODES[431], message: 'Exceeded maximum allowed HTTP header size', statusCode: 431 }]
-        : [400, { error: STATUS_CODES[400], message: 'Client Error', statusCode: 400 }]
+  const [status, code, message] = PARSER_ERRORS[error.code ?? '']
+    ?? [400, 'malformed_request', 'The request is not well-formed HTTP.']
   this.log.trace({ err: error }, 'client error')
-  const json = JSON.stringify(body)
+  const json = JSON.stringify(errorBody(status, code, message))
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(json)}\r\n`
       + `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`)
   }
   socket.destroy(error)
+}
+
+/**
+ * Fastify's frameworkErrors: a path with a bad `%` escape (`/api/v1/sessions/%zz`) cannot be routed,
+ * so it fails before any route, its key check or the error handler.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  send(reply, error.code === 'FST_ERR_BAD_URL'
+    ? errorBody(400, 'malformed_request', 'The path cannot be decoded: a % must start an escape of two hex digits (%2F).')
+    : errorBody(400, 'malformed_request', error.message))
 }
 
 function send(reply: FastifyReply, body: ErrorBody): void {

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
  * inject cannot send what these tests need (methods Node's parser refuses, repeated headers).
  */
 export async function realHttp(app: FastifyInstance) {
-  await app.listen({ host: '127.0.0.1', port: 0 })
+  if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = app.server.address() as AddressInfo
   // An array value goes out as that many header lines (Node's types allow it for custom headers only).
   return (method: string, path: string, headers: Record<string, string | string[]> = {}, body?: string) =>

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import net, { type AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { describeAllowed } from '../../src/http/error-handler.ts'
 import { json, startTestApp, type TestApp } from '../helpers/app.ts'
@@ -34,6 +35,27 @@ describe('error handler', () => {
     }
     const badJson = await send('POST', '/nope', { 'content-type': 'application/json' }, '{not json')
     assert.equal(badJson.json().code, 'route_not_found')
+  })
+  it('answers what cannot be parsed or routed with a stable code, never a bare framework error', async () => {
+    for (const url of ['/api/v1/sessions/%zz', '/%zz']) {
+      const res = await t.app.inject({ url, headers: { authorization: `Bearer ${t.project.apiKey}` } })
+      assert.equal(res.statusCode, 400, url)
+      assert.equal(json(res).code, 'malformed_request', url)
+      assert.match(String(json(res).message), /%/)
+    }
+    const send = await realHttp(t.app)
+    const huge = await send('GET', '/healthz', { 'x-padding': 'x'.repeat(20_000) })
+    assert.equal(huge.status, 431)
+    assert.equal(huge.json().code, 'headers_too_large')
+    // Broken HTTP straight onto the socket: a request line Node's parser cannot read.
+    const { port } = t.app.server.address() as AddressInfo
+    const raw = await new Promise<string>((resolve, reject) => {
+      let text = ''
+      const socket = net.connect(port, '127.0.0.1', () => { socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n') })
+      socket.setEncoding('utf8').on('data', (d: string) => { text += d }).on('close', () => { resolve(text) }).on('error', reject)
+    })
+    assert.match(raw, /^HTTP\/1\.1 400 /)
+    assert.equal((JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as { code: string }).code, 'malformed_request')
   })
   it('answers a wrong method with a JSON error', async () => {
     const res = await t.app.inject({ method: 'DELETE', url: '/api/v1/sessions' })
