@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.ts'
-import type { ProjectContext } from '../projects/service.ts'
-import { parseRange, retentionCutoff } from '../sessions/service.ts'
-import { countFiltered, countSessions, listSessions } from '../sessions/store.ts'
+import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
+import { parseRange } from '../sessions/service.ts'
+import { countFiltered, countSessions, listSessions } from '../visits/read.ts'
 import { toDetailView, type SessionDetailView } from '../sessions/views.ts'
 import { COUNT_CAP, type SessionsQuery } from './schema.ts'
 

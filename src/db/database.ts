@@ -1,8 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
-import type { EventTable } from '../events/table.ts'
 import type { ProjectTable } from '../projects/table.ts'
-import type { RecordingChunkTable } from '../recording/table.ts'
-import type { SessionDayTable, SessionTable } from '../sessions/table.ts'
+import type { EventTable, RecordingChunkTable, SessionDayTable, SessionTable } from '../visits/tables.ts'
 
 /** The whole schema, assembled from each feature's table types. */
 /** Service-wide facts claimed once across processes. */

@@ -1,15 +1,16 @@
 import type { Db } from '../db/database.ts'
 import { invalidBody } from '../errors.ts'
-import { cleanText, limitText, maskCards, maskSecrets } from '../events/text.ts'
-import type { EventRecord, TextField } from '../events/types.ts'
-import type { ProjectContext } from '../projects/service.ts'
+import { normalizeEvent } from '../events/normalize.ts'
+import { cleanText } from '../events/text.ts'
+import type { EventRecord } from '../events/types.ts'
+import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
-import { retentionCutoff } from '../sessions/service.ts'
 import { parseInstant } from '../shared/time.ts'
 import { extractUtm } from './enrich.ts'
 import type { IngestBody, IngestEvent } from './schema.ts'
-import { liveSessionId, type AppendResult } from './store.ts'
-import type { Writer } from './writer.ts'
+import { liveSessionId } from '../visits/read.ts'
+import type { AppendResult } from '../visits/write.ts'
+import type { Writer } from '../visits/writer.ts'
 
 /** What the server knows of the visitor, independent of the body. */
 export interface Visitor {
@@ -88,28 +89,4 @@ function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number
     createdAt = serverTime(t, skew, now)
   }
   return normalizeEvent({ ...e, id: e.id ?? defaultId, createdAt })
-}
-
-/**
- * The one place event text is bounded and scrubbed, for ingest and import alike. Card numbers are
- * masked in every visitor text field, and password-like values in bodies. Both happen before
- * truncating: a cut JSON body no longer parses, and a cut card number no longer passes Luhn yet
- * is still half readable. Running it twice changes nothing.
- */
-export function normalizeEvent(e: Omit<IngestEvent, 'createdAt'> & { id: string; createdAt: number }): EventRecord {
-  const text = (field: TextField, value: string | null | undefined, secrets = false) =>
-    (value == null ? null : limitText(field, maskCards(secrets ? maskSecrets(value) : value)))
-  return {
-    id: e.id,
-    type: e.type,
-    createdAt: e.createdAt,
-    url: text('url', e.url || null),
-    method: limitText('method', e.method ? e.method.toUpperCase() : null),
-    message: text('message', e.message),
-    stack: text('stack', e.stack),
-    statusCode: e.statusCode ?? null,
-    durationMs: e.durationMs ?? null,
-    reqBody: text('reqBody', e.reqBody, true),
-    resBody: text('resBody', e.resBody, true),
-  }
 }

@@ -2,6 +2,7 @@ import type { Db } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'
 import { newId } from '../shared/ids.ts'
+import { DAY_MS } from '../shared/time.ts'
 import { displayPrefix, hashApiKey, newApiKey, newIngestKey, sameDigest } from './keys.ts'
 import * as store from './store.ts'
 
@@ -19,6 +20,16 @@ export interface Project {
 export interface ProjectContext extends Project {
   retentionDays: number
 }
+
+/** The API's view of a project: no keys, no settings. */
+export const publicProject = (p: Project): Project => ({ id: p.id, name: p.name, domain: p.domain })
+
+/**
+ * The oldest last activity a session may have and still be the project's: older ones are past
+ * retention, gone for every reader at once, and deleted by the next sweep. The one place the
+ * retention rule is computed.
+ */
+export const retentionCutoff = (project: { retentionDays: number }, now: number): number => now - project.retentionDays * DAY_MS
 
 /** What creating a project or rotating its keys hands back: the only time the API key is visible. */
 export interface ProjectWithKeys extends Project {

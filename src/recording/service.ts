@@ -2,12 +2,11 @@ import { promisify } from 'node:util'
 import { gunzip as gunzipCb } from 'node:zlib'
 import type { Db } from '../db/database.ts'
 import { invalidBody, notFound } from '../errors.ts'
-import type { Project, ProjectContext } from '../projects/service.ts'
-import { findLiveSession } from '../sessions/service.ts'
-import { publicProject } from '../sessions/views.ts'
+import { publicProject, type Project, type ProjectContext } from '../projects/service.ts'
 import { toIso } from '../shared/time.ts'
 import { MAX_CHUNK_JSON_BYTES, type RecordingUpload } from './schema.ts'
-import * as store from './store.ts'
+import * as store from '../visits/read.ts'
+import type { ChunkRecord } from '../visits/write.ts'
 
 const gunzip = promisify(gunzipCb)
 
@@ -28,10 +27,10 @@ export interface RecordingLimits {
  */
 export async function decodeChunks(
   uploads: readonly RecordingUpload[], limits: RecordingLimits, toServerTime: (visitorTime: number) => number, now: number,
-): Promise<store.ChunkRecord[]> {
+): Promise<ChunkRecord[]> {
   return Promise.all(uploads.map(async (upload, i) => {
     const data = Buffer.from(upload.data, 'base64')
-    const dropped = (reason: string): store.ChunkRecord => ({
+    const dropped = (reason: string): ChunkRecord => ({
       id: upload.id, started_at: now, ended_at: now, events: 0, full_snapshot: 0, bytes: data.length, data: null, dropped: reason,
     })
     if (data.length > limits.maxChunkBytes) return dropped('chunk_too_large')
@@ -87,7 +86,7 @@ export interface RecordingView {
 
 /** A session's recording: its counters and the list of stored chunks. Unknown, expired and foreign sessions are 404 alike. */
 export async function getRecording(db: Db, project: ProjectContext, id: string, now = Date.now()): Promise<RecordingView> {
-  const row = await findLiveSession(db, project, id, now)
+  const row = await store.liveSession(db, project, id, now)
   const chunks = await store.listChunks(db, project.id, id)
   return {
     project: publicProject(project),
@@ -105,7 +104,7 @@ export async function getRecording(db: Db, project: ProjectContext, id: string, 
 
 /** One chunk's gzip data, as stored. */
 export async function getChunk(db: Db, project: ProjectContext, id: string, chunkId: string, now = Date.now()): Promise<Buffer> {
-  await findLiveSession(db, project, id, now)
+  await store.liveSession(db, project, id, now)
   const data = await store.chunkData(db, project.id, id, chunkId)
   if (!data) throw notFound(`Recording chunk "${chunkId}" of session "${id}" not found`)
   return data

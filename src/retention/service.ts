@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
-import { listProjects } from '../projects/store.ts'
-import { DayDeltas } from '../sessions/days.ts'
-import { DAY_MS } from '../shared/time.ts'
-import { deleteSessions, findExpired } from './store.ts'
+import { listProjects, retentionCutoff } from '../projects/service.ts'
+import { deleteExpired } from '../visits/delete.ts'
 
 /** Sessions deleted per transaction: short transactions keep ingest and reads flowing during a sweep. */
 export const SWEEP_BATCH = 500
@@ -23,17 +21,12 @@ export async function sweep(
   const projects = await listProjects(db)
   let deleted = 0
   for (const project of projects) {
-    const cutoff = now - project.retention_days * DAY_MS
+    const cutoff = retentionCutoff(project, now)
     let inProject = 0
     for (;;) {
-      const refs = await findExpired(db, project.id, cutoff, SWEEP_BATCH)
-      if (refs.length === 0) break
-      inProject += await db.transaction().execute(async (trx) => {
-        const days = new DayDeltas()
-        const deleted = await deleteSessions(trx, project.id, refs, days)
-        await days.apply(trx)
-        return deleted
-      })
+      const batch = await deleteExpired(db, project.id, cutoff, SWEEP_BATCH)
+      if (batch === 0) break
+      inProject += batch
       onProgress?.(project.id, inProject)
       // Let queued requests run between batches.
       await new Promise((resolve) => setImmediate(resolve))

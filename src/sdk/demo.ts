@@ -1,5 +1,5 @@
 import type { FastifyPluginCallback } from 'fastify'
-import { listProjects } from '../projects/store.ts'
+import { listProjects } from '../projects/service.ts'
 
 /**
  * `GET /demo`: a page with the SDK installed and buttons that cause each kind of event, so a
@@ -13,7 +13,7 @@ export const demoRoutes: FastifyPluginCallback = (app, _opts, done) => {
   app.get('/demo.js', { schema: { hide: true } }, async (_request, reply) => {
     const project = (await listProjects(app.db))[0]
     const init = project
-      ? `Sessionwatch.init({ ingestKey: ${JSON.stringify(project.ingest_key)}, flushIntervalMs: 1000, recordCheckoutMs: 5000 })`
+      ? `Sessionwatch.init({ ingestKey: ${JSON.stringify(project.ingestKey)}, flushIntervalMs: 1000, recordCheckoutMs: 5000 })`
       : 'document.body.prepend("No project yet: run `npx sessionwatch project create` first.")'
     return reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'no-store').send(`${init}\n${DEMO_SCRIPT}`)
   })

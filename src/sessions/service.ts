@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream'
 import type { Db } from '../db/database.ts'
-import { invalidParameter, notFound } from '../errors.ts'
-import type { Project, ProjectContext } from '../projects/service.ts'
+import { invalidParameter } from '../errors.ts'
+import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
 import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../shared/time.ts'
 import { DEFAULT_LIMIT, type ListQuery } from './schema.ts'
-import * as store from './store.ts'
+import * as store from '../visits/read.ts'
 import { streamSession } from './stream.ts'
-import { publicProject, toDetailView, toEventView, toSessionView, type EventView, type SessionDetailView, type SessionView } from './views.ts'
+import { toDetailView, toEventView, toSessionView, type EventView, type SessionDetailView, type SessionView } from './views.ts'
 
 export interface ListResult {
   project: Project
@@ -49,7 +49,6 @@ export function parseRange(query: Pick<ListQuery, 'date' | 'from' | 'to'>): { fr
 }
 
 /** The instant before which a project's sessions are past retention. */
-export const retentionCutoff = (project: ProjectContext, now: number): number => now - project.retentionDays * DAY_MS
 
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
@@ -72,13 +71,6 @@ async function countThenPage<R>(offset: number, count: () => Promise<number>, ro
   return [total, offset >= total ? [] : await rows()]
 }
 
-/** A session of the project not past retention; unknown, expired and foreign ids all answer the same 404. */
-export async function findLiveSession(db: Db, project: ProjectContext, id: string, now: number): Promise<store.SessionListRow> {
-  const row = await store.findSession(db, project.id, id, retentionCutoff(project, now))
-  if (!row) throw notFound(`Session "${id}" not found`)
-  return row
-}
-
 /** Sessions with more events than this are streamed page by page instead of built whole. */
 export const STREAM_ABOVE = 2000
 
@@ -90,7 +82,7 @@ export const STREAM_ABOVE = 2000
 export async function getSession(
   db: Db, project: ProjectContext, id: string, opts: { now?: number; streamAbove?: number } = {},
 ): Promise<DetailResult | Readable> {
-  const row = await findLiveSession(db, project, id, opts.now ?? Date.now())
+  const row = await store.liveSession(db, project, id, opts.now ?? Date.now())
   const session = toDetailView(row)
   if (row.events_total > (opts.streamAbove ?? STREAM_ABOVE)) return streamSession(db, project.id, publicProject(project), session)
   const events = await store.listEvents(db, project.id, id)

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts'
 import type { Project } from '../projects/service.ts'
 import { EventSchema, ProjectSchema, SessionDetailSchema, CountersSchema, RecordingSchema } from './schema.ts'
 import { toEventView, type EventView, type SessionDetailView } from './views.ts'
-import { eventsAfter } from './store.ts'
+import { eventsAfter } from '../visits/read.ts'
 
 /** Events read per query while streaming: bounds memory whatever the session's size. */
 export const STREAM_PAGE = 1000

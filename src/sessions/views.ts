@@ -1,7 +1,6 @@
 import type { Counters, EventRecord } from '../events/types.ts'
-import type { Project } from '../projects/service.ts'
 import { toIso } from '../shared/time.ts'
-import type { EventRow, SessionListRow } from './store.ts'
+import type { EventRow, SessionListRow } from '../visits/read.ts'
 
 export interface SessionView {
   id: string
@@ -25,8 +24,6 @@ export type EventView = Omit<EventRecord, 'createdAt' | 'url' | 'method'> & {
   url?: string
   method?: string
 }
-
-export const publicProject = (p: Project): Project => ({ id: p.id, name: p.name, domain: p.domain })
 
 export function toSessionView(row: SessionListRow): SessionView {
   return {

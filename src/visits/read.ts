@@ -1,8 +1,9 @@
 import { sql, type Selectable } from 'kysely'
 import { canMatch, type Db } from '../db/database.ts'
-import type { EventTable } from '../events/table.ts'
+import { notFound } from '../errors.ts'
+import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { DAY_MS } from '../shared/time.ts'
-import type { SessionTable } from './table.ts'
+import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
 
 export const sessionColumns = [
   'id', 'session_key', 'started_at', 'last_seen_at', 'ip', 'country', 'user_agent', 'utm',
@@ -112,6 +113,13 @@ function singleDay(range: SessionRange): number | null {
   return from !== undefined && to !== undefined && from % DAY_MS === 0 && to - from === DAY_MS ? from / DAY_MS : null
 }
 
+/** A session of the project not past retention; unknown, expired and foreign ids all answer the same 404. */
+export async function liveSession(db: Db, project: ProjectContext, id: string, now: number): Promise<SessionListRow> {
+  const row = await findSession(db, project.id, id, retentionCutoff(project, now))
+  if (!row) throw notFound(`Session "${id}" not found`)
+  return row
+}
+
 export async function findSession(db: Db, projectId: string, id: string, cutoff: number): Promise<SessionListRow | undefined> {
   if (!canMatch(id)) return undefined
   return db.selectFrom('sessions').select(sessionColumns)
@@ -145,4 +153,37 @@ export function sessionsAfter(
   let q = liveSessions(db, projectId, range)
   if (after) q = q.where(sql<boolean>`(started_at, id) > (${after.startedAt}, ${after.id})`)
   return q.orderBy('started_at').orderBy('id').limit(limit).execute()
+}
+
+/** The live session a session key names, read without touching it; null when there is none. */
+export async function liveSessionId(db: Db, projectId: string, sessionKey: string, cutoff: number): Promise<string | null> {
+  const row = await db.selectFrom('sessions').select('id').where('project_id', '=', projectId)
+    .where('session_key', '=', sessionKey).where('last_seen_at', '>=', cutoff).executeTakeFirst()
+  return row?.id ?? null
+}
+
+export type ChunkMetaRow = Pick<Selectable<RecordingChunkTable>, 'id' | 'started_at' | 'ended_at' | 'events' | 'bytes' | 'full_snapshot'>
+
+/** The stored (not dropped) chunks of a session in recording order. */
+export function listChunks(db: Db, projectId: string, sessionId: string): Promise<ChunkMetaRow[]> {
+  return db.selectFrom('recording_chunks')
+    .select(['id', 'started_at', 'ended_at', 'events', 'bytes', 'full_snapshot'])
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('data', 'is not', null)
+    .orderBy('started_at').orderBy('id').execute()
+}
+
+/** The compressed data of one stored chunk. */
+export async function chunkData(db: Db, projectId: string, sessionId: string, chunkId: string): Promise<Buffer | null> {
+  if (!canMatch(chunkId)) return null
+  const row = await db.selectFrom('recording_chunks').select('data')
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('id', '=', chunkId)
+    .executeTakeFirst()
+  return row?.data ?? null
+}
+
+/** The stored chunks of a session with their data, in recording order (export). */
+export function chunksWithData(db: Db, projectId: string, sessionId: string): Promise<{ id: string; started_at: number; data: Buffer | null }[]> {
+  return db.selectFrom('recording_chunks').select(['id', 'started_at', 'data'])
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('data', 'is not', null)
+    .orderBy('started_at').orderBy('id').execute()
 }

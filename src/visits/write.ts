@@ -1,14 +1,13 @@
-import { CompiledQuery, sql, type Selectable } from 'kysely'
-import type { Db } from '../db/database.ts'
+import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely'
+import type { Database, Db } from '../db/database.ts'
+import { classifyDatabaseError } from '../db/errors.ts'
 import { AppError } from '../errors.ts'
-import type { EventTable } from '../events/table.ts'
 import { countTypes, type EventRecord } from '../events/types.ts'
-import type { RecordingResult } from '../recording/store.ts'
-import { deleteSessions } from '../retention/store.ts'
-import type { DayDeltas } from '../sessions/days.ts'
-import type { SessionTable } from '../sessions/table.ts'
 import { newId } from '../shared/ids.ts'
 import { dayOf } from '../shared/time.ts'
+import { DayDeltas } from './days.ts'
+import { deleteSessions } from './delete.ts'
+import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
 
 /** What is known of a session before its events are stored. */
 export interface SessionSeed {
@@ -24,18 +23,22 @@ export interface SessionSeed {
   lastSeenAt?: number
 }
 
+/** One batch to store: what appendEvents takes. */
+export interface WriteJob {
+  projectId: string
+  seed: SessionSeed
+  events: readonly EventRecord[]
+  cutoff: number
+  now: number
+  /** Screen recording chunks of the same session, stored in the same savepoint. */
+  recording?: { chunks: readonly ChunkRecord[]; maxSessionBytes: number }
+}
+
 export interface AppendResult {
   sessionId: string
   accepted: number
   duplicates: number
   recording?: RecordingResult
-}
-
-/** The live session a session key names, read without touching it; null when there is none. */
-export async function liveSessionId(db: Db, projectId: string, sessionKey: string, cutoff: number): Promise<string | null> {
-  const row = await db.selectFrom('sessions').select('id').where('project_id', '=', projectId)
-    .where('session_key', '=', sessionKey).where('last_seen_at', '>=', cutoff).executeTakeFirst()
-  return row?.id ?? null
 }
 
 type SessionRow = Selectable<SessionTable>
@@ -48,7 +51,7 @@ const INSERT_CHUNK = 500
  * was new. Run inside a transaction and apply `days` before it commits. On PostgreSQL the first
  * statement locks the session row, which serializes concurrent batches of one session.
  */
-export async function appendEvents(
+async function appendEvents(
   trx: Db, projectId: string, seed: SessionSeed, events: readonly EventRecord[], cutoff: number, now: number,
   days: DayDeltas,
 ): Promise<AppendResult> {
@@ -242,5 +245,103 @@ function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord
     project_id: projectId, session_id: sessionId, id: e.id, seq, type: e.type, created_at: e.createdAt,
     url: e.url, method: e.method, message: e.message, stack: e.stack, status_code: e.statusCode,
     duration_ms: e.durationMs, req_body: e.reqBody, res_body: e.resBody,
+  }
+}
+
+/** A chunk checked by the service, ready to store; `data` null means it is dropped for `dropped`. */
+export type ChunkRecord = Omit<RecordingChunkTable, 'project_id' | 'session_id' | 'received_at'>
+
+export interface RecordingResult {
+  accepted: number
+  duplicates: number
+  dropped: number
+}
+
+/**
+ * Stores a session's recording chunks and grows its counters by what was new. Runs in the ingest
+ * transaction after the session row is locked (PostgreSQL), so the per-session byte limit holds
+ * under concurrent uploads. A chunk over the limit keeps a row without data: its retries are
+ * recognized and it is counted once.
+ */
+async function appendChunks(
+  trx: Db, projectId: string, sessionId: string, chunks: readonly ChunkRecord[], maxSessionBytes: number, now: number,
+): Promise<RecordingResult> {
+  const result: RecordingResult = { accepted: 0, duplicates: 0, dropped: 0 }
+  if (chunks.length === 0) return result
+  const session = await trx.selectFrom('sessions').select('recording_bytes')
+    .where('project_id', '=', projectId).where('id', '=', sessionId).executeTakeFirstOrThrow()
+  let bytes = session.recording_bytes
+  for (const chunk of chunks) {
+    const overLimit = chunk.data !== null && bytes + chunk.bytes > maxSessionBytes
+    const row = overLimit ? { ...chunk, data: null, dropped: 'session_limit' } : chunk
+    const inserted = await trx.insertInto('recording_chunks')
+      .values({ ...row, project_id: projectId, session_id: sessionId, received_at: now })
+      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing())
+      .executeTakeFirst()
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+      result.duplicates++
+    } else if (row.data === null) {
+      result.dropped++
+    } else {
+      result.accepted++
+      bytes += row.bytes
+    }
+  }
+  if (result.accepted + result.dropped > 0) {
+    await trx.updateTable('sessions').set((eb) => ({
+      recording_chunks: eb('recording_chunks', '+', result.accepted),
+      recording_bytes: eb('recording_bytes', '+', bytes - session.recording_bytes),
+      recording_dropped: eb('recording_dropped', '+', result.dropped),
+    })).where('project_id', '=', projectId).where('id', '=', sessionId).execute()
+  }
+  return result
+}
+
+/** Tries of a group that deadlocks or fails to serialize. */
+const ATTEMPTS = 3
+
+/** What became of one batch of a group: its result, or the error that failed it alone. */
+export type Outcome = { result: AppendResult } | { error: unknown }
+
+/**
+ * Writes several visitors' batches in one transaction — the one named operation by which events and
+ * recording chunks enter the database. Each batch runs in its own savepoint, so one failing batch
+ * fails alone; the day counters of the whole group are applied once, last, before the commit.
+ * A deadlock or serialization failure runs the whole group again (up to 3 times); an outage or a
+ * full disk fails the whole group with the error that says why.
+ */
+export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob[]): Promise<Outcome[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const days = new DayDeltas()
+        const outcomes: Outcome[] = []
+        for (const job of jobs) {
+          await sql`savepoint batch`.execute(trx)
+          const before = new DayDeltas()
+          try {
+            const result = await appendEvents(trx, job.projectId, job.seed, job.events, job.cutoff, job.now, before)
+            if (job.recording) {
+              const { chunks, maxSessionBytes } = job.recording
+              result.recording = await appendChunks(trx, job.projectId, result.sessionId, chunks, maxSessionBytes, job.now)
+            }
+            await sql`release savepoint batch`.execute(trx)
+            before.mergeInto(days)
+            outcomes.push({ result })
+          } catch (error) {
+            // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails
+            // (or runs again) with the error that says why, and the transaction may be gone anyway.
+            if (classifyDatabaseError(error) !== null) throw error
+            await sql`rollback to savepoint batch`.execute(trx)
+            await sql`release savepoint batch`.execute(trx)
+            outcomes.push({ error })
+          }
+        }
+        await days.apply(trx)
+        return outcomes
+      })
+    } catch (error) {
+      if (classifyDatabaseError(error) !== 'retryable' || attempt >= ATTEMPTS) throw error
+    }
   }
 }

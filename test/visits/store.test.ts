@@ -3,11 +3,10 @@ import { after, before, describe, it } from 'node:test'
 import type { EventRecord } from '../../src/events/types.ts'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { appendEvents } from '../../src/ingest/store.ts'
-import { DayDeltas } from '../../src/sessions/days.ts'
 import { createProject } from '../../src/projects/service.ts'
-import { deleteSessions, findExpired } from '../../src/retention/store.ts'
-import { countSessions, listSessions } from '../../src/sessions/store.ts'
+import { deleteExpired } from '../../src/visits/delete.ts'
+import { countSessions, listSessions } from '../../src/visits/read.ts'
+import { writeBatches } from '../../src/visits/write.ts'
 import { DAY_MS, dayOf } from '../../src/shared/time.ts'
 import { openTestDatabase } from '../helpers/db.ts'
 import { testEngines } from '../helpers/engines.ts'
@@ -21,23 +20,13 @@ function rng(seed: number): () => number {
   }
 }
 
-/** Stores events in one transaction, as the writer does: day counters applied before commit. */
+/** Stores events through the visit's one write operation, as the writer does. */
 async function append(db: Kysely<Database>, projectId: string, sessionKey: string, events: EventRecord[], now: number) {
-  return db.transaction().execute(async (trx) => {
-    const days = new DayDeltas()
-    const result = await appendEvents(trx, projectId, { sessionKey, ip: null, country: null, userAgent: null, utm: null }, events, 0, now, days)
-    await days.apply(trx)
-    return result
-  })
-}
-
-async function remove(db: Kysely<Database>, projectId: string, refs: { id: string }[]) {
-  return db.transaction().execute(async (trx) => {
-    const days = new DayDeltas()
-    const n = await deleteSessions(trx, projectId, refs, days)
-    await days.apply(trx)
-    return n
-  })
+  const [outcome] = await writeBatches(db, [{
+    projectId, seed: { sessionKey, ip: null, country: null, userAgent: null, utm: null }, events, cutoff: 0, now,
+  }])
+  assert.ok(outcome && 'result' in outcome, 'the batch is stored')
+  return outcome.result
 }
 
 const event = (id: string, createdAt: number, type = 'CLICK'): EventRecord => ({
@@ -45,7 +34,7 @@ const event = (id: string, createdAt: number, type = 'CLICK'): EventRecord => ({
 })
 
 for (const engine of testEngines()) {
-  describe(`sessions store [${engine}]`, () => {
+  describe(`visits store [${engine}]`, () => {
     let handle: Awaited<ReturnType<typeof openTestDatabase>>
     let projectId: string
     const now = Date.UTC(2026, 10, 21, 15, 0, 0)
@@ -121,12 +110,12 @@ for (const engine of testEngines()) {
     })
 
     it('keeps day counters exact when sessions are deleted', async () => {
-      const expired = await findExpired(handle.db, projectId, cutoff, 1000)
+      const expired = rows.filter((r) => r.lastSeenAt < cutoff)
       assert.ok(expired.length > 0, 'the data set has sessions past retention')
       // Two deleters racing over the same sessions (two processes sweeping): counted once.
       const deleted = await Promise.all([
-        remove(handle.db, projectId, expired),
-        remove(handle.db, projectId, expired),
+        deleteExpired(handle.db, projectId, cutoff, 1000),
+        deleteExpired(handle.db, projectId, cutoff, 1000),
       ])
       assert.equal(deleted[0] + deleted[1], expired.length)
       await assertDayCountersExact()

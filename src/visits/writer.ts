@@ -1,22 +1,7 @@
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
-import { classifyDatabaseError } from '../db/errors.ts'
 import { AppError } from '../errors.ts'
-import type { EventRecord } from '../events/types.ts'
-import { DayDeltas } from '../sessions/days.ts'
-import { appendChunks, type ChunkRecord } from '../recording/store.ts'
-import { appendEvents, type AppendResult, type SessionSeed } from './store.ts'
-
-/** One batch to store: what appendEvents takes. */
-export interface WriteJob {
-  projectId: string
-  seed: SessionSeed
-  events: readonly EventRecord[]
-  cutoff: number
-  now: number
-  /** Screen recording chunks of the same session, stored in the same savepoint. */
-  recording?: { chunks: readonly ChunkRecord[]; maxSessionBytes: number }
-}
+import { writeBatches, type AppendResult, type WriteJob } from './write.ts'
 
 export interface WriterOptions {
   /** Batches waiting at most; beyond it ingest answers 503 so memory stays bounded under overload. */
@@ -36,7 +21,6 @@ export interface Writer {
 }
 
 const DEFAULTS: WriterOptions = { maxQueued: 5_000, maxGroupJobs: 200, maxGroupEvents: 10_000 }
-const ATTEMPTS = 3
 
 interface Pending {
   job: WriteJob
@@ -72,7 +56,7 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
   const drain = async (): Promise<void> => {
     while (queue.length > 0) {
       const group = takeGroup().sort((a, b) => compareJobs(a.job, b.job))
-      const outcomes = await commitGroup(db, group.map((p) => p.job)).then((committed) => {
+      const outcomes = await writeBatches(db, group.map((p) => p.job)).then((committed) => {
         opts.onCommitted?.()
         return committed
       }, (error: unknown) => group.map(() => ({ error })))
@@ -113,40 +97,3 @@ const compareJobs = (a: WriteJob, b: WriteJob): number =>
   a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1
     : a.seed.sessionKey < b.seed.sessionKey ? -1 : a.seed.sessionKey > b.seed.sessionKey ? 1 : 0
 
-type Outcome = { result: AppendResult } | { error: unknown }
-
-async function commitGroup(db: Kysely<Database>, jobs: WriteJob[]): Promise<Outcome[]> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction().execute(async (trx) => {
-        const days = new DayDeltas()
-        const outcomes: Outcome[] = []
-        for (const job of jobs) {
-          await sql`savepoint batch`.execute(trx)
-          const before = new DayDeltas()
-          try {
-            const result = await appendEvents(trx, job.projectId, job.seed, job.events, job.cutoff, job.now, before)
-            if (job.recording) {
-              const { chunks, maxSessionBytes } = job.recording
-              result.recording = await appendChunks(trx, job.projectId, result.sessionId, chunks, maxSessionBytes, job.now)
-            }
-            await sql`release savepoint batch`.execute(trx)
-            before.mergeInto(days)
-            outcomes.push({ result })
-          } catch (error) {
-            // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails
-            // (or runs again) with the error that says why, and the transaction may be gone anyway.
-            if (classifyDatabaseError(error) !== null) throw error
-            await sql`rollback to savepoint batch`.execute(trx)
-            await sql`release savepoint batch`.execute(trx)
-            outcomes.push({ error })
-          }
-        }
-        await days.apply(trx)
-        return outcomes
-      })
-    } catch (error) {
-      if (classifyDatabaseError(error) !== 'retryable' || attempt >= ATTEMPTS) throw error
-    }
-  }
-}

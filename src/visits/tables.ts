@@ -1,0 +1,80 @@
+/*
+ * The tables of a visit, owned by src/visits/: only its modules insert, update or delete their rows.
+ * Times are epoch milliseconds.
+ */
+
+/** Row shape of `sessions`. Times are epoch milliseconds. */
+export interface SessionTable {
+  project_id: string
+  id: string
+  session_key: string
+  started_at: number
+  /** UTC day number of started_at (days since 1970-01-01): keys the `date=` filter and day counters. */
+  start_day: number
+  last_seen_at: number
+  ip: string | null
+  country: string | null
+  user_agent: string | null
+  /** JSON object of referral tags, or null. */
+  utm: string | null
+  events_total: number
+  events_errors: number
+  events_slow: number
+  /** Recording chunks stored, their compressed bytes, and chunks refused by the size limits. */
+  recording_chunks: number
+  recording_bytes: number
+  recording_dropped: number
+  /** Next receive-order number for this session's events. */
+  next_seq: number
+}
+
+/**
+ * Row shape of `session_days`: how many stored sessions of a project started on a UTC day.
+ * Kept exact by every insert, delete and start-time change, so `total` never needs a full count(*).
+ */
+export interface SessionDayTable {
+  project_id: string
+  day: number
+  sessions: number
+}
+
+/** Row shape of `events`. */
+export interface EventTable {
+  project_id: string
+  session_id: string
+  /** Client-supplied or derived from the batch id, so a retried batch maps onto the same rows. */
+  id: string
+  /** Receive order inside the session; breaks ties between equal created_at. */
+  seq: number
+  type: string
+  created_at: number
+  url: string | null
+  method: string | null
+  message: string | null
+  stack: string | null
+  status_code: number | null
+  duration_ms: number | null
+  req_body: string | null
+  res_body: string | null
+}
+
+/** Row shape of `recording_chunks`: one upload of rrweb events, gzip-compressed JSON. Times are epoch ms. */
+export interface RecordingChunkTable {
+  project_id: string
+  session_id: string
+  /** The SDK's chunk id, unique within the session: a retried upload maps onto the same row. */
+  id: string
+  /** The first and last recorded event, corrected for the visitor clock skew like events are. */
+  started_at: number
+  ended_at: number
+  events: number
+  /** 1 when the chunk opens with a full snapshot, so a replay can start at it. */
+  full_snapshot: number
+  /** Compressed size: what counts against the limits. */
+  bytes: number
+  /** gzip of the JSON array of rrweb events; null when the chunk was dropped. */
+  data: Buffer | null
+  /** Why the chunk was dropped (chunk_too_large, session_limit), or null when stored. */
+  dropped: string | null
+  received_at: number
+}
