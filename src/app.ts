@@ -23,7 +23,8 @@ import { recordingRoutes } from './recording/routes.ts'
 import { recordingSchemas } from './recording/schema.ts'
 import { startSweeper } from './retention/sweeper.ts'
 import { sharedSchemas } from './sessions/schema.ts'
-import { sessionRoutes } from './sessions/routes.ts'
+import { sessionListRoutes, sessionReadRoutes } from './sessions/routes.ts'
+import { apiKeyAccess } from './auth/api-key.ts'
 import { ErrorBody } from './shared/schema.ts'
 
 declare module 'fastify' {
@@ -77,8 +78,9 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     for (const schema of [ErrorBody, ...sharedSchemas, ...recordingSchemas, ...ingestSchemas, Health]) app.addSchema(schema)
 
     await registerOpenApi(base)
-    await app.register(sessionRoutes, { prefix: '/api/v1' })
-    await app.register(recordingRoutes, { prefix: '/api/v1' })
+    await app.register(sessionListRoutes, { prefix: '/api/v1' })
+    await app.register(sessionReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
+    await app.register(recordingRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(dashboardApi(adminAuth(database.db, config.adminPassword)), { prefix: '/app/api' })
     await app.register(dashboardPages)

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { AppError } from '../errors.ts'
+import type { ReadAccess } from '../http/read-access.ts'
+import { API_KEY_SECURITY } from '../shared/schema.ts'
 import { projectForApiKey, type ProjectContext } from '../projects/service.ts'
 
 declare module 'fastify' {
@@ -36,7 +38,7 @@ export function offeredApiKeys(request: FastifyRequest): string[] {
  * in both headers; different keys are refused rather than one picked, since a client sending two
  * cannot know which project it would read.
  */
-export async function requireApiKey(this: { db: Parameters<typeof projectForApiKey>[0] }, request: FastifyRequest): Promise<void> {
+export async function requireApiKey(request: FastifyRequest): Promise<void> {
   const keys = offeredApiKeys(request)
   if (keys.length > 1) {
     throw new AppError(401, 'invalid_api_key',
@@ -48,13 +50,16 @@ export async function requireApiKey(this: { db: Parameters<typeof projectForApiK
     throw new AppError(401, 'missing_api_key',
       'Send the project API key as "Authorization: Bearer <key>" or "X-Api-Key: <key>"; it is on the project dashboard (API tab).')
   }
-  const project = await projectForApiKey(this.db, key)
+  const project = await projectForApiKey(request.server.db, key)
   if (!project) {
     throw new AppError(401, 'invalid_api_key',
       'The API key is not valid. It may have been rotated; use the current key from the dashboard (API tab).')
   }
   request.project = project
 }
+
+/** The read routes' access with the project API key, documented as the API's security. */
+export const apiKeyAccess: ReadAccess = { authenticate: requireApiKey, schema: { security: API_KEY_SECURITY } }
 
 /** The authenticated project; only for handlers behind an auth hook. */
 export function projectOf(request: FastifyRequest): ProjectContext {

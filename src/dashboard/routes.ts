@@ -2,16 +2,12 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.ts'
 import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
-import { sendChunk } from '../recording/routes.ts'
-import { RecordingResponse } from '../recording/schema.ts'
-import { getChunk, getRecording } from '../recording/service.ts'
-import { DetailResponse } from '../sessions/schema.ts'
-import { sendSession } from '../sessions/routes.ts'
-import { ref } from '../shared/schema.ts'
-import { getSession } from '../sessions/service.ts'
+import type { ReadAccess } from '../http/read-access.ts'
+import { recordingRoutes } from '../recording/routes.ts'
+import { sessionReadRoutes } from '../sessions/routes.ts'
 import { SESSION_MS, type AdminAuth } from './auth.ts'
 import {
-  NewProjectBody, ProjectChunkParams, ProjectParams, ProjectPatchBody, ProjectSessionParams, SessionsQuery, SignInBody,
+  NewProjectBody, ProjectParams, ProjectPatchBody, SessionsQuery, SignInBody,
 } from './schema.ts'
 import { dashboardSessions, makeSignInLimiter } from './service.ts'
 
@@ -74,21 +70,19 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   app.get('/projects/:projectId/sessions', { schema: { ...hide, params: ProjectParams, querystring: SessionsQuery } }, async (request) =>
     dashboardSessions(app.db, await getProject(app.db, request.params.projectId), request.query))
 
-  app.get('/projects/:projectId/sessions/:id', {
-    schema: { ...hide, params: ProjectSessionParams, response: { 200: ref(DetailResponse) } },
-  }, async (request, reply) =>
-    sendSession(reply, await getSession(app.db, await getProject(app.db, request.params.projectId), request.params.id)))
-
-  app.get('/projects/:projectId/sessions/:id/recording', {
-    schema: { ...hide, params: ProjectSessionParams, response: { 200: ref(RecordingResponse) } },
-  }, async (request) => getRecording(app.db, await getProject(app.db, request.params.projectId), request.params.id))
-
-  app.get('/projects/:projectId/sessions/:id/recording/chunks/:chunkId', { schema: { ...hide, params: ProjectChunkParams } },
-    async (request, reply) => {
-      const { projectId, id, chunkId } = request.params
-      return sendChunk(request, reply, await getChunk(app.db, await getProject(app.db, projectId), id, chunkId))
-    })
+  // getSession and the recording, declared once with the read API: here behind the sign-in above.
+  const prefix = '/projects/:projectId'
+  void app.register(sessionReadRoutes, { prefix, access: projectInPath })
+  void app.register(recordingRoutes, { prefix, access: projectInPath })
   done()
+}
+
+/** Signed in (checked by the hook above for every route here), the project is the one the path names. */
+const projectInPath: ReadAccess = {
+  authenticate: async (request) => {
+    request.project = await getProject(request.server.db, (request.params as { projectId: string }).projectId)
+  },
+  schema: { hide: true },
 }
 
 function readCookie(request: FastifyRequest, name: string): string | undefined {

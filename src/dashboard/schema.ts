@@ -19,11 +19,6 @@ export const ProjectPatchBody = Type.Partial(Type.Object(projectFields), { addit
 export type ProjectPatchBody = Static<typeof ProjectPatchBody>
 
 export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 100 }) })
-export const ProjectSessionParams = Type.Object({ projectId: Type.String({ maxLength: 100 }), id: Type.String({ maxLength: 200 }) })
-export const ProjectChunkParams = Type.Object({
-  projectId: Type.String({ maxLength: 100 }), id: Type.String({ maxLength: 200 }), chunkId: Type.String({ maxLength: 200 }),
-})
-
 export const SessionsQuery = Type.Object({
   date: Type.Optional(Type.String({ format: 'date' })),
   errors: Type.Optional(Type.Boolean({ description: 'Only sessions with errors.' })),

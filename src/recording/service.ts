@@ -111,4 +111,3 @@ export async function getChunk(db: Db, project: ProjectContext, id: string, chun
 }
 
 /** Inflates stored data for a client that does not accept gzip. */
-export const inflate = (data: Buffer): Promise<Buffer> => gunzip(data)

@@ -1,14 +1,14 @@
-import { Readable } from 'node:stream'
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
-import { projectOf, requireApiKey } from '../auth/api-key.ts'
-import { API_KEY_SECURITY as security, errorResponses, ref } from '../shared/schema.ts'
+import { apiKeyAccess, projectOf } from '../auth/api-key.ts'
+import type { ReadAccess } from '../http/read-access.ts'
+import { sendObjectOrStream } from '../http/send.ts'
+import { errorResponses, ref } from '../shared/schema.ts'
 import { DetailResponse, ListQuery, ListResponse, SessionParams } from './schema.ts'
 import * as service from './service.ts'
 
-/** The read API v1: listSessions and getSession. */
-export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
-  app.addHook('onRequest', requireApiKey)
+/** The read API v1's listSessions (the dashboard lists with filters of its own). */
+export const sessionListRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
+  app.addHook('onRequest', apiKeyAccess.authenticate)
 
   app.get('/sessions', {
     schema: {
@@ -18,11 +18,17 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
       description: 'Pages through the project\'s sessions ordered by lastSeenAt descending, then id descending, so pages '
         + 'never overlap or skip. `date` selects one UTC day of startedAt and overrides from/to. Every given parameter '
         + 'is validated: an invalid value answers 400 naming it; nothing is clamped. Expired sessions are never listed.',
-      security,
+      ...apiKeyAccess.schema,
       querystring: ListQuery,
       response: { 200: ref(ListResponse), ...errorResponses(400, 401, 503) },
     },
   }, (request) => service.listSessions(app.db, projectOf(request), request.query))
+  done()
+}
+
+/** getSession, for the read API (API key) and the dashboard (sign-in) alike. */
+export const sessionReadRoutes: FastifyPluginCallbackTypebox<{ access: ReadAccess }> = (app, { access }, done) => {
+  app.addHook('onRequest', access.authenticate)
 
   app.get('/sessions/:id', {
     schema: {
@@ -32,16 +38,10 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
       description: 'Returns every field of the list session plus `recording`, and all events in the order they '
         + 'happened. Unknown, deleted, expired and other projects\' sessions all answer 404 alike, and so does an id '
         + 'longer than 200 characters (none exists). The key is checked first: without a valid one, 401.',
-      security,
+      ...access.schema,
       params: SessionParams,
       response: { 200: ref(DetailResponse), ...errorResponses(401, 404, 503) },
     },
-  }, async (request, reply) => sendSession(reply, await service.getSession(app.db, projectOf(request), request.params.id)))
+  }, async (request, reply) => sendObjectOrStream(reply, await service.getSession(app.db, projectOf(request), request.params.id)))
   done()
-}
-
-/** getSession's answer: an object the route's schema serializes, or, for a large session, a stream already serialized by the same schemas. */
-export function sendSession(reply: FastifyReply, result: service.DetailResult | Readable): FastifyReply | service.DetailResult {
-  if (!(result instanceof Readable)) return result
-  return reply.type('application/json; charset=utf-8').send(result)
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { acceptsGzip } from '../../src/recording/routes.ts'
+import { acceptsGzip } from '../../src/http/send.ts'
 import { summarize } from '../../src/recording/service.ts'
 import { rrwebEvents } from '../helpers/recording.ts'
 

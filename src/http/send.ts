@@ -1,0 +1,37 @@
+import { Readable } from 'node:stream'
+import { promisify } from 'node:util'
+import { gunzip as gunzipCb } from 'node:zlib'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+const gunzip = promisify(gunzipCb)
+
+/**
+ * An answer that is either an object the route's response schema serializes, or a stream already
+ * serialized by the same schemas (a large getSession): the stream goes out as JSON as it is.
+ */
+export function sendObjectOrStream<T extends object>(reply: FastifyReply, result: T | Readable): FastifyReply | T {
+  if (!(result instanceof Readable)) return result
+  return reply.type('application/json; charset=utf-8').send(result)
+}
+
+/**
+ * Sends stored gzip-compressed JSON that never changes: as is when the client takes gzip, inflated
+ * otherwise; privately cacheable for a day.
+ */
+export async function sendGzippedJson(request: FastifyRequest, reply: FastifyReply, data: Buffer): Promise<FastifyReply> {
+  void reply.type('application/json; charset=utf-8').header('Vary', 'Accept-Encoding')
+    .header('Cache-Control', 'private, max-age=86400')
+  if (acceptsGzip(request.headers['accept-encoding'])) return reply.header('Content-Encoding', 'gzip').send(data)
+  return reply.send(await gunzip(data))
+}
+
+/** Whether an Accept-Encoding header allows gzip (and does not refuse it with q=0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false
+  return header.split(',').some((part) => {
+    const [name, ...params] = part.trim().toLowerCase().split(';')
+    if (name !== 'gzip' && name !== '*') return false
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined)
+    return q === undefined || Number(q) > 0
+  })
+}
