@@ -1,5 +1,5 @@
 import { inspect } from 'node:util'
-import { Kysely, Migrator } from 'kysely'
+import { Kysely, Migrator, type CompiledQuery } from 'kysely'
 import type { DatabaseConfig, Engine } from '../config.ts'
 import type { Database } from './database.ts'
 import { migrationProvider } from './migrations.ts'
@@ -15,6 +15,8 @@ export interface DatabaseHandle {
 export interface OpenOptions {
   /** A connection failed outside any query (PostgreSQL restarted, say); the next query reconnects. */
   onConnectionError?: (error: Error) => void
+  /** Sees every query as the engine runs it (the SQL snapshot tests record them). */
+  onQuery?: (query: CompiledQuery) => void
 }
 
 /** Opens the configured engine and brings its schema to the latest version. */
@@ -25,7 +27,8 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
       onConnectionError: options.onConnectionError,
     })
     : sqliteDialect(config.location)
-  const db = new Kysely<Database>({ dialect })
+  const { onQuery } = options
+  const db = new Kysely<Database>({ dialect, ...(onQuery && { log: (event) => { if (event.level === 'query') onQuery(event.query) } }) })
   try {
     await migrate(db, config.engine)
   } catch (error) {
