@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
+import { MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
 import { projectOf, requireApiKey } from '../auth/api-key.ts'
 import { API_KEY_SECURITY as security, errorResponses, ref } from '../shared/schema.ts'
 import { DetailResponse, ListQuery, ListResponse, SessionParams } from './schema.ts'
@@ -31,7 +32,7 @@ export const sessionRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
       summary: 'Get one session with all its events',
       description: 'Returns every field of the list session plus `recording`, and all events in the order they '
         + 'happened. Unknown, deleted, expired and other projects\' sessions all answer 404 alike, and so does an id '
-        + 'longer than 200 characters (none exists). The key is checked first: without a valid one, 401.',
+        + `longer than ${MAX_SESSION_ID_LENGTH} characters (none exists). The key is checked first: without a valid one, 401.`,
       security,
       params: SessionParams,
       response: { 200: ref(DetailResponse), ...errorResponses(401, 404, 503) },
