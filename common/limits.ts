@@ -10,8 +10,9 @@
  * Type.Integer({ maximum: MAX_LIMIT, description: `1 to ${MAX_LIMIT}` })
  */
 
-// Plain literals, not expressions (test/limits.test.ts checks the arithmetic): esbuild drops an unused constant
-// from the browser bundles only when its value is a literal.
+// Values are plain literals, not expressions (test/limits.test.ts checks the arithmetic): esbuild drops an
+// unused constant from the browser bundles only when its value is a literal.
+
 // --- Reading sessions (listSessions, getSession, the recording routes) ---
 
 /** Sessions per page when `limit` is not given. */
