@@ -26,6 +26,15 @@ export default tseslint.config(
     },
   },
   {
+    // common/ is imported by the server and the browser bundles alike: only its own files, and
+    // nothing of Node (the root tsconfig's Node types would let it compile) or the DOM (no DOM lib there).
+    files: ['common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'common/ imports only files of common/.' }] }],
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'require', 'setImmediate', 'window', 'document', 'navigator', 'location'],
+    },
+  },
+  {
     // Plain JavaScript entry points, run before any TypeScript tooling: linted, not type-checked.
     files: ['eslint.config.js', 'scripts/*.mjs', 'bin/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -18,7 +18,9 @@ function newestSource(dir) {
 
 export async function buildService({ force = false } = {}) {
   const built = fs.existsSync(OUTFILE) ? fs.statSync(OUTFILE).mtimeMs : 0
-  const sources = Math.max(newestSource(path.join(root, 'src')), fs.statSync(path.join(root, 'package.json')).mtimeMs)
+  const sources = Math.max(
+    newestSource(path.join(root, 'src')), newestSource(path.join(root, 'common')), fs.statSync(path.join(root, 'package.json')).mtimeMs,
+  )
   if (!force && built > sources) return false
   const result = await build({
     entryPoints: [path.join(root, 'src', 'cli.ts')],

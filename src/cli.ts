@@ -2,6 +2,10 @@ import fs from 'node:fs'
 import readline from 'node:readline'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Kysely } from 'kysely'
+import {
+  DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SQLITE_FILE,
+  DEFAULT_SWEEP_SECONDS,
+} from '../common/limits.ts'
 import { loadConfig, ConfigError, type Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
 import type { Database } from './db/database.ts'
@@ -31,9 +35,9 @@ Commands:
   retention run                           Delete every session past its project's retention now
   admin reset-password                    Set a new generated dashboard password and print it
 
-Environment: DATABASE_URL (default ./data/sessionwatch.db), PORT (8080), HOST (0.0.0.0), TRUST_PROXY,
-GEOIP_DB, RETENTION_SWEEP_SECONDS (300), LOG_LEVEL (info), ADMIN_PASSWORD (dashboard; unset: generated on
-first start), RECORDING_MAX_CHUNK_BYTES (524288), RECORDING_MAX_SESSION_BYTES (33554432).`
+Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT}), HOST (${DEFAULT_HOST}), TRUST_PROXY,
+GEOIP_DB, RETENTION_SWEEP_SECONDS (${DEFAULT_SWEEP_SECONDS}), LOG_LEVEL (${DEFAULT_LOG_LEVEL}), ADMIN_PASSWORD (dashboard; unset: generated on
+first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_MAX_SESSION_BYTES (${DEFAULT_MAX_SESSION_BYTES}).`
 
 /** A mistake in how the command was called: usage is printed with it. */
 class UsageError extends Error {}

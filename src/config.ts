@@ -1,6 +1,9 @@
 import path from 'node:path'
-import { MAX_BATCH_BYTES } from './ingest/schema.ts'
-import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES } from './recording/schema.ts'
+import {
+  byteSize, DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
+  DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, MAX_BATCH_BYTES, MAX_CHUNK_BYTES_SETTING,
+  MAX_POOL_SIZE, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
+} from '../common/limits.ts'
 
 /** Which storage engine a database URL selects. */
 export type Engine = 'sqlite' | 'postgres'
@@ -40,9 +43,6 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-const DEFAULT_SQLITE_FILE = './data/sessionwatch.db'
-/** The largest chunk whose base64, with 4 KiB for the rest of the body, fits one ingest request (765 KiB). */
-const MAX_CHUNK_SETTING = Math.floor(((MAX_BATCH_BYTES - 4096) * 3) / 4)
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -69,34 +69,38 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 
   const database = parseDatabaseUrl(env.DATABASE_URL, cwd)
   if (typeof database === 'string') problems.push(`DATABASE_URL=${JSON.stringify(env.DATABASE_URL)}: ${database}`)
-  const poolSize = read('DATABASE_POOL_SIZE', 10, (raw) =>
-    /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 1000 ? ok(Number(raw)) : bad('must be a whole number from 1 to 1000'),
+  const poolSize = read('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, (raw) =>
+    /^\d+$/.test(raw) && Number(raw) >= MIN_POOL_SIZE && Number(raw) <= MAX_POOL_SIZE
+      ? ok(Number(raw)) : bad(`must be a whole number from ${MIN_POOL_SIZE} to ${MAX_POOL_SIZE}`),
   )
-  const statementTimeoutMs = read('DATABASE_STATEMENT_TIMEOUT_MS', 30_000, (raw) =>
+  const statementTimeoutMs = read('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, (raw) =>
     /^\d+$/.test(raw) ? ok(Number(raw)) : bad('must be a whole number of milliseconds (0 means no limit)'),
   )
 
-  const port = read('PORT', 8080, (raw) =>
+  const port = read('PORT', DEFAULT_PORT, (raw) =>
     /^\d+$/.test(raw) && Number(raw) <= 65535 ? ok(Number(raw)) : bad('must be a port number from 0 to 65535'),
   )
-  const host = env.HOST?.trim() ? env.HOST.trim() : '0.0.0.0'
+  const host = env.HOST?.trim() ? env.HOST.trim() : DEFAULT_HOST
   const trustProxy = read<Config['trustProxy']>('TRUST_PROXY', false, parseTrustProxy)
-  const retentionSweepSeconds = read('RETENTION_SWEEP_SECONDS', 300, (raw) =>
+  const retentionSweepSeconds = read('RETENTION_SWEEP_SECONDS', DEFAULT_SWEEP_SECONDS, (raw) =>
     /^\d+$/.test(raw) ? ok(Number(raw)) : bad('must be a whole number of seconds (0 turns the sweeper off)'),
   )
-  const logLevel = read<Config['logLevel']>('LOG_LEVEL', 'info', (raw) => {
+  const logLevel = read<Config['logLevel']>('LOG_LEVEL', DEFAULT_LOG_LEVEL, (raw) => {
     const level = LOG_LEVELS.find((l) => l === raw)
     return level ? ok(level) : bad(`must be one of ${LOG_LEVELS.join(', ')}`)
   })
   const maxChunkBytes = read('RECORDING_MAX_CHUNK_BYTES', DEFAULT_MAX_CHUNK_BYTES, (raw) =>
-    /^\d+$/.test(raw) && Number(raw) >= 1024 && Number(raw) <= MAX_CHUNK_SETTING
-      ? ok(Number(raw)) : bad(`must be a whole number of bytes from 1024 to ${MAX_CHUNK_SETTING} (a chunk rides in one 1 MiB request)`),
+    /^\d+$/.test(raw) && Number(raw) >= MIN_CHUNK_BYTES_SETTING && Number(raw) <= MAX_CHUNK_BYTES_SETTING
+      ? ok(Number(raw))
+      : bad(`must be a whole number of bytes from ${MIN_CHUNK_BYTES_SETTING} to ${MAX_CHUNK_BYTES_SETTING} `
+        + `(a chunk rides in one ${byteSize(MAX_BATCH_BYTES)} request)`),
   )
   const maxSessionBytes = read('RECORDING_MAX_SESSION_BYTES', DEFAULT_MAX_SESSION_BYTES, (raw) =>
     /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? ok(Number(raw)) : bad('must be a whole number of bytes (0 stores no recordings)'),
   )
   const adminPassword = read<string | null>('ADMIN_PASSWORD', null, (raw) =>
-    raw.length >= 8 ? ok(raw) : bad('must be at least 8 characters (unset: one is generated on first start and printed)'),
+    raw.length >= MIN_ADMIN_PASSWORD_LENGTH
+      ? ok(raw) : bad(`must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters (unset: one is generated on first start and printed)`),
   )
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
@@ -131,7 +135,7 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Pick<Dat
     }
     return { engine: 'postgres', location: value }
   }
-  return 'must be file:PATH, sqlite:PATH or a postgres:// URL (unset: ./data/sessionwatch.db)'
+  return `must be file:PATH, sqlite:PATH or a postgres:// URL (unset: ${DEFAULT_SQLITE_FILE})`
 }
 
 type Parsed<T> = { value: T } | { problem: string }

@@ -1,3 +1,5 @@
+import { byteSize, MAX_BATCH_BYTES, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../common/limits.ts'
+
 /**
  * Every error the service answers with carries one of these stable codes. Scripts branch on
  * `code`; `message` is for people. This list is the one source: the ErrorCode type, the enum of
@@ -18,13 +20,16 @@ export const ERROR_CODES = [
   { code: 'not_found', status: 404, meaning: 'unknown, deleted, expired, or another project\'s session or chunk — never told apart' },
   { code: 'route_not_found', status: 404, meaning: 'no such route or method' },
   { code: 'request_timeout', status: 408, meaning: 'the request did not arrive in full in time' },
-  { code: 'payload_too_large', status: 413, meaning: 'an ingest body over 1 MiB' },
+  { code: 'payload_too_large', status: 413, meaning: `an ingest body over ${byteSize(MAX_BATCH_BYTES)}` },
   { code: 'unsupported_media_type', status: 415, meaning: 'an ingest body neither application/json nor text/plain' },
   { code: 'headers_too_large', status: 431, meaning: 'the request line and headers are over 16 KiB' },
   { code: 'too_many_requests', status: 429, meaning: 'too many failed dashboard sign-ins; retry after Retry-After' },
   { code: 'internal_error', status: 500, meaning: 'a bug; the details go to the log, not the answer' },
-  { code: 'service_unavailable', status: 503, meaning: 'the database is unreachable, the service is shutting down, or ingest is over capacity; retry after Retry-After (5 s)' },
-  { code: 'storage_full', status: 503, meaning: 'the database\'s disk is full: nothing of the request was stored; retry after Retry-After (30 s)' },
+  { code: 'service_unavailable', status: 503, meaning: `the database is unreachable, the service is shutting down, or ingest is over capacity; retry after Retry-After (${UNAVAILABLE_RETRY_SECONDS} s)` },
+  {
+    code: 'storage_full', status: 503,
+    meaning: `the database's disk is full: nothing of the request was stored; retry after Retry-After (${STORAGE_FULL_RETRY_SECONDS} s)`,
+  },
 ] as const
 
 export type ErrorCode = (typeof ERROR_CODES)[number]['code']

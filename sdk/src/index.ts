@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_CHUNK_BYTES } from '../../common/limits.ts'
 import { installCapture, type CaptureOptions } from './capture.ts'
 import { makeQueue, type SdkEvent } from './queue.ts'
 import { maskEventCards } from './scrub.ts'
@@ -69,7 +70,7 @@ function start(options: Options, transport?: Transport) {
   const o = {
     slowThresholdMs: 1000, maxBodyChars: 4096, maskInputs: true, captureConsole: true, sessionTimeoutMs: 1_800_000,
     flushIntervalMs: 5000, maxBatchEvents: 50, maxQueue: 1000, endpoint: location.origin, record: true,
-    recordCheckoutMs: 30_000, recordMaxChunkBytes: 512 * 1024, ...options,
+    recordCheckoutMs: 30_000, recordMaxChunkBytes: DEFAULT_MAX_CHUNK_BYTES, ...options,
   }
   const io = transport ?? makeTransport({ endpoint: o.endpoint, ingestKey: o.ingestKey })
   const queue = makeQueue(o.maxQueue)

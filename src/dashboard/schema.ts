@@ -1,16 +1,14 @@
 import Type, { type Static } from 'typebox'
-import { MAX_RETENTION_DAYS } from '../projects/service.ts'
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from '../sessions/schema.ts'
-
-/** Sessions counted at most for a filtered list: beyond it the dashboard shows "10000+". */
-export const COUNT_CAP = 10_000
+import {
+  DASHBOARD_PAGE_SIZE, MAX_LIMIT, MAX_OFFSET, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
+} from '../../common/limits.ts'
 
 export const SignInBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false })
 
 const projectFields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: MAX_PROJECT_NAME_LENGTH }),
   domain: Type.String({ minLength: 1, maxLength: 260 }),
-  retentionDays: Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS }),
+  retentionDays: Type.Integer({ minimum: MIN_RETENTION_DAYS, maximum: MAX_RETENTION_DAYS }),
 }
 export const NewProjectBody = Type.Object({
   name: projectFields.name, domain: projectFields.domain, retentionDays: Type.Optional(projectFields.retentionDays),
@@ -23,7 +21,7 @@ export const SessionsQuery = Type.Object({
   date: Type.Optional(Type.String({ format: 'date' })),
   errors: Type.Optional(Type.Boolean({ description: 'Only sessions with errors.' })),
   recording: Type.Optional(Type.Boolean({ description: 'Only sessions with a screen recording.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DASHBOARD_PAGE_SIZE })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 })),
 })
 export type SessionsQuery = Static<typeof SessionsQuery>

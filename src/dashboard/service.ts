@@ -1,9 +1,12 @@
+import {
+  COUNT_CAP, DASHBOARD_PAGE_SIZE, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS,
+} from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { parseRange } from '../sessions/service.ts'
 import { countFiltered, countSessions, listSessions } from '../visits/read.ts'
 import { toDetailView, type SessionDetailView } from '../sessions/views.ts'
-import { COUNT_CAP, type SessionsQuery } from './schema.ts'
+import type { SessionsQuery } from './schema.ts'
 
 export interface DashboardSessions {
   total: number
@@ -23,7 +26,7 @@ export async function dashboardSessions(
 ): Promise<DashboardSessions> {
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
   const filters = { errors: query.errors === true, recording: query.recording === true }
-  const page = { limit: query.limit ?? 50, offset: query.offset ?? 0 }
+  const page = { limit: query.limit ?? DASHBOARD_PAGE_SIZE, offset: query.offset ?? 0 }
   const filtered = filters.errors || filters.recording
   const [total, rows] = await Promise.all([
     filtered ? countFiltered(db, project.id, range, filters, cap + 1) : countSessions(db, project.id, range),
@@ -39,7 +42,7 @@ export async function dashboardSessions(
  * Failed sign-ins per client address: after `max` in `windowMs` the address waits. Bounded, so a
  * flood of addresses cannot grow memory without limit.
  */
-export function makeSignInLimiter(max = 10, windowMs = 15 * 60_000, maxAddresses = 10_000) {
+export function makeSignInLimiter(max = SIGN_IN_MAX_FAILURES, windowMs = SIGN_IN_WINDOW_MS, maxAddresses = SIGN_IN_MAX_ADDRESSES) {
   const failures = new Map<string, { count: number; until: number }>()
   return {
     /** Seconds to wait, or 0 when the address may try. */

@@ -39,19 +39,6 @@ export const REQUIRED_FIELDS: Readonly<Record<KnownType, readonly EventField[]>>
   USER_REPORT: ['message'],
 }
 
-/**
- * Longest stored value of each text field, in characters. Longer values are cut and end with
- * TRUNCATION_MARKER, so nothing is silently shortened and a batch is never refused for one long stack.
- */
-export const TEXT_LIMITS: Readonly<Record<TextField, number>> = {
-  url: 4096,
-  method: 16,
-  message: 8192,
-  stack: 32_768,
-  reqBody: 65_536,
-  resBody: 65_536,
-}
-
 export const isKnownType = (type: string): type is KnownType => (KNOWN_TYPES as readonly string[]).includes(type)
 
 export interface Counters {

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { byteSize, MAX_BATCH_BYTES, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../../common/limits.ts'
 import type { DatabaseFault } from '../db/errors.ts'
 import { AppError, type ErrorCode } from '../errors.ts'
 import type { ErrorBody } from '../shared/schema.ts'
@@ -82,7 +83,9 @@ export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequ
 }
 
 function send(reply: FastifyReply, body: ErrorBody): void {
-  if (body.statusCode === 503) void reply.header('Retry-After', body.code === 'storage_full' ? STORAGE_FULL_RETRY_SECONDS : '5')
+  if (body.statusCode === 503) {
+    void reply.header('Retry-After', String(body.code === 'storage_full' ? STORAGE_FULL_RETRY_SECONDS : UNAVAILABLE_RETRY_SECONDS))
+  }
   if (body.code === 'missing_api_key') void reply.header('WWW-Authenticate', 'Bearer realm="sessionwatch"')
   if (body.code === 'invalid_api_key') {
     void reply.header('WWW-Authenticate', 'Bearer realm="sessionwatch", error="invalid_token"')
@@ -94,8 +97,6 @@ const errorBody = (statusCode: number, code: ErrorCode, message: string, paramet
   statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...(parameter === undefined ? {} : { parameter }),
 })
 
-/** A full disk takes an operator to mend: clients wait longer between tries than for an outage. */
-const STORAGE_FULL_RETRY_SECONDS = '30'
 
 export function toErrorBody(error: FastifyError, request: FastifyRequest, fault: DatabaseFault | null): ErrorBody {
   if (error instanceof AppError) return errorBody(error.statusCode, error.code, error.message, error.parameter)
@@ -120,7 +121,7 @@ export function toErrorBody(error: FastifyError, request: FastifyRequest, fault:
 
 function clientMessage(error: FastifyError): string {
   switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': return 'The request body is larger than allowed (1 MiB for an ingest batch)'
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return `The request body is larger than allowed (${byteSize(MAX_BATCH_BYTES)} for an ingest batch)`
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return 'Send the body as application/json (or text/plain holding JSON)'
     default: return error.message
   }

@@ -1,11 +1,12 @@
 import cors from '@fastify/cors'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
+import { MAX_BATCH_BYTES, MAX_EVENTS_PER_BATCH, textLimitsProse } from '../../common/limits.ts'
 import { AppError, invalidBody } from '../errors.ts'
 import { normalizeIp } from '../geo/country.ts'
 import { projectForIngestKey, type ProjectContext } from '../projects/service.ts'
 import { errorResponses, ref } from '../shared/schema.ts'
-import { IngestBody, IngestQuery, IngestResponse, MAX_BATCH_BYTES } from './schema.ts'
+import { IngestBody, IngestQuery, IngestResponse } from './schema.ts'
 import { ingestBatch } from './service.ts'
 
 /** Ingest from the browser SDK, under /ingest/v1. Cross-origin by design: the ingest key is public and write-only. */
@@ -33,8 +34,8 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         + 'The API key is refused here. A 200 means the batch is committed to disk. Retrying a batch with the same '
         + 'batchId (or event ids) stores nothing twice. The server sets ip (the connection, or X-Forwarded-For when '
         + 'TRUST_PROXY says so), country, userAgent, utm and the counters. Text beyond its limit is cut and ends with '
-        + '"…[truncated N chars]"; limits: url 4096, method 16, message 8192, stack 32768, reqBody and resBody 65536 '
-        + `characters; at most 500 events and ${MAX_BATCH_BYTES} bytes per batch. Recording chunks (\`recording\`) are `
+        + `"…[truncated N chars]"; limits: ${textLimitsProse()} `
+        + `characters; at most ${MAX_EVENTS_PER_BATCH} events and ${MAX_BATCH_BYTES} bytes per batch. Recording chunks (\`recording\`) are `
         + 'checked to inflate to rrweb events; one over RECORDING_MAX_CHUNK_BYTES, or past the session\'s '
         + 'RECORDING_MAX_SESSION_BYTES, is dropped and counted rather than refused.',
       security: [{ ingestKeyHeader: [] }],

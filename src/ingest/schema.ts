@@ -1,17 +1,14 @@
 import Type, { type Static } from 'typebox'
+import {
+  MAX_CHUNKS_PER_BATCH, MAX_DURATION_MS, MAX_EVENTS_PER_BATCH, MAX_PAGE_URL_LENGTH,
+} from '../../common/limits.ts'
 import { KNOWN_TYPES, REQUIRED_FIELDS, TYPE_PATTERN, type EventField, type KnownType } from '../events/types.ts'
-import { MAX_CHUNKS_PER_BATCH, RecordingUpload } from '../recording/schema.ts'
+import { RecordingUpload } from '../recording/schema.ts'
 import { Nullable, ref } from '../shared/schema.ts'
 import { INSTANT_PATTERN } from '../shared/time.ts'
 
-export const MAX_EVENTS_PER_BATCH = 500
-/** Largest accepted request body. Beacons are capped lower by browsers (64 KiB). */
-export const MAX_BATCH_BYTES = 1024 * 1024
-
 /** 9999-12-31T23:59:59.999Z: the last instant ISO 8601 (and the API) can print. */
 export const MAX_EPOCH_MS = 253_402_300_799_999
-/** Longest request duration stored: 31 days, far beyond any real request. */
-export const MAX_DURATION_MS = 2_678_400_000
 
 /**
  * Epoch milliseconds or an ISO 8601 string parseInstant reads. One schema with a type array, not
@@ -85,7 +82,7 @@ export const IngestBody = Type.Object({
     description: 'Unique per batch and kept across retries: a resent batch maps onto the events already stored.',
   }),
   sentAt: Type.Optional(Instant('The visitor clock when the batch was sent; corrects event times for clock skew.')),
-  page: Type.Optional(Type.String({ maxLength: 8192, description: 'Landing page URL; its utm_* and click-id tags become the session utm.' })),
+  page: Type.Optional(Type.String({ maxLength: MAX_PAGE_URL_LENGTH, description: 'Landing page URL; its utm_* and click-id tags become the session utm.' })),
   events: Type.Array(ref(IngestEvent), { maxItems: MAX_EVENTS_PER_BATCH }),
   recording: Type.Optional(Type.Array(ref(RecordingUpload), {
     maxItems: MAX_CHUNKS_PER_BATCH,

@@ -1,3 +1,4 @@
+import { MAX_USER_AGENT_LENGTH } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
 import { invalidBody } from '../errors.ts'
 import { normalizeEvent } from '../events/normalize.ts'
@@ -19,7 +20,6 @@ export interface Visitor {
   userAgent: string | null
 }
 
-const MAX_USER_AGENT = 1024
 /** Events stamped later than this past arrival are from a broken clock; they are pinned to arrival. */
 const FUTURE_TOLERANCE_MS = 60_000
 
@@ -47,7 +47,7 @@ export async function ingestBatch(
     sessionKey: body.sessionKey,
     ip: visitor.ip,
     country: visitor.country,
-    userAgent: visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT)),
+    userAgent: visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT_LENGTH)),
     utm: extractUtm(landing),
     // Recorded activity keeps a session alive and can open it, like events do.
     ...(recorded.length > 0 && {

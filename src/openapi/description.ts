@@ -1,3 +1,5 @@
+import { DEFAULT_RETENTION_DAYS, MAX_LIMIT, MAX_OFFSET } from '../../common/limits.ts'
+
 /** Prose of the OpenAPI document: the decisions the spec leaves open, stated once. */
 export const READ_API_DESCRIPTION = `Read-only access to the recorded visits (sessions) of one website project and the events inside each.
 
@@ -19,14 +21,14 @@ ties kept in the order received.
 present and null when it does not apply. Counters: \`errors\` counts ERROR and HTTP_ERROR events; \`slow\` counts
 SLOW_REQUEST events (slow requests and slow resources); \`total\` counts all.
 
-**Retention.** Each project keeps sessions for its retention period (default 30 days) counted from lastSeenAt. An
+**Retention.** Each project keeps sessions for its retention period (default ${DEFAULT_RETENTION_DAYS} days) counted from lastSeenAt. An
 expired session disappears from both operations at once (getSession answers 404) and is then deleted with its events
 by a background sweep.`
 
 export const ERROR_RULES = `**Errors.** Every error answer is JSON:
-\`{"statusCode": 400, "error": "Bad Request", "code": "invalid_parameter", "message": "limit must be an integer from 1 to 200 (got \\"0\\")", "parameter": "limit"}\`.
-\`code\` is stable; branch on it. Invalid parameter values are never clamped: limit outside 1–200 or not an integer,
-offset outside 0–9007199254740991 (2^53−1), an integer not written in plain digits (0x10, 1e1, +5, 5.0), a malformed or
+\`{"statusCode": 400, "error": "Bad Request", "code": "invalid_parameter", "message": "limit must be an integer from 1 to ${MAX_LIMIT} (got \\"0\\")", "parameter": "limit"}\`.
+\`code\` is stable; branch on it. Invalid parameter values are never clamped: limit outside 1–${MAX_LIMIT} or not an integer,
+offset outside 0–${MAX_OFFSET} (2^53−1), an integer not written in plain digits (0x10, 1e1, +5, 5.0), a malformed or
 impossible date (2026-02-30), from/to that are not ISO 8601 with a zone (or a bare date), or from later than to all
 answer 400 naming the parameter. Dates before 1970 (years 0000–9999) are valid and match no session. \`date\` overrides
 from/to, but those are still validated. Unknown query parameters are ignored. Unknown routes and methods answer 404

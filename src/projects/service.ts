@@ -1,3 +1,6 @@
+import {
+  DEFAULT_RETENTION_DAYS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
+} from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'
@@ -5,9 +8,6 @@ import { newId } from '../shared/ids.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { displayPrefix, hashApiKey, newApiKey, newIngestKey, sameDigest } from './keys.ts'
 import * as store from './store.ts'
-
-export const DEFAULT_RETENTION_DAYS = 30
-export const MAX_RETENTION_DAYS = 3650
 
 /** The `project` object of API responses. */
 export interface Project {
@@ -56,13 +56,15 @@ export interface NewProject {
 /** Checks a new project's fields; returns every problem found. */
 export function validateNewProject(input: NewProject): string[] {
   const problems: string[] = []
-  if (input.name.trim() === '' || input.name.length > 200) problems.push('name must be 1 to 200 characters')
+  if (input.name.trim() === '' || input.name.length > MAX_PROJECT_NAME_LENGTH) {
+    problems.push(`name must be 1 to ${MAX_PROJECT_NAME_LENGTH} characters`)
+  }
   if (!/^[a-z0-9.-]{1,253}(?::\d{1,5})?$/i.test(input.domain)) {
     problems.push('domain must be a host name such as example.com (optionally with :port)')
   }
   const days = input.retentionDays
-  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
-    problems.push(`retention days must be a whole number from 1 to ${MAX_RETENTION_DAYS}`)
+  if (days !== undefined && (!Number.isInteger(days) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS)) {
+    problems.push(`retention days must be a whole number from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}`)
   }
   return problems
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { projectOf } from '../auth/api-key.ts'
+import { MAX_CHUNK_ID_LENGTH, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { sendGzippedJson } from '../http/send.ts'
 import { errorResponses, ref } from '../shared/schema.ts'
@@ -19,7 +20,7 @@ export const recordingRoutes: FastifyPluginCallbackTypebox<{ access: ReadAccess 
       description: 'The recording counters and the stored chunks in recording order. Fetch each chunk\'s events from '
         + '`/sessions/{id}/recording/chunks/{chunkId}` and feed them, concatenated in this order, to rrweb-player. '
         + 'A session without a recording answers 200 with `available: false` and no chunks. Unknown, expired and other '
-        + 'projects\' sessions, and ids longer than 200 characters, answer 404 alike (after the key check: 401 first).',
+        + `projects' sessions, and ids longer than ${MAX_SESSION_ID_LENGTH} characters, answer 404 alike (after the key check: 401 first).`,
       ...access.schema,
       params: SessionParams,
       response: { 200: ref(RecordingResponse), ...errorResponses(401, 404, 503) },
@@ -33,7 +34,8 @@ export const recordingRoutes: FastifyPluginCallbackTypebox<{ access: ReadAccess 
       summary: 'Get one recording chunk: a JSON array of rrweb events',
       description: 'Chunks never change once stored: the answer may be cached privately. '
         + '`curl --compressed` inflates it; without `Accept-Encoding: gzip` the server inflates it. An unknown session '
-        + 'or chunk answers 404, as does an id over 200 or a chunkId over 100 characters (after the key check: 401 first).',
+        + `or chunk answers 404, as does an id over ${MAX_SESSION_ID_LENGTH} or a chunkId over ${MAX_CHUNK_ID_LENGTH} characters `
+        + '(after the key check: 401 first).',
       ...access.schema,
       params: ChunkParams,
       response: {

@@ -1,16 +1,6 @@
 import Type, { type Static } from 'typebox'
+import { MAX_CHUNK_ID_LENGTH } from '../../common/limits.ts'
 import { SessionParams } from '../sessions/schema.ts'
-
-/** Chunks per ingest request: a few at most, since one chunk is already up to RECORDING_MAX_CHUNK_BYTES. */
-export const MAX_CHUNKS_PER_BATCH = 10
-/** A chunk that inflates beyond this is treated as too large rather than parsed. */
-export const MAX_CHUNK_JSON_BYTES = 32 * 1024 * 1024
-/** Defaults of RECORDING_MAX_CHUNK_BYTES and RECORDING_MAX_SESSION_BYTES (compressed bytes). */
-export const DEFAULT_MAX_CHUNK_BYTES = 512 * 1024
-export const DEFAULT_MAX_SESSION_BYTES = 32 * 1024 * 1024
-
-/** Longest chunk id an upload may carry, so the longest a chunk lookup can match. */
-const MAX_CHUNK_ID_LENGTH = 100
 
 export const RecordingUpload = Type.Object({
   id: Type.String({

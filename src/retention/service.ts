@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely'
+import { SWEEP_BATCH } from '../../common/limits.ts'
 import type { Database } from '../db/database.ts'
 import { listProjects, retentionCutoff } from '../projects/service.ts'
 import { deleteExpired } from '../visits/delete.ts'
 
-/** Sessions deleted per transaction: short transactions keep ingest and reads flowing during a sweep. */
-export const SWEEP_BATCH = 500
 
 export interface SweepReport {
   projects: number

@@ -1,5 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { apiKeyAccess, projectOf } from '../auth/api-key.ts'
+import { MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { sendObjectOrStream } from '../http/send.ts'
 import { errorResponses, ref } from '../shared/schema.ts'
@@ -37,7 +38,7 @@ export const sessionReadRoutes: FastifyPluginCallbackTypebox<{ access: ReadAcces
       summary: 'Get one session with all its events',
       description: 'Returns every field of the list session plus `recording`, and all events in the order they '
         + 'happened. Unknown, deleted, expired and other projects\' sessions all answer 404 alike, and so does an id '
-        + 'longer than 200 characters (none exists). The key is checked first: without a valid one, 401.',
+        + `longer than ${MAX_SESSION_ID_LENGTH} characters (none exists). The key is checked first: without a valid one, 401.`,
       ...access.schema,
       params: SessionParams,
       response: { 200: ref(DetailResponse), ...errorResponses(401, 404, 503) },

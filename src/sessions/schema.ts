@@ -1,11 +1,7 @@
 import Type, { type Static } from 'typebox'
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
 import { Nullable } from '../shared/schema.ts'
 import { INSTANT_PATTERN } from '../shared/time.ts'
-
-export const DEFAULT_LIMIT = 50
-export const MAX_LIMIT = 200
-/** Largest offset: 2^53−1, the largest integer a JSON number (and JavaScript) holds exactly, so it is never rounded. */
-export const MAX_OFFSET = Number.MAX_SAFE_INTEGER
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
 
@@ -104,7 +100,7 @@ export const ListResponse = Type.Object({
 }, { $id: 'SessionList', title: 'SessionList', additionalProperties: false })
 
 export const SessionParams = Type.Object({
-  id: Type.String({ description: 'Session identifier from the list response.', maxLength: 200 }),
+  id: Type.String({ description: 'Session identifier from the list response.', maxLength: MAX_SESSION_ID_LENGTH }),
 })
 
 export const DetailResponse = Type.Object({

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { MAX_LIMIT } from '../../common/limits.ts'
 import { ERROR_CODES, type ErrorCode } from '../errors.ts'
 
 /** The body of every error answer. */
@@ -14,7 +15,7 @@ export const ErrorBody = Type.Object(
     }),
     message: Type.String({
       description: 'What went wrong and what is allowed, for people.',
-      examples: ['limit must be an integer from 1 to 200 (got "0")'],
+      examples: [`limit must be an integer from 1 to ${MAX_LIMIT} (got "0")`],
     }),
     parameter: Type.Optional(Type.String({ description: 'The query parameter or body field at fault, when there is one.' })),
   },

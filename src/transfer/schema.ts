@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { TYPE_PATTERN } from '../events/types.ts'
-import { MAX_DURATION_MS } from '../ingest/schema.ts'
+import { MAX_DURATION_MS, MAX_USER_AGENT_LENGTH } from '../../common/limits.ts'
 import { RecordingUpload } from '../recording/schema.ts'
 import { Nullable } from '../shared/schema.ts'
 
@@ -32,7 +32,7 @@ export const TransferLine = Type.Object({
   lastSeenAt: Type.String({ maxLength: 40 }),
   ip: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
   country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$' }))),
-  userAgent: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
+  userAgent: Type.Optional(Nullable(Type.String({ maxLength: MAX_USER_AGENT_LENGTH }))),
   utm: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
   recording: Type.Optional(Type.Object({ available: Type.Boolean(), chunks: Type.Integer({ minimum: 0 }) })),
   events: Type.Array(TransferEvent),

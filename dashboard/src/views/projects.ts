@@ -1,3 +1,6 @@
+import {
+  DEFAULT_RETENTION_DAYS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
+} from '../../../common/limits.ts'
 import { api, ApiError, type ProjectSummary, type ProjectWithKeys } from '../api.ts'
 import { formatTime, h } from '../dom.ts'
 import { freshKeys } from '../keys.ts'
@@ -21,9 +24,11 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
 
 /** Create a project; its API key is shown once, on its API tab. */
 function projectForm(): HTMLElement {
-  const name = h('input', { id: 'new-name', name: 'name', required: true, maxlength: 200, placeholder: 'My shop' })
+  const name = h('input', { id: 'new-name', name: 'name', required: true, maxlength: MAX_PROJECT_NAME_LENGTH, placeholder: 'My shop' })
   const domain = h('input', { id: 'new-domain', name: 'domain', required: true, placeholder: 'shop.example.com' })
-  const retention = h('input', { id: 'new-retention', name: 'retentionDays', type: 'number', min: 1, max: 3650, value: 30 })
+  const retention = h('input', {
+    id: 'new-retention', name: 'retentionDays', type: 'number', min: MIN_RETENTION_DAYS, max: MAX_RETENTION_DAYS, value: DEFAULT_RETENTION_DAYS,
+  })
   const message = h('p', { class: 'error', role: 'alert' })
   const form = h('form', { class: 'card', id: 'create-project' },
     h('h2', {}, 'New project'),

@@ -1,9 +1,8 @@
+import { DASHBOARD_PAGE_SIZE as PAGE } from '../../../common/limits.ts'
 import { api, type ProjectSummary, type SessionItem } from '../api.ts'
 import { formatDuration, formatTime, h } from '../dom.ts'
 
 interface Page { total: number; totalCapped: boolean; limit: number; offset: number; sessions: SessionItem[] }
-
-const PAGE = 50
 
 /** The sessions list with its date, errors-only and has-recording filters and paging, all kept in the URL. */
 export async function renderSessions(body: HTMLElement, project: ProjectSummary, params: URLSearchParams): Promise<void> {

@@ -1,11 +1,14 @@
+import { MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../../common/limits.ts'
 import { api, ApiError, type ProjectSummary } from '../api.ts'
 import { h } from '../dom.ts'
 
 /** Name, domain and retention of a project. */
 export function renderSettings(body: HTMLElement, project: ProjectSummary): void {
-  const name = h('input', { id: 'set-name', required: true, maxlength: 200, value: project.name })
+  const name = h('input', { id: 'set-name', required: true, maxlength: MAX_PROJECT_NAME_LENGTH, value: project.name })
   const domain = h('input', { id: 'set-domain', required: true, value: project.domain })
-  const retention = h('input', { id: 'set-retention', type: 'number', min: 1, max: 3650, value: project.retentionDays })
+  const retention = h('input', {
+    id: 'set-retention', type: 'number', min: MIN_RETENTION_DAYS, max: MAX_RETENTION_DAYS, value: project.retentionDays,
+  })
   const message = h('p', { role: 'status', id: 'settings-message' })
   const form = h('form', { class: 'card', id: 'settings' },
     h('label', {}, 'Name', name), h('label', {}, 'Domain', domain),

@@ -1,0 +1,150 @@
+/**
+ * Every limit and default of Sessionwatch, each named once. Config, the TypeBox schemas (and so the
+ * OpenAPI document), the CLI usage text, the services, the dashboard and the SDK read them from
+ * here; test/limits.test.ts checks the numbers README.md and docs/api.md state against them.
+ *
+ * Pure data shared by server and browser code: no imports, nothing of Node or the DOM.
+ *
+ * @example
+ * import { MAX_LIMIT } from '../common/limits.ts'
+ * Type.Integer({ maximum: MAX_LIMIT, description: `1 to ${MAX_LIMIT}` })
+ */
+
+// Values are plain literals, not expressions (test/limits.test.ts checks the arithmetic): esbuild drops an
+// unused constant from the browser bundles only when its value is a literal.
+
+// --- Reading sessions (listSessions, getSession, the recording routes) ---
+
+/** Sessions per page when `limit` is not given. */
+export const DEFAULT_LIMIT = 50
+/** Largest `limit` of a sessions list. */
+export const MAX_LIMIT = 200
+/** Largest `offset`: 2^53−1, the largest integer a JSON number (and JavaScript) holds exactly, so it is never rounded. */
+export const MAX_OFFSET = 9_007_199_254_740_991
+/** Longest session id a path may carry: none is longer, so a longer one is a 404 without a lookup. */
+export const MAX_SESSION_ID_LENGTH = 200
+/** Longest chunk id an upload may carry, so the longest a chunk lookup can match. */
+export const MAX_CHUNK_ID_LENGTH = 100
+
+// --- Ingest ---
+
+/** Largest accepted ingest request body. Beacons are capped lower by browsers (64 KiB). */
+export const MAX_BATCH_BYTES = 1_048_576 // 1 MiB
+/** Events per ingest batch. */
+export const MAX_EVENTS_PER_BATCH = 500
+/** Recording chunks per ingest request: a few at most, since one chunk is already up to RECORDING_MAX_CHUNK_BYTES. */
+export const MAX_CHUNKS_PER_BATCH = 10
+/** Longest request duration stored: 31 days, far beyond any real request. */
+export const MAX_DURATION_MS = 2_678_400_000 // 31 days
+/** Longest landing page URL a batch may name (the `page` field). */
+export const MAX_PAGE_URL_LENGTH = 8192
+/** Longest User-Agent kept: longer ones are cut (ingest) or refused (import). */
+export const MAX_USER_AGENT_LENGTH = 1024
+
+/**
+ * Longest stored value of each text field, in characters. Longer values are cut and end with
+ * "…[truncated N chars]", so nothing is silently shortened and a batch is never refused for one long stack.
+ */
+export const TEXT_LIMITS: Readonly<Record<'url' | 'method' | 'message' | 'stack' | 'reqBody' | 'resBody', number>> = {
+  url: 4096,
+  method: 16,
+  message: 8192,
+  stack: 32_768,
+  reqBody: 65_536,
+  resBody: 65_536,
+}
+
+// --- Screen recordings ---
+
+/** Default of RECORDING_MAX_CHUNK_BYTES: the largest compressed chunk kept (and the SDK's recordMaxChunkBytes). */
+export const DEFAULT_MAX_CHUNK_BYTES = 524_288 // 512 KiB
+/** Smallest RECORDING_MAX_CHUNK_BYTES accepted. */
+export const MIN_CHUNK_BYTES_SETTING = 1024
+/** Largest RECORDING_MAX_CHUNK_BYTES: a chunk whose base64, with 4 KiB for the rest of the body, fits one ingest request (765 KiB). */
+export const MAX_CHUNK_BYTES_SETTING = 783_360 // (MAX_BATCH_BYTES − 4096) × 3/4
+/** Default of RECORDING_MAX_SESSION_BYTES: compressed recording bytes kept per session. */
+export const DEFAULT_MAX_SESSION_BYTES = 33_554_432 // 32 MiB
+/** A chunk that inflates beyond this is treated as too large rather than parsed. */
+export const MAX_CHUNK_JSON_BYTES = 33_554_432 // 32 MiB
+
+// --- Projects and retention ---
+
+/** Days a new project keeps sessions when no retention is given. */
+export const DEFAULT_RETENTION_DAYS = 30
+/** Shortest retention a project may have. */
+export const MIN_RETENTION_DAYS = 1
+/** Longest retention a project may have: ten years. */
+export const MAX_RETENTION_DAYS = 3650
+/** Default of RETENTION_SWEEP_SECONDS: seconds between in-process retention sweeps. */
+export const DEFAULT_SWEEP_SECONDS = 300
+/** Sessions deleted per transaction: short transactions keep ingest and reads flowing during a sweep. */
+export const SWEEP_BATCH = 500
+/** Longest project name. */
+export const MAX_PROJECT_NAME_LENGTH = 200
+
+// --- Dashboard ---
+
+/** Sessions per dashboard page: the read API's default, so the dashboard pages as a script does. */
+export const DASHBOARD_PAGE_SIZE = DEFAULT_LIMIT
+/** Sessions counted at most for a filtered dashboard list: beyond it the dashboard shows "10000+". */
+export const COUNT_CAP = 10_000
+/** Failed sign-ins from one address within SIGN_IN_WINDOW_MS before it has to wait. */
+export const SIGN_IN_MAX_FAILURES = 10
+/** How long failed sign-ins are remembered, and so how long a locked-out address waits: 15 minutes. */
+export const SIGN_IN_WINDOW_MS = 900_000 // 15 minutes
+/** Addresses whose failures are remembered at most, so a flood of addresses cannot grow memory without limit. */
+export const SIGN_IN_MAX_ADDRESSES = 10_000
+/** Shortest ADMIN_PASSWORD accepted. */
+export const MIN_ADMIN_PASSWORD_LENGTH = 8
+
+// --- Service configuration (defaults of the environment variables) ---
+
+/** Default of DATABASE_URL: an SQLite file, relative to the working directory. */
+export const DEFAULT_SQLITE_FILE = './data/sessionwatch.db'
+/** Default of DATABASE_POOL_SIZE: PostgreSQL connections per process. */
+export const DEFAULT_POOL_SIZE = 10
+/** Smallest DATABASE_POOL_SIZE. */
+export const MIN_POOL_SIZE = 1
+/** Largest DATABASE_POOL_SIZE. */
+export const MAX_POOL_SIZE = 1000
+/** Default of DATABASE_STATEMENT_TIMEOUT_MS: 30 s bounds any PostgreSQL query. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
+/** Default of PORT. */
+export const DEFAULT_PORT = 8080
+/** Default of HOST: every interface. */
+export const DEFAULT_HOST = '0.0.0.0'
+/** Default of LOG_LEVEL. */
+export const DEFAULT_LOG_LEVEL = 'info'
+
+// --- Errors ---
+
+/** Retry-After of a 503 for an unreachable database, a shutdown or a full ingest queue: such outages pass quickly. */
+export const UNAVAILABLE_RETRY_SECONDS = 5
+/** Retry-After of a 503 storage_full: a full disk takes an operator to mend, so clients wait longer between tries. */
+export const STORAGE_FULL_RETRY_SECONDS = 30
+
+/**
+ * A byte count as the docs and messages write it: whole MiB or KiB when it is one, else bytes.
+ *
+ * @example
+ * byteSize(MAX_BATCH_BYTES) // "1 MiB"
+ */
+export function byteSize(bytes: number): string {
+  const kib = 1024
+  const mib = kib * kib
+  if (bytes >= mib && bytes % mib === 0) return `${bytes / mib} MiB`
+  if (bytes >= kib && bytes % kib === 0) return `${bytes / kib} KiB`
+  return `${bytes} bytes`
+}
+
+/**
+ * TEXT_LIMITS as the docs write them, fields of equal limit joined.
+ *
+ * @example
+ * textLimitsProse() // "url 4096, method 16, message 8192, stack 32768, reqBody and resBody 65536"
+ */
+export function textLimitsProse(): string {
+  const byLimit = new Map<number, string[]>()
+  for (const [field, limit] of Object.entries(TEXT_LIMITS)) byLimit.set(limit, [...(byLimit.get(limit) ?? []), field])
+  return [...byLimit].map(([limit, fields]) => `${fields.join(' and ')} ${limit}`).join(', ')
+}
