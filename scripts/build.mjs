@@ -46,7 +46,7 @@ export async function buildService({ force = false } = {}) {
 
 /** The browser SDK as files too, for other builds to import (package export `sessionwatch/sdk`). */
 async function buildSdkFiles() {
-  const common = { entryPoints: [path.join(root, 'sdk', 'src', 'index.ts')], bundle: true, minify: true, target: 'es2020', logLevel: 'warning' }
+  const common = { entryPoints: [path.join(root, 'browser', 'sdk', 'index.ts')], bundle: true, minify: true, target: 'es2020', logLevel: 'warning' }
   await build({ ...common, format: 'iife', globalName: 'Sessionwatch', outfile: path.join(root, 'dist', 'sdk.js') })
   await build({ ...common, format: 'esm', outfile: path.join(root, 'dist', 'sdk.mjs') })
 }

@@ -3,8 +3,8 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { build } from 'esbuild'
 import type { FastifyPluginCallback } from 'fastify'
-import { BROWSER, contentHash, repoRoot } from '../sdk/bundle.ts'
-import { sendRevalidated } from '../sdk/routes.ts'
+import { BROWSER, contentHash, repoRoot } from '../assets/bundle.ts'
+import { sendRevalidated } from '../assets/routes.ts'
 
 interface DashboardAssets { js: string; css: string; jsHash: string; cssHash: string }
 
@@ -13,7 +13,7 @@ let cached: Promise<DashboardAssets> | null = null
 /** Builds the dashboard (with rrweb-player) once per process, like the SDK, so it always matches its source. */
 function dashboardAssets(): Promise<DashboardAssets> {
   cached ??= (async () => {
-    const dir = path.join(repoRoot(), 'dashboard', 'src')
+    const dir = path.join(repoRoot(), 'browser', 'dashboard')
     const result = await build({ ...BROWSER, entryPoints: [path.join(dir, 'main.ts')], format: 'iife' })
     const js = result.outputFiles[0]?.text ?? ''
     const player = createRequire(import.meta.url).resolve('rrweb-player/dist/style.css')

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import type { Browser } from 'playwright-core'
-import { json, type TestApp } from '../helpers/app.ts'
-import { closeBrowserTest, eventually, servePage, startBrowserTest } from '../helpers/browser.ts'
+import { json, type TestApp } from '../../helpers/app.ts'
+import { closeBrowserTest, eventually, servePage, startBrowserTest } from '../../helpers/browser.ts'
 
 interface Recording { recording: { chunks: number; droppedChunks: number }; chunks: { id: string; fullSnapshot: boolean }[] }
 

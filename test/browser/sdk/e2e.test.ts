@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { json, type TestApp } from '../helpers/app.ts'
-import { closeBrowserTest, startBrowserTest } from '../helpers/browser.ts'
+import { json, type TestApp } from '../../helpers/app.ts'
+import { closeBrowserTest, startBrowserTest } from '../../helpers/browser.ts'
 
 interface Event { id: string; type: string; createdAt: string; url?: string; method?: string; message: string | null; reqBody: string | null; statusCode: number | null }
 interface Detail { session: Record<string, unknown> & { events: Record<string, number> }; events: Event[] }

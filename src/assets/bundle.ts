@@ -19,9 +19,9 @@ export interface SdkBundle {
 /** The repository root, found from this file whether it runs from src/ or from the dist bundle. */
 export function repoRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url))
-  while (!fs.existsSync(path.join(dir, 'sdk', 'src', 'index.ts'))) {
+  while (!fs.existsSync(path.join(dir, 'browser', 'sdk', 'index.ts'))) {
     const up = path.dirname(dir)
-    if (up === dir) throw new Error('cannot find sdk/src/index.ts')
+    if (up === dir) throw new Error('cannot find browser/sdk/index.ts')
     dir = up
   }
   return dir
@@ -37,7 +37,7 @@ let cached: Promise<SdkBundle> | null = null
 /** Builds the browser SDK and recorder with esbuild once per process (~150 ms), so they always match their source. */
 export function sdkBundle(): Promise<SdkBundle> {
   cached ??= (async () => {
-    const src = path.join(repoRoot(), 'sdk', 'src')
+    const src = path.join(repoRoot(), 'browser', 'sdk')
     const common = { entryPoints: [path.join(src, 'index.ts')], ...BROWSER } satisfies BuildOptions
     const [iife, esm, rec] = await Promise.all([
       build({ ...common, format: 'iife', globalName: 'Sessionwatch' }),
