@@ -18,7 +18,9 @@ function newestSource(dir) {
 
 export async function buildService({ force = false } = {}) {
   const built = fs.existsSync(OUTFILE) ? fs.statSync(OUTFILE).mtimeMs : 0
-  const sources = Math.max(newestSource(path.join(root, 'src')), fs.statSync(path.join(root, 'package.json')).mtimeMs)
+  // The service bundles common/ too, and dist/sdk.* come from browser/.
+  const sources = Math.max(...['src', 'common', 'browser'].map((dir) => newestSource(path.join(root, dir))),
+    fs.statSync(path.join(root, 'package.json')).mtimeMs)
   if (!force && built > sources) return false
   const result = await build({
     entryPoints: [path.join(root, 'src', 'cli.ts')],

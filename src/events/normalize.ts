@@ -1,5 +1,5 @@
 import type { IngestEvent } from '../ingest/schema.ts'
-import { limitText, maskCards, maskSecrets } from './text.ts'
+import { limitText, maskCards, maskSecrets } from '../../common/text.ts'
 import type { EventRecord, TextField } from './types.ts'
 
 /**

@@ -1,4 +1,4 @@
-import { cleanText } from '../events/text.ts'
+import { cleanText } from '../../common/text.ts'
 
 /**
  * Click-id parameters of ad networks, kept alongside every utm_* tag: Yandex (yclid, ysclid),

@@ -1,4 +1,4 @@
-import { TEXT_LIMITS, type TextField } from './types.ts'
+import { TEXT_LIMITS, type TextField } from '../src/events/types.ts'
 
 /** Marks where a value was cut; the count says how much is missing. */
 export const truncationMarker = (dropped: number): string => `…[truncated ${dropped} chars]`
