@@ -1,4 +1,8 @@
-import { TEXT_LIMITS, type TextField } from '../src/events/types.ts'
+/*
+ * Text rules the service and the browser SDK share: truncation with a visible marker, and masking of passwords and
+ * payment card numbers, so the page and the server mask alike. Pure and dependency-free (no Node, no DOM, no
+ * imports): the SDK bundles it, and it must never throw.
+ */
 
 /** Marks where a value was cut; the count says how much is missing. */
 export const truncationMarker = (dropped: number): string => `…[truncated ${dropped} chars]`
@@ -11,15 +15,6 @@ export function truncate(value: string, max: number): string {
   keep = max - truncationMarker(value.length - keep).length
   return value.slice(0, Math.max(0, keep)) + truncationMarker(value.length - Math.max(0, keep))
 }
-
-/*
- * PostgreSQL text cannot hold U+0000, and SQLite can; replacing it everywhere keeps the engines'
- * answers identical and keeps a stray NUL in a visitor's data from failing the whole batch.
- */
-export const cleanText = (value: string): string => (value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value)
-
-export const limitText = (field: TextField, value: string | null | undefined): string | null =>
-  value == null ? null : truncate(cleanText(value), TEXT_LIMITS[field])
 
 const EXACT_KEYS = new Set(['pass', 'pin', 'otp', 'ssn', 'auth', 'cvv', 'cvc', 'cvv2'])
 const KEY_PARTS = [
@@ -107,7 +102,6 @@ function maskByPattern(body: string): string {
  * Payment card numbers (PANs), as a visitor types them: 13 or more digits, each pair joined by at most one space or
  * dash, or by the URL-encoded space (`+`, `%20`) a form or query string turns that space into. An optional `%XX`
  * escape just before the digits (`card%3D4921…`) is matched apart so its digits never join the number's.
- * Kept dependency-free and pure: the browser SDK bundles this too, and it must never throw.
  */
 const CARD_RUN = /(%[0-9A-Fa-f]{2})?(\d(?:(?:[ +-]|%20)?\d){12,})/g
 

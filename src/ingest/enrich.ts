@@ -1,4 +1,4 @@
-import { cleanText } from '../../common/text.ts'
+import { cleanText } from '../events/text.ts'
 
 /**
  * Click-id parameters of ad networks, kept alongside every utm_* tag: Yandex (yclid, ysclid),

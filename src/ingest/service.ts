@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.ts'
 import { invalidBody } from '../errors.ts'
 import { normalizeEvent } from '../events/normalize.ts'
-import { cleanText } from '../../common/text.ts'
+import { cleanText } from '../events/text.ts'
 import type { EventRecord } from '../events/types.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts'
 import { AppError } from '../errors.ts'
-import { cleanText } from '../../common/text.ts'
+import { cleanText } from '../events/text.ts'
 import { newId } from '../shared/ids.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { displayPrefix, hashApiKey, newApiKey, newIngestKey, sameDigest } from './keys.ts'

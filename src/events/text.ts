@@ -1,0 +1,11 @@
+import { truncate } from '../../common/text.ts'
+import { TEXT_LIMITS, type TextField } from './types.ts'
+
+/*
+ * PostgreSQL text cannot hold U+0000, and SQLite can; replacing it everywhere keeps the engines'
+ * answers identical and keeps a stray NUL in a visitor's data from failing the whole batch.
+ */
+export const cleanText = (value: string): string => (value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value)
+
+export const limitText = (field: TextField, value: string | null | undefined): string | null =>
+  value == null ? null : truncate(cleanText(value), TEXT_LIMITS[field])
