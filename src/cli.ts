@@ -35,6 +35,10 @@ Environment: DATABASE_URL (default ./data/sessionwatch.db), PORT (8080), HOST (0
 GEOIP_DB, RETENTION_SWEEP_SECONDS (300), LOG_LEVEL (info), ADMIN_PASSWORD (dashboard; unset: generated on
 first start), RECORDING_MAX_CHUNK_BYTES (524288), RECORDING_MAX_SESSION_BYTES (33554432).`
 
+// For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
+// code that serves /sdk.js and /sdk.mjs.
+export { writeSdkFiles } from './assets/bundle.ts'
+
 /** A mistake in how the command was called: usage is printed with it. */
 class UsageError extends Error {}
 
