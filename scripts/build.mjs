@@ -1,8 +1,10 @@
 // Bundles the service into dist/sessionwatch.mjs, so production runs plain JavaScript: no
 // TypeScript loader thread, less memory, faster start. npm packages stay external (node_modules).
-// Skips the work when dist is newer than every source file; `--force` rebuilds anyway.
+// Skips the work when dist is newer than every source file; `--force` rebuilds anyway; `--outdir DIR`
+// builds into another folder (inside the repository, where the bundle finds node_modules).
 import fs from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 
 const root = path.resolve(import.meta.dirname, '..')
@@ -16,15 +18,16 @@ function newestSource(dir) {
   return newest
 }
 
-export async function buildService({ force = false } = {}) {
-  const built = fs.existsSync(OUTFILE) ? fs.statSync(OUTFILE).mtimeMs : 0
-  const sources = Math.max(
-    newestSource(path.join(root, 'src')), newestSource(path.join(root, 'common')), fs.statSync(path.join(root, 'package.json')).mtimeMs,
-  )
+export async function buildService({ force = false, outDir = path.dirname(OUTFILE) } = {}) {
+  const outfile = path.join(outDir, path.basename(OUTFILE))
+  const built = fs.existsSync(outfile) ? fs.statSync(outfile).mtimeMs : 0
+  // The service bundles common/ too, and dist/sdk.* come from browser/.
+  const sources = Math.max(...['src', 'common', 'browser'].map((dir) => newestSource(path.join(root, dir))),
+    fs.statSync(path.join(root, 'package.json')).mtimeMs)
   if (!force && built > sources) return false
   const result = await build({
     entryPoints: [path.join(root, 'src', 'cli.ts')],
-    outfile: OUTFILE,
+    outfile,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -36,24 +39,22 @@ export async function buildService({ force = false } = {}) {
   })
   // Several processes may start at once: each writes a private file and renames it into place,
   // so none ever imports a half-written bundle.
-  fs.mkdirSync(path.dirname(OUTFILE), { recursive: true })
+  fs.mkdirSync(outDir, { recursive: true })
   for (const file of result.outputFiles) {
     const tmp = `${file.path}.${process.pid}.tmp`
     fs.writeFileSync(tmp, file.contents)
     fs.renameSync(tmp, file.path)
   }
-  await buildSdkFiles()
+  // The browser SDK as files too (package export `sessionwatch/sdk`), written by the very code that serves
+  // /sdk.js and /sdk.mjs, so the files and what the service serves cannot differ.
+  const { writeSdkFiles } = await import(pathToFileURL(outfile).href)
+  await writeSdkFiles(outDir, root)
   return true
 }
 
-/** The browser SDK as files too, for other builds to import (package export `sessionwatch/sdk`). */
-async function buildSdkFiles() {
-  const common = { entryPoints: [path.join(root, 'sdk', 'src', 'index.ts')], bundle: true, minify: true, target: 'es2020', logLevel: 'warning' }
-  await build({ ...common, format: 'iife', globalName: 'Sessionwatch', outfile: path.join(root, 'dist', 'sdk.js') })
-  await build({ ...common, format: 'esm', outfile: path.join(root, 'dist', 'sdk.mjs') })
-}
-
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const rebuilt = await buildService({ force: process.argv.includes('--force') })
-  console.log(rebuilt ? `built ${path.relative(process.cwd(), OUTFILE)}` : 'dist is up to date')
+  const at = process.argv.indexOf('--outdir')
+  const outDir = at === -1 ? undefined : path.resolve(process.argv[at + 1] ?? '')
+  const rebuilt = await buildService({ force: process.argv.includes('--force'), outDir })
+  console.log(rebuilt ? `built ${path.relative(process.cwd(), outDir ?? OUTFILE)}` : 'dist is up to date')
 }

@@ -39,6 +39,10 @@ Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT
 GEOIP_DB, RETENTION_SWEEP_SECONDS (${DEFAULT_SWEEP_SECONDS}), LOG_LEVEL (${DEFAULT_LOG_LEVEL}), ADMIN_PASSWORD (dashboard; unset: generated on
 first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_MAX_SESSION_BYTES (${DEFAULT_MAX_SESSION_BYTES}).`
 
+// For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
+// code that serves /sdk.js and /sdk.mjs.
+export { writeSdkFiles } from './assets/bundle.ts'
+
 /** A mistake in how the command was called: usage is printed with it. */
 class UsageError extends Error {}
 

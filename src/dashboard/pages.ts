@@ -3,8 +3,8 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { build } from 'esbuild'
 import type { FastifyPluginCallback } from 'fastify'
-import { BROWSER, contentHash, repoRoot } from '../sdk/bundle.ts'
-import { sendRevalidated } from '../sdk/routes.ts'
+import { BROWSER, contentHash, ENTRIES, repoRoot } from '../assets/bundle.ts'
+import { sendRevalidated } from '../assets/routes.ts'
 
 interface DashboardAssets { js: string; css: string; jsHash: string; cssHash: string }
 
@@ -13,11 +13,11 @@ let cached: Promise<DashboardAssets> | null = null
 /** Builds the dashboard (with rrweb-player) once per process, like the SDK, so it always matches its source. */
 function dashboardAssets(): Promise<DashboardAssets> {
   cached ??= (async () => {
-    const dir = path.join(repoRoot(), 'dashboard', 'src')
-    const result = await build({ ...BROWSER, entryPoints: [path.join(dir, 'main.ts')], format: 'iife' })
+    const main = path.join(repoRoot(), ...ENTRIES.dashboard)
+    const result = await build({ ...BROWSER, entryPoints: [main], format: 'iife' })
     const js = result.outputFiles[0]?.text ?? ''
     const player = createRequire(import.meta.url).resolve('rrweb-player/dist/style.css')
-    const css = `${fs.readFileSync(player, 'utf8')}\n${fs.readFileSync(path.join(dir, 'style.css'), 'utf8')}`
+    const css = `${fs.readFileSync(player, 'utf8')}\n${fs.readFileSync(path.join(path.dirname(main), 'style.css'), 'utf8')}`
     return { js, css, jsHash: contentHash(js), cssHash: contentHash(css) }
   })().catch((error: unknown) => {
     cached = null // the next request tries again

@@ -1,5 +1,6 @@
 import type { IngestEvent } from '../ingest/schema.ts'
-import { limitText, maskCards, maskSecrets } from './text.ts'
+import { maskCards, maskSecrets } from '../../common/text.ts'
+import { limitText } from './text.ts'
 import type { EventRecord, TextField } from './types.ts'
 
 /**

@@ -10,18 +10,18 @@ const chromium = (file: string) => needsChromium(path.join(root, file), testDir)
 describe('npm test: file selection', () => {
   it('runs the files whose path contains a filter', () => {
     const files = selectTestFiles(root, ['dashboard'])
-    assert.ok(files.includes(path.join('test', 'dashboard', 'e2e.test.ts')))
+    assert.ok(files.includes(path.join('test', 'browser', 'dashboard', 'e2e.test.ts')))
     assert.ok(files.every((f) => f.includes('dashboard')))
   })
 
   it('gives Chromium to every browser test, wherever it lives: the dashboard one too', () => {
-    for (const file of ['test/dashboard/e2e.test.ts', 'test/sdk/e2e.test.ts', 'test/sdk/recording.e2e.test.ts']) {
+    for (const file of ['test/browser/dashboard/e2e.test.ts', 'test/browser/sdk/e2e.test.ts', 'test/browser/sdk/recording.e2e.test.ts']) {
       assert.ok(chromium(file), file)
     }
   })
 
-  it('does not ask for Chromium for tests that drive no browser, even under test/sdk', () => {
-    for (const file of ['test/cli.test.ts', 'test/sdk/transport.test.ts', 'test/dashboard/routes.test.ts']) {
+  it('does not ask for Chromium for tests that drive no browser, even under test/browser', () => {
+    for (const file of ['test/cli.test.ts', 'test/browser/sdk/transport.test.ts', 'test/dashboard/routes.test.ts']) {
       assert.ok(!chromium(file), file)
     }
   })

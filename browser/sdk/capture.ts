@@ -1,4 +1,4 @@
-import { maskCards, maskSecrets } from '../../src/events/text.ts'
+import { maskCards, maskSecrets } from '../../common/text.ts'
 import { selectorOf, shortText } from './dom.ts'
 import type { SdkEvent } from './queue.ts'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { maskEventCards } from '../../sdk/src/scrub.ts'
+import { maskEventCards } from '../../../browser/sdk/scrub.ts'
 
 describe('SDK card masking', () => {
   it('masks card numbers in every text field before an event is queued, and keeps the rest', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { makeQueue } from '../../sdk/src/queue.ts'
-import { makeTransport, retryAfter } from '../../sdk/src/transport.ts'
+import { makeQueue } from '../../../browser/sdk/queue.ts'
+import { makeTransport, retryAfter } from '../../../browser/sdk/transport.ts'
 
 type Call = { url: string; init: RequestInit }
 const fakeFetch = (status: number, headers: Record<string, string> = {}, calls: Call[] = []): typeof fetch =>

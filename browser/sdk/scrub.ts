@@ -1,4 +1,4 @@
-import { maskCards } from '../../src/events/text.ts'
+import { maskCards } from '../../common/text.ts'
 import type { SdkEvent } from './queue.ts'
 
 /** Every field of an event that can carry what a visitor typed: a URL's query, a message, a stack's first line, bodies. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { isCardNumber, isSensitiveKey, luhnValid, maskCards, maskSecrets, truncate } from '../../src/events/text.ts'
+import { isCardNumber, isSensitiveKey, luhnValid, maskCards, maskSecrets, truncate } from '../../common/text.ts'
 
 describe('truncate', () => {
   it('leaves short text alone', () => {

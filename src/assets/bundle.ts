@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build, type BuildOptions } from 'esbuild'
+
+export interface SdkBundle {
+  /** `<script src>` build: defines window.Sessionwatch. */
+  script: string
+  /** ES module build for other bundlers. */
+  module: string
+  /** Content hash: names the immutable, long-cached copy. */
+  hash: string
+  /** The screen recorder (rrweb), loaded by the SDK after the page: defines window.SessionwatchRecorder. */
+  recorder: string
+  recorderHash: string
+}
+
+/** The entry point of each browser bundle, from the repository root. */
+export const ENTRIES = {
+  sdk: ['browser', 'sdk', 'index.ts'],
+  recorder: ['browser', 'sdk', 'recorder.ts'],
+  dashboard: ['browser', 'dashboard', 'main.ts'],
+} as const
+
+/** The repository root, found from this file whether it runs from src/ or from the dist bundle. */
+export function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url))
+  while (!fs.existsSync(path.join(dir, ...ENTRIES.sdk))) {
+    const up = path.dirname(dir)
+    if (up === dir) throw new Error('cannot find browser/sdk/index.ts')
+    dir = up
+  }
+  return dir
+}
+
+/** esbuild options of every browser bundle the service serves. */
+export const BROWSER = { bundle: true, minify: true, write: false as const, target: 'es2020', legalComments: 'none' } satisfies BuildOptions
+
+export const contentHash = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12)
+
+/**
+ * Builds the browser SDK and its recorder. The one build of them: the service serves its output, and
+ * `npm run build` writes dist/sdk.js and dist/sdk.mjs from it, so those are byte for byte what /sdk.js and
+ * /sdk.mjs serve (test/assets/build.test.ts holds them to it).
+ */
+export async function buildSdk(root = repoRoot()): Promise<SdkBundle> {
+  const entry = (name: keyof typeof ENTRIES) => [path.join(root, ...ENTRIES[name])]
+  const [iife, esm, rec] = await Promise.all([
+    build({ ...BROWSER, entryPoints: entry('sdk'), format: 'iife', globalName: 'Sessionwatch' }),
+    build({ ...BROWSER, entryPoints: entry('sdk'), format: 'esm' }),
+    build({ ...BROWSER, entryPoints: entry('recorder'), format: 'iife', globalName: 'SessionwatchRecorder' }),
+  ])
+  const script = iife.outputFiles[0]?.text ?? ''
+  const recorder = rec.outputFiles[0]?.text ?? ''
+  return { script, module: esm.outputFiles[0]?.text ?? '', hash: contentHash(script), recorder, recorderHash: contentHash(recorder) }
+}
+
+let cached: Promise<SdkBundle> | null = null
+
+/** The SDK and recorder, built once per process (~150 ms), so they always match their source. */
+export function sdkBundle(): Promise<SdkBundle> {
+  cached ??= buildSdk()
+  return cached
+}
+
+/**
+ * Writes the SDK as files into `outDir` (dist/ for `npm run build`; package export `sessionwatch/sdk`), each
+ * through a private file renamed into place: several processes may build at once, and none may read half a file.
+ */
+export async function writeSdkFiles(outDir: string, root = repoRoot()): Promise<void> {
+  const sdk = await buildSdk(root)
+  fs.mkdirSync(outDir, { recursive: true })
+  for (const [name, text] of [['sdk.js', sdk.script], ['sdk.mjs', sdk.module]] as const) {
+    const file = path.join(outDir, name)
+    fs.writeFileSync(`${file}.${process.pid}.tmp`, text)
+    fs.renameSync(`${file}.${process.pid}.tmp`, file)
+  }
+}
