@@ -33,7 +33,7 @@ const readSource = (file: string): string => {
  * test in any folder gets Chromium, and a plain unit test beside browser tests does not ask for it.
  *
  * @example
- * needsChromium('/repo/test/dashboard/e2e.test.ts', '/repo/test') // true: it imports ../helpers/browser.ts
+ * needsChromium('/repo/test/browser/dashboard/e2e.test.ts', '/repo/test') // true: it imports ../helpers/browser.ts
  */
 export function needsChromium(
   file: string, testDir: string, read: (file: string) => string = readSource, seen = new Set<string>(),

@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { testEngines } from '../test/helpers/engines.ts'
-import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres-server.ts'
+import { startTestPostgres, type TestPostgres } from './lib/postgres-server.ts'
 import { needsChromium, selectTestFiles } from './test-files.ts'
 
 const root = path.resolve(import.meta.dirname, '..')

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import path from 'node:path'
-import { freePort } from '../../test/helpers/postgres-server.ts'
+import { freePort } from '../../scripts/lib/postgres-server.ts'
 import { ROOT } from './service.ts'
 
 /** Starts bench/ceiling-server.ts in its own process and returns its URL and a stop function. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { freePort } from '../../test/helpers/postgres-server.ts'
+import { freePort } from '../../scripts/lib/postgres-server.ts'
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..')
 

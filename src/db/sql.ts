@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 
 /*
  * SQL whose spelling decides which index the planner takes, on both engines. The SQL snapshot and
- * query-plan tests (test/visits/sql.test.ts) hold every query built with these to its index.
+ * query-plan tests (test/store/visits/sql.test.ts) hold every query built with these to its index.
  */
 
 /**

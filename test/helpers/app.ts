@@ -43,13 +43,6 @@ export async function startTestApp(engine: Engine, env: Record<string, string> =
   }
 }
 
-let batchCounter = 0
-/** A valid batch of `events` for `sessionKey`, each event stamped at the given instant. */
-export function batch(sessionKey: string, events: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
-  batchCounter++
-  return { sessionKey, batchId: `batch-${batchCounter}-${Date.now()}`, events, ...extra }
-}
-
 // Callers name the shape they expect of the body; that is the point of the type parameter.
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
 export const json = <T = Record<string, unknown>>(res: LightMyRequestResponse): T => res.json<T>()

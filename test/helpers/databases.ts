@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import type { Engine } from '../../src/config.ts'
-import { startTestPostgres, type TestPostgres } from './postgres-server.ts'
+import { startTestPostgres, type TestPostgres } from '../../scripts/lib/postgres-server.ts'
 
 export interface TestDatabase {
   /** A DATABASE_URL for the app under test. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { batch, json, type TestApp } from '../../helpers/app.ts'
+import { json, type TestApp } from '../../helpers/app.ts'
+import { batch } from '../../helpers/factories.ts'
 import { closeBrowserTest, eventually, screenshot, servePage, startBrowserTest } from '../../helpers/browser.ts'
 import { hostilePage, PAYLOAD_IMG, PAYLOAD_SVG } from './hostile.ts'
 

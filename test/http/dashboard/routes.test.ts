@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { InjectOptions } from 'fastify'
+import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
+import { batch } from '../../helpers/factories.ts'
+import { testEngines } from '../../helpers/engines.ts'
+import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
+
+const PASSWORD = 'dashboard test password'
+
+for (const engine of testEngines()) {
+  describe(`dashboard API [${engine}]`, () => {
+    let t: TestApp
+    let cookie: string
+    before(async () => {
+      t = await startTestApp(engine, { ADMIN_PASSWORD: PASSWORD })
+      const res = await signIn(PASSWORD, '10.0.0.1')
+      assert.equal(res.statusCode, 204, res.body)
+      cookie = String(res.headers['set-cookie']).split(';')[0] ?? ''
+    })
+    after(() => t.close())
+
+    const signIn = (password: string, ip: string) => t.app.inject({
+      method: 'POST', url: '/app/api/session', remoteAddress: ip, payload: { password },
+      headers: { 'x-sessionwatch': '1' },
+    })
+    const call = (method: InjectOptions['method'], url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+      t.app.inject({ method, url: `/app/api${url}`, headers: { cookie, 'x-sessionwatch': '1', ...headers }, ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }) })
+
+    it('sets an HttpOnly, SameSite=Strict cookie scoped to /app', async () => {
+      const res = await signIn(PASSWORD, '10.0.0.2')
+      assert.match(String(res.headers['set-cookie']), /^sw_admin=[^;]+; Path=\/app; HttpOnly; SameSite=Strict; Max-Age=604800$/)
+    })
+
+    it('refuses a wrong password, then stops an address after 10 failures with 429 and Retry-After', async () => {
+      const wrong = await signIn('nope', '10.0.0.3')
+      assert.equal(wrong.statusCode, 401)
+      assert.equal(json(wrong).code, 'invalid_password')
+      for (let i = 0; i < 9; i++) await signIn('nope', '10.0.0.3')
+      const blocked = await signIn(PASSWORD, '10.0.0.3')
+      assert.equal(blocked.statusCode, 429)
+      assert.equal(json(blocked).code, 'too_many_requests')
+      assert.ok(Number(blocked.headers['retry-after']) > 0)
+      assert.equal((await signIn(PASSWORD, '10.0.0.4')).statusCode, 204, 'other addresses are not affected')
+    })
+
+    it('answers 401 without a valid cookie, and 403 to a change without the X-Sessionwatch header', async () => {
+      const none = await t.app.inject({ url: '/app/api/projects' })
+      assert.equal(none.statusCode, 401)
+      assert.equal(json(none).code, 'not_signed_in')
+      const forged = await t.app.inject({ url: '/app/api/projects', headers: { cookie: `sw_admin=${String(Date.now() + 1e6)}.${'A'.repeat(43)}` } })
+      assert.equal(forged.statusCode, 401)
+      const csrf = await t.app.inject({ method: 'POST', url: '/app/api/projects', headers: { cookie }, payload: { name: 'x', domain: 'x.example' } })
+      assert.equal(csrf.statusCode, 403)
+      assert.equal(json(csrf).code, 'forbidden')
+      assert.equal((await call('GET', '/projects')).statusCode, 200)
+    })
+
+    it('signing out clears the cookie', async () => {
+      const res = await call('DELETE', '/session')
+      assert.equal(res.statusCode, 204)
+      assert.match(String(res.headers['set-cookie']), /^sw_admin=; .*Max-Age=0/)
+    })
+
+    it('creates, lists and edits projects, and rotates the API key', async () => {
+      const created = await call('POST', '/projects', { name: 'Blog', domain: 'Blog.Example', retentionDays: 14 })
+      assert.equal(created.statusCode, 201, created.body)
+      const project = json<{ id: string; apiKey: string; ingestKey: string }>(created)
+      assert.equal((await t.get('/api/v1/sessions', project.apiKey)).statusCode, 200)
+      const listed = json<{ projects: { id: string; domain: string; retentionDays: number; apiKeyPrefix: string }[] }>(await call('GET', '/projects'))
+      const row = listed.projects.find((p) => p.id === project.id)
+      assert.deepEqual([row?.domain, row?.retentionDays], ['blog.example', 14])
+      assert.ok(!JSON.stringify(listed).includes(project.apiKey), 'the list never carries an API key')
+      const patched = await call('PATCH', `/projects/${project.id}`, { retentionDays: 90, name: 'Blog 2' })
+      assert.equal(patched.statusCode, 200, patched.body)
+      assert.deepEqual([json(patched).name, json(patched).retentionDays, json(patched).domain], ['Blog 2', 90, 'blog.example'])
+      const rotated = json<{ apiKey: string; ingestKey: string }>(await call('POST', `/projects/${project.id}/api-key`))
+      assert.equal(rotated.ingestKey, project.ingestKey, 'the ingest key stays')
+      assert.equal((await t.get('/api/v1/sessions', project.apiKey)).statusCode, 401)
+      assert.equal((await t.get('/api/v1/sessions', rotated.apiKey)).statusCode, 200)
+    })
+
+    it('answers 400 naming the problem for bad project fields, and 404 for an unknown project', async () => {
+      const bad = await call('POST', '/projects', { name: 'x', domain: 'not a domain' })
+      assert.equal(bad.statusCode, 400)
+      assert.match(String(json(bad).message), /domain/)
+      assert.equal((await call('POST', '/projects', { name: 'x', domain: 'x.example', retentionDays: 0 })).statusCode, 400)
+      assert.equal((await call('PATCH', `/projects/${t.project.id}`, {})).statusCode, 400)
+      assert.equal((await call('PATCH', '/projects/p_nope', { name: 'y' })).statusCode, 404)
+      assert.equal((await call('GET', '/projects/p_nope/sessions')).statusCode, 404)
+    })
+
+    it('lists sessions with the errors-only and has-recording filters, and reads one with its recording', async () => {
+      const owner = await t.newProject('Filters')
+      const ingest = (body: unknown) => t.app.inject({
+        method: 'POST', url: '/ingest/v1/batch', payload: body as InjectOptions['payload'], headers: { 'x-ingest-key': owner.ingestKey },
+      })
+      const broken = json<{ sessionId: string }>(await ingest(batch('dash-broken-1', [{ type: 'ERROR', message: 'x' }])))
+      await ingest(batch('dash-calm-1', [{ type: 'CLICK', message: 'ok' }]))
+      const recorded = json<{ sessionId: string }>(await ingest(batch('dash-rec-1', [], { recording: [chunkUpload('r0', rrwebEvents(Date.now() - 1000))] })))
+      const list = async (q: string) => json<{ total: number; totalCapped: boolean; sessions: { id: string }[] }>(
+        await call('GET', `/projects/${owner.id}/sessions${q}`))
+      assert.equal((await list('')).total, 3)
+      const errors = await list('?errors=true')
+      assert.deepEqual([errors.total, errors.sessions.map((s) => s.id), errors.totalCapped], [1, [broken.sessionId], false])
+      assert.deepEqual((await list('?recording=true')).sessions.map((s) => s.id), [recorded.sessionId])
+      assert.equal((await list('?errors=true&recording=true')).total, 0)
+      assert.equal((await call('GET', `/projects/${owner.id}/sessions?limit=0`)).statusCode, 400)
+      const detail = await call('GET', `/projects/${owner.id}/sessions/${recorded.sessionId}`)
+      assert.deepEqual(json<{ session: { recording: unknown } }>(detail).session.recording, { available: true, chunks: 1 })
+      const rec = await call('GET', `/projects/${owner.id}/sessions/${recorded.sessionId}/recording`)
+      assert.equal(json<{ chunks: unknown[] }>(rec).chunks.length, 1)
+      const chunk = await call('GET', `/projects/${owner.id}/sessions/${recorded.sessionId}/recording/chunks/r0`)
+      assert.equal(chunk.json<unknown[]>().length, 5)
+      // A session is only found under its own project.
+      assert.equal((await call('GET', `/projects/${t.project.id}/sessions/${recorded.sessionId}`)).statusCode, 404)
+    })
+
+    it('serves the page with a CSP that allows only its own scripts', async () => {
+      const res = await t.app.inject({ url: '/app' })
+      assert.equal(res.statusCode, 200)
+      assert.match(String(res.headers['content-security-policy']), /script-src 'self'(;|$)/)
+      assert.match(String(res.headers['content-security-policy']), /frame-ancestors 'none'/)
+      const js = await t.app.inject({ url: '/app/app.js' })
+      assert.equal(js.statusCode, 200)
+    })
+  })
+}

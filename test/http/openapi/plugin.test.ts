@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
+
+type Media = Record<string, { schema: { $ref?: string } }>
+type Op = { requestBody?: { content: Media }; operationId: string; parameters?: { name: string; in: string; required?: boolean; schema: Record<string, unknown> }[]; responses: Record<string, unknown>; security: unknown[] }
+interface Doc {
+  openapi: string
+  info: { version: string; description: string }
+  paths: Record<string, Record<string, Op>>
+  components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }>; securitySchemes: Record<string, Record<string, string>> }
+}
+
+describe('OpenAPI document', () => {
+  let t: TestApp
+  let doc: Doc
+  before(async () => {
+    t = await startTestApp('sqlite')
+    const res = await t.app.inject({ url: '/api/v1/openapi.json' })
+    assert.equal(res.statusCode, 200)
+    doc = json<Doc>(res)
+  })
+  after(() => t.close())
+
+  it('is OpenAPI 3.1 with interface version 1.0.0, served without a key', () => {
+    assert.equal(doc.openapi, '3.1.0')
+    assert.equal(doc.info.version, '1.0.0')
+  })
+
+  it('describes listSessions and getSession with every status', () => {
+    const list = doc.paths['/api/v1/sessions']?.get
+    const get = doc.paths['/api/v1/sessions/{id}']?.get
+    assert.ok(list && get)
+    assert.equal(list.operationId, 'listSessions')
+    assert.equal(get.operationId, 'getSession')
+    assert.deepEqual(Object.keys(list.responses).sort(), ['200', '400', '401', '503'])
+    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404', '503'])
+    assert.deepEqual(get.parameters?.map((p) => [p.name, p.in, p.required]), [['id', 'path', true]])
+  })
+
+  it('states the parameter bounds and defaults of the spec', () => {
+    const params = Object.fromEntries((doc.paths['/api/v1/sessions']?.get?.parameters ?? []).map((p) => [p.name, p]))
+    assert.deepEqual(Object.keys(params).sort(), ['date', 'from', 'limit', 'offset', 'to'])
+    assert.deepEqual(params.limit?.schema, { type: 'integer', minimum: 1, maximum: 200, default: 50 })
+    assert.deepEqual(params.offset?.schema, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
+    assert.ok(Object.values(params).every((p) => p.in === 'query' && p.required !== true))
+  })
+
+  it('documents both auth schemes, the error body, the event fields and the decisions', () => {
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.bearerAuth?.description })
+    assert.equal(doc.components.securitySchemes.apiKeyHeader?.name, 'X-Api-Key')
+    assert.deepEqual(doc.components.schemas.ApiError?.required?.sort(), ['code', 'error', 'message', 'statusCode'])
+    assert.deepEqual(Object.keys(doc.components.schemas.SessionEvent?.properties ?? {}),
+      ['id', 'type', 'createdAt', 'url', 'method', 'message', 'stack', 'statusCode', 'durationMs', 'reqBody', 'resBody'])
+    assert.deepEqual(Object.keys(doc.components.schemas.Recording?.properties ?? {}), ['available', 'chunks'])
+    for (const phrase of ['lastSeenAt descending, then id descending', 'Retention', 'WWW-Authenticate', 'never clamped', 'ERROR and HTTP_ERROR']) {
+      assert.ok(doc.info.description.includes(phrase), phrase)
+    }
+  })
+
+  it('names every request and response body as a component, none shadowing a TypeScript or DOM global', () => {
+    const bodies: string[] = []
+    for (const [url, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const media = [op.requestBody?.content, ...Object.values(op.responses as Record<string, { content?: Media }>).map((r) => r.content)]
+        for (const [type, { schema }] of media.flatMap((m) => Object.entries(m ?? {}))) {
+          assert.match(String(schema.$ref), /^#\/components\/schemas\/\w+$/, `${method} ${url} ${type}`)
+          bodies.push(String(schema.$ref).split('/').pop() ?? '')
+        }
+      }
+    }
+    for (const name of ['Session', 'SessionDetail', 'SessionEvent', 'Project', 'ApiError', 'SessionList', 'SessionDetailResponse',
+      'SessionRecording', 'RecordingChunkEvents', 'IngestBatch', 'IngestResult', 'Health']) {
+      assert.ok(doc.components.schemas[name], name)
+    }
+    assert.ok(bodies.includes('IngestBatch') && bodies.includes('Health'))
+    const lib = path.dirname(createRequire(import.meta.url).resolve('typescript'))
+    const globals = new Set(['lib.dom.d.ts', 'lib.es5.d.ts', 'lib.es2015.collection.d.ts', 'lib.es2015.promise.d.ts']
+      .flatMap((file) => [...readFileSync(path.join(lib, file), 'utf8').matchAll(/^(?:declare var|interface|type|declare function) (\w+)/gm)])
+      .map((m) => m[1]))
+    assert.ok(globals.has('Event') && globals.has('Error'), 'the globals are read')
+    assert.deepEqual(Object.keys(doc.components.schemas).filter((name) => globals.has(name)), [])
+  })
+
+  it('names a relative server, so clients call the server that served the document', () => {
+    assert.deepEqual((doc as unknown as { servers: { url: string }[] }).servers.map((s) => s.url), ['/'])
+  })
+
+  it('documents the ingest endpoint', () => {
+    const op = doc.paths['/ingest/v1/batch']?.post
+    assert.ok(op)
+    assert.equal(op.operationId, 'ingestBatch')
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415', '503'])
+  })
+
+  it('documents the recording extension with the API key, and keeps the dashboard\'s own API out', () => {
+    const list = doc.paths['/api/v1/sessions/{id}/recording']?.get
+    const chunk = doc.paths['/api/v1/sessions/{id}/recording/chunks/{chunkId}']?.get
+    assert.equal(list?.operationId, 'getSessionRecording')
+    assert.equal(chunk?.operationId, 'getSessionRecordingChunk')
+    assert.deepEqual(list.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
+    assert.deepEqual(Object.keys(chunk.responses).sort(), ['200', '401', '404', '503'])
+    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/app')), [])
+  })
+
+  it('serves a readable HTML reference at /api/v1/docs', async () => {
+    const res = await t.app.inject({ url: '/api/v1/docs' })
+    const page = res.statusCode === 302 ? await t.app.inject({ url: String(res.headers.location) }) : res
+    assert.equal(page.statusCode, 200)
+    assert.match(String(page.headers['content-type']), /text\/html/)
+  })
+})

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { after, before, describe, it } from 'node:test'
+import { SWEEP_BATCH } from '../../../common/limits.ts'
+import { sweep } from '../../../src/retention/service.ts'
+import { DAY_MS } from '../../../src/shared/time.ts'
+import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
+import { batch } from '../../helpers/factories.ts'
+import { testEngines } from '../../helpers/engines.ts'
+
+const daysAgo = (n: number) => Date.now() - n * DAY_MS
+
+for (const engine of testEngines()) {
+  describe(`retention [${engine}]`, () => {
+    let t: TestApp
+    let expiredId: string
+    let liveId: string
+    before(async () => {
+      t = await startTestApp(engine)
+      const old = await t.ingest(batch('retention-old-1', [{ type: 'ERROR', message: 'old', createdAt: daysAgo(31) }]))
+      expiredId = json<{ sessionId: string }>(old).sessionId
+      // Started 40 days ago but active yesterday: retention counts from lastSeenAt, so it stays.
+      const live = await t.ingest(batch('retention-live-1', [
+        { type: 'ERROR', message: 'start', createdAt: daysAgo(40) }, { type: 'CLICK', message: 'recent', createdAt: daysAgo(1) },
+      ]))
+      liveId = json<{ sessionId: string }>(live).sessionId
+    })
+    after(() => t.close())
+
+    it('hides a session past retention from both endpoints at once, before any sweep', async () => {
+      const list = json<{ total: number; sessions: { id: string }[] }>(await t.get('/api/v1/sessions'))
+      assert.deepEqual(list.sessions.map((s) => s.id), [liveId])
+      assert.equal(list.total, 1)
+      const res = await t.get(`/api/v1/sessions/${expiredId}`)
+      assert.equal(res.statusCode, 404)
+      assert.equal(json(res).code, 'not_found')
+      const day = new Date(daysAgo(31)).toISOString().slice(0, 10)
+      assert.equal(json<{ total: number }>(await t.get(`/api/v1/sessions?date=${day}`)).total, 0)
+      assert.equal((await t.get(`/api/v1/sessions/${liveId}`)).statusCode, 200)
+    })
+
+    it('counts retention per project', async () => {
+      const longer = await t.newProject('Long', 90)
+      const ingestKey = longer.ingestKey
+      await t.ingest(batch('retention-long-1', [{ type: 'ERROR', message: 'x', createdAt: daysAgo(60) }]), { headers: { 'x-ingest-key': ingestKey } })
+      assert.equal(json<{ total: number }>(await t.get('/api/v1/sessions', longer.apiKey)).total, 1)
+    })
+
+    it('starts a new session when an expired session key comes back', async () => {
+      const res = await t.ingest(batch('retention-old-1', [{ type: 'CLICK', message: 'again' }]))
+      const id = json<{ sessionId: string }>(res).sessionId
+      assert.notEqual(id, expiredId)
+      const body = json<{ session: { events: { total: number } } }>(await t.get(`/api/v1/sessions/${id}`))
+      assert.equal(body.session.events.total, 1, 'the expired events are not revived')
+    })
+
+    it('sweeps expired sessions with their events in bounded batches, and nothing else', async () => {
+      for (let i = 0; i < SWEEP_BATCH + 20; i++) {
+        await t.ingest(batch(`retention-bulk-${i}`, [{ type: 'CLICK', message: 'x', createdAt: daysAgo(45) }]))
+      }
+      const progress: number[] = []
+      const report = await sweep(t.app.db, Date.now(), (_id, n) => progress.push(n))
+      assert.equal(report.deleted, SWEEP_BATCH + 20)
+      assert.deepEqual(progress, [SWEEP_BATCH, SWEEP_BATCH + 20], 'one transaction per batch')
+      const sessions = await t.app.db.selectFrom('sessions').select('id').where('project_id', '=', t.project.id).execute()
+      assert.ok(!sessions.some((s) => s.id === expiredId))
+      assert.ok(sessions.some((s) => s.id === liveId))
+      const orphans = await t.app.db.selectFrom('events').select('session_id')
+        .where('project_id', '=', t.project.id).where('session_id', '=', expiredId).execute()
+      assert.deepEqual(orphans, [])
+      assert.equal((await sweep(t.app.db, Date.now())).deleted, 0, 'a second sweep finds nothing')
+    })
+  })
+
+  describe(`retention sweeper in the service [${engine}]`, () => {
+    let t: TestApp
+    before(async () => { t = await startTestApp(engine, { RETENTION_SWEEP_SECONDS: '1' }) })
+    after(() => t.close())
+
+    it('deletes expired sessions on its own', async () => {
+      await t.ingest(batch('sweeper-old-1', [{ type: 'CLICK', message: 'x', createdAt: daysAgo(50) }]))
+      const count = async () => (await t.app.db.selectFrom('sessions').select('id').execute()).length
+      assert.equal(await count(), 1)
+      for (let i = 0; i < 100 && (await count()) > 0; i++) await sleep(100)
+      assert.equal(await count(), 0)
+    })
+  })
+}

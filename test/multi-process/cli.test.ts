@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { cli } from '../helpers/cli.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts'
+import { testEngines } from '../helpers/engines.ts'
+import { chunkUpload, rrwebEvents } from '../helpers/recording.ts'
+
+for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, () => {
+  let dir: string
+  let database: TestDatabase
+  let env: Record<string, string>
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-cli-'))
+    database = await createTestDatabase(engine)
+    env = { DATABASE_URL: database.url }
+  })
+  after(async () => {
+    fs.rmSync(dir, { recursive: true, force: true })
+    await database.cleanup()
+  })
+
+  it('project create --json prints id, name, domain, apiKey and ingestKey', async () => {
+    const res = await cli(['project', 'create', '--name', 'Shop', '--domain', 'shop.example', '--retention-days', '7', '--json'], env)
+    assert.equal(res.code, 0, res.stderr)
+    const created = JSON.parse(res.stdout) as Record<string, string>
+    assert.deepEqual(Object.keys(created), ['id', 'name', 'domain', 'apiKey', 'ingestKey'])
+    assert.match(created.apiKey ?? '', /^sw_api_/)
+    assert.match(created.ingestKey ?? '', /^sw_ing_/)
+    const list = await cli(['project', 'list', '--json'], env)
+    const projects = JSON.parse(list.stdout) as Record<string, unknown>[]
+    assert.equal(projects.length, 1)
+    assert.equal(projects[0]?.retentionDays, 7)
+    assert.ok(!list.stdout.includes(created.apiKey ?? '-'), 'the API key is never listed')
+  })
+
+  it('refuses bad project fields and bad usage with clear messages', async () => {
+    const noDomain = await cli(['project', 'create', '--name', 'X'], env)
+    assert.equal(noDomain.code, 2)
+    assert.match(noDomain.stderr, /--domain is required/)
+    const badDays = await cli(['project', 'create', '--name', 'X', '--domain', 'x.example', '--retention-days', '0'], env)
+    assert.equal(badDays.code, 1)
+    assert.match(badDays.stderr, /retention days must be a whole number from 1/)
+    const unknown = await cli(['frobnicate'], env)
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /unknown command "frobnicate"/)
+    const flag = await cli(['project', 'list', '--nope'], env)
+    assert.equal(flag.code, 2)
+  })
+
+  it('rotates keys: prints new ones, and a wrong project id fails', async () => {
+    const created = JSON.parse((await cli(['project', 'create', '--name', 'R', '--domain', 'r.example', '--json'], env)).stdout) as Record<string, string>
+    const rotated = await cli(['project', 'rotate-key', '--project', created.id ?? '', '--ingest', '--json'], env)
+    assert.equal(rotated.code, 0, rotated.stderr)
+    const keys = JSON.parse(rotated.stdout) as Record<string, string>
+    assert.notEqual(keys.apiKey, created.apiKey)
+    assert.notEqual(keys.ingestKey, created.ingestKey)
+    const missing = await cli(['project', 'rotate-key', '--project', 'p_nope'], env)
+    assert.equal(missing.code, 1)
+    assert.match(missing.stderr, /No project with id "p_nope"/)
+  })
+
+  it('imports NDJSON from standard input, reports bad lines, and exports it back', async () => {
+    const created = JSON.parse((await cli(['project', 'create', '--name', 'T', '--domain', 't.example', '--json'], env)).stdout) as Record<string, string>
+    const t = new Date().toISOString()
+    const good = JSON.stringify({ id: 'cli-s1', sessionKey: 'cli-s1-key', startedAt: t, lastSeenAt: t, ip: null, country: null, userAgent: null, utm: null,
+      events: [{ id: 'e1', type: 'ERROR', createdAt: t, message: 'boom' }] })
+    const imported = await cli(['import', '--project', created.id ?? '', '-'], env, `${good}\n{"broken"\n`)
+    assert.equal(imported.code, 1, 'a bad line makes the exit code non-zero')
+    assert.match(imported.stderr, /line 2: not valid JSON/)
+    assert.match(imported.stderr, /imported 1 sessions \(1 new events, 0 already stored\); 1 bad lines skipped/)
+    const exported = await cli(['export', '--project', created.id ?? ''], env)
+    assert.equal(exported.code, 0, exported.stderr)
+    const lines = exported.stdout.trim().split('\n')
+    assert.equal(lines.length, 1)
+    assert.equal((JSON.parse(lines[0] ?? '{}') as { id: string }).id, 'cli-s1')
+    const file = path.join(dir, 'export.ndjson')
+    fs.writeFileSync(file, exported.stdout)
+    const again = await cli(['import', '--project', created.id ?? '', file], env)
+    assert.equal(again.code, 0, again.stderr)
+    assert.match(again.stderr, /0 new events, 1 already stored/)
+    const badDate = await cli(['export', '--project', created.id ?? '', '--date', '2026-02-30'], env)
+    assert.equal(badDate.code, 1)
+    assert.match(badDate.stderr, /--date must be a calendar date/)
+  })
+
+  it('import keeps recordings within RECORDING_MAX_CHUNK_BYTES and RECORDING_MAX_SESSION_BYTES, dropping and counting the rest as ingest does', async () => {
+    const created = JSON.parse((await cli(['project', 'create', '--name', 'L', '--domain', 'l.example', '--json'], env)).stdout) as Record<string, string>
+    const start = Date.now() - 60_000
+    const t = new Date(start).toISOString()
+    // Random text barely compresses, so each chunk's gzip size is about the random bytes it carries.
+    const chunk = (id: string, randomChars: number) => ({
+      ...chunkUpload(id, rrwebEvents(start, 1, randomBytes(randomChars).toString('base64'))), startedAt: t,
+    })
+    const session = (id: string, chunks: ReturnType<typeof chunk>[]) => JSON.stringify({
+      id, sessionKey: `${id}-key`, startedAt: t, lastSeenAt: t, ip: null, country: null, userAgent: null, utm: null,
+      events: [{ id: 'e1', type: 'ERROR', createdAt: t, message: 'boom' }], recordingChunks: chunks,
+    })
+    const sizeOf = (c: { data: string }) => Buffer.from(c.data, 'base64').length
+    const [small, big, first, second] = [chunk('small', 100), chunk('big', 1500), chunk('first', 500), chunk('second', 500)]
+    assert.ok(sizeOf(small) < 1024 && sizeOf(big) > 1024, `chunk sizes ${sizeOf(small)}, ${sizeOf(big)} straddle the 1024-byte chunk limit`)
+    assert.ok(sizeOf(first) < 1024 && sizeOf(first) + sizeOf(second) > 1100 && sizeOf(small) < 1100, 'two mid chunks pass the session limit')
+    const limited = { ...env, RECORDING_MAX_CHUNK_BYTES: '1024', RECORDING_MAX_SESSION_BYTES: '1100' }
+    const input = `${session('cli-big', [small, big])}\n${session('cli-many', [first, second])}\n`
+    const imported = await cli(['import', '--project', created.id ?? '', '-'], limited, input)
+    assert.equal(imported.code, 0, imported.stderr)
+    assert.match(imported.stderr, /2 recording chunks dropped and counted/)
+    const exported = await cli(['export', '--project', created.id ?? ''], env)
+    const stored = Object.fromEntries(exported.stdout.trim().split('\n').map((l) => {
+      const s = JSON.parse(l) as { id: string; recordingChunks?: { id: string }[] }
+      return [s.id, (s.recordingChunks ?? []).map((c) => c.id)]
+    }))
+    assert.deepEqual(stored, { 'cli-big': ['small'], 'cli-many': ['first'] }, 'the over-large chunk and the one past the session limit are not kept')
+  })
+
+  it('runs retention and says what it deleted', async () => {
+    const res = await cli(['retention', 'run'], env)
+    assert.equal(res.code, 0, res.stderr)
+    assert.match(res.stdout, /retention: deleted \d+ expired sessions across \d+ projects/)
+  })
+
+  it('reports every configuration error at once', async () => {
+    const res = await cli(['project', 'list'], { DATABASE_URL: 'mysql://nope', PORT: 'x', LOG_LEVEL: 'loud' })
+    assert.equal(res.code, 78)
+    assert.match(res.stderr, /DATABASE_URL=/)
+    assert.match(res.stderr, /PORT=/)
+    assert.match(res.stderr, /LOG_LEVEL=/)
+  })
+
+  it('admin reset-password prints a new password each time, stored only as a hash', async () => {
+    const first = await cli(['admin', 'reset-password'], env)
+    assert.equal(first.code, 0, first.stderr)
+    const password = /New dashboard password: (\w{20})/.exec(first.stdout)?.[1]
+    assert.ok(password)
+    const second = await cli(['admin', 'reset-password'], env)
+    assert.notEqual(/New dashboard password: (\w{20})/.exec(second.stdout)?.[1], password)
+  })
+
+  it('prints usage for help', async () => {
+    const res = await cli(['help'], env)
+    assert.equal(res.code, 0)
+    assert.match(res.stdout, /project create --name NAME --domain DOMAIN/)
+  })
+})}

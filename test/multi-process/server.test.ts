@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { startServer } from '../helpers/cli.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts'
+import { testEngines } from '../helpers/engines.ts'
+
+for (const engine of testEngines()) {describe(`first run of the service [${engine}]`, () => {
+  let database: TestDatabase
+  let server: ReturnType<typeof startServer>
+  before(async () => {
+    database = await createTestDatabase(engine)
+    server = startServer({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' })
+  })
+  after(async () => {
+    server.child.kill('SIGKILL')
+    await database.cleanup()
+  })
+
+  it('creates a first project, prints its keys and a curl command that answers', async () => {
+    const [, apiKey, url] = await server.waitFor(/curl -H "Authorization: Bearer (sw_api_[\w-]+)" (http:\/\/\S+)\n/)
+    assert.match(server.output(), /Ingest key \(public, write-only; for the SDK\): sw_ing_/)
+    const res = await fetch(url ?? '', { headers: { authorization: `Bearer ${apiKey ?? ''}` } })
+    assert.equal(res.status, 200)
+    const body = await res.json() as { project: { name: string }; total: number }
+    assert.equal(body.project.name, 'My website')
+    assert.equal(body.total, 0)
+  })
+
+  it('generates a dashboard password on first start, prints it once, and it signs in', async () => {
+    const [, base, password] = await server.waitFor(/Dashboard: (http:\/\/\S+)\/app {3}password: (\w+)\n/)
+    const signIn = (pw: string) => fetch(`${base ?? ''}/app/api/session`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-sessionwatch': '1' }, body: JSON.stringify({ password: pw }),
+    })
+    assert.equal((await signIn(password ?? '')).status, 204)
+    assert.equal((await signIn('not it')).status, 401)
+    assert.equal(server.output().match(/password: /g)?.length, 1)
+  })
+
+  it('shows a home page saying what to do next', async () => {
+    const [, url] = await server.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/sessions/)
+    const res = await fetch(`${url ?? ''}/`)
+    assert.equal(res.status, 200)
+    assert.match(res.headers.get('content-type') ?? '', /text\/html/)
+    const page = await res.text()
+    assert.match(page, /rotate-key/)
+    assert.match(page, /\/api\/v1\/docs/)
+  })
+
+  it('shuts down cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve))
+    server.child.kill('SIGTERM')
+    assert.equal(await exited, 0)
+  })
+})}

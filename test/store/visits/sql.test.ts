@@ -1,0 +1,156 @@
+/**
+ * The planner-sensitive queries of a visit, on both engines: their SQL as the engine runs it,
+ * against committed snapshots (test/store/visits/sql/<engine>.sql), and their plans, which must use the
+ * index each was written for. A change to one of these queries shows up here as a diff to review;
+ * `SW_UPDATE_SQL=1 npm test -- visits/sql` writes the new snapshots.
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { CompiledQuery, sql, type Kysely } from 'kysely'
+import type { Engine } from '../../../src/config.ts'
+import type { Database } from '../../../src/db/database.ts'
+import { createProject } from '../../../src/projects/service.ts'
+import { DAY_MS } from '../../../src/shared/time.ts'
+import { countFiltered, countSessions, eventsAfter, listSessions, sessionsAfter } from '../../../src/visits/read.ts'
+import { openTestDatabase } from '../../helpers/db.ts'
+import { eventRecord, storeVisit } from '../../helpers/factories.ts'
+import { testEngines } from '../../helpers/engines.ts'
+
+const SNAPSHOTS = path.join(import.meta.dirname, 'sql')
+const DAY = Date.UTC(2026, 10, 20)
+const PAGE = { limit: 50, offset: 0 }
+
+/** Each query of a visit whose speed depends on its index, and the index every statement it runs must use. */
+interface Case {
+  name: string
+  run(db: Kysely<Database>, projectId: string, sessionId: string): Promise<unknown>
+  /**
+   * Per statement, in the order run: the index its plan must name, or a column it must not search an
+   * index by (the point of a `+column` spelling; which index then serves is the planner's choice).
+   */
+  indexes: ({ uses: string } | { noIndexCondOn: string })[]
+}
+
+const CASES: Case[] = [
+  {
+    name: 'list: first page',
+    run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE),
+    indexes: [{ uses: 'sessions_last_seen_idx' }],
+  },
+  {
+    name: 'list: one UTC day (date=)',
+    run: (db, p) => listSessions(db, p, { from: DAY, to: DAY + DAY_MS, cutoff: 0 }, PAGE),
+    indexes: [{ uses: 'sessions_day_last_seen_idx' }],
+  },
+  {
+    name: 'list: errors only (dashboard)',
+    run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { errors: true }),
+    indexes: [{ uses: 'sessions_errors_idx' }],
+  },
+  {
+    name: 'list: with a recording (dashboard)',
+    run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { recording: true }),
+    indexes: [{ uses: 'sessions_recording_idx' }],
+  },
+  {
+    name: 'count: partial days at both ends of from/to',
+    run: (db, p) => countSessions(db, p, { from: DAY - DAY_MS / 2, to: DAY + DAY_MS + DAY_MS / 2, cutoff: DAY - 5 * DAY_MS }),
+    indexes: [
+      { uses: 'session_days' },
+      { uses: 'sessions_started_idx' },
+      { uses: 'sessions_started_idx' },
+      // Past-retention sessions are few and at one end of lastSeenAt; a day of startedAt is ~30k rows.
+      { noIndexCondOn: 'started_at' },
+    ],
+  },
+  {
+    name: 'count: errors only, capped (dashboard)',
+    run: (db, p) => countFiltered(db, p, { cutoff: 0 }, { errors: true }, 10_000),
+    indexes: [{ uses: 'sessions_errors_idx' }],
+  },
+  {
+    name: 'events: page after a cursor (getSession streamed)',
+    run: (db, p, s) => eventsAfter(db, p, s, { createdAt: DAY, seq: 3 }, 1000),
+    indexes: [{ uses: 'events_order_idx' }],
+  },
+  {
+    name: 'export: sessions after a cursor',
+    run: (db, p) => sessionsAfter(db, p, { cutoff: 0 }, { startedAt: DAY, id: 'x' }, 500),
+    indexes: [{ uses: 'sessions_started_idx' }],
+  },
+]
+
+const describeExpectation = (e: Case['indexes'][number]): string => ('uses' in e ? e.uses : `no index on ${e.noIndexCondOn}`)
+
+/** The lines of a plan that search an index, with their conditions (SQLite: SEARCH … USING INDEX; PostgreSQL: Index Cond). */
+const indexSearches = (plan: string): string[] => plan.split('\n').filter((l) => /USING (?:COVERING )?INDEX|Index Cond/.test(l))
+
+const event = (i: number, type: string) => eventRecord(`e${i}`, DAY + i * 60_000, type)
+
+/** The statement's plan as text: EXPLAIN QUERY PLAN on SQLite; on PostgreSQL EXPLAIN with sequential scans off. */
+async function plan(db: Kysely<Database>, engine: Engine, query: CompiledQuery): Promise<string> {
+  if (engine === 'sqlite') {
+    const rows = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))
+    return rows.rows.map((r) => r.detail).join('\n')
+  }
+  // A test table of a few rows is cheapest to scan whole; with scans off the plan shows which index the
+  // query can use at all, which is what its spelling decides (the benchmark measures the real choice).
+  return db.transaction().execute(async (trx) => {
+    await sql`set local enable_seqscan = off`.execute(trx)
+    const rows = await trx.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]))
+    return rows.rows.map((r) => Object.values(r).join(' ')).join('\n')
+  })
+}
+
+for (const engine of testEngines()) {
+  describe(`visit queries: SQL snapshots and plans [${engine}]`, () => {
+    const recorded: CompiledQuery[] = []
+    let recording = false
+    let handle: Awaited<ReturnType<typeof openTestDatabase>>
+    let projectId: string
+    let sessionId: string
+    const runs = new Map<string, CompiledQuery[]>()
+
+    before(async () => {
+      handle = await openTestDatabase(engine, { onQuery: (query) => { if (recording) recorded.push(query) } })
+      projectId = (await createProject(handle.db, { name: 'Plans', domain: 'plans.example' })).id
+      const stored = await storeVisit(handle.db, projectId, 'plans-session', [event(0, 'NAVIGATION'), event(1, 'ERROR'), event(2, 'CLICK')], DAY + DAY_MS)
+      sessionId = stored.sessionId
+      for (const c of CASES) {
+        recording = true
+        await c.run(handle.db, projectId, sessionId)
+        recording = false
+        runs.set(c.name, recorded.splice(0))
+      }
+    })
+    after(() => handle.dispose())
+
+    it('runs each query as its committed snapshot spells it', () => {
+      const text = CASES.map((c) => [`-- ${c.name}`, ...(runs.get(c.name) ?? []).map((q) => `${q.sql};`)].join('\n')).join('\n\n') + '\n'
+      const file = path.join(SNAPSHOTS, `${engine}.sql`)
+      if (process.env.SW_UPDATE_SQL === '1') {
+        fs.mkdirSync(SNAPSHOTS, { recursive: true })
+        fs.writeFileSync(file, text)
+      }
+      assert.equal(text, fs.readFileSync(file, 'utf8'),
+        `the SQL of a planner-sensitive query changed: review the diff, then SW_UPDATE_SQL=1 npm test -- visits/sql`)
+    })
+
+    for (const c of CASES) {
+      it(`${c.name}: ${c.indexes.map(describeExpectation).join(', ')}`, async () => {
+        const statements = runs.get(c.name) ?? []
+        assert.equal(statements.length, c.indexes.length, `${c.name} runs ${statements.length} statements`)
+        for (const [i, query] of statements.entries()) {
+          const expected = c.indexes[i]
+          assert.ok(expected)
+          const text = await plan(handle.db, engine, query)
+          const where = `statement ${i + 1} of "${c.name}":\n${query.sql}\n${text}`
+          if ('uses' in expected) assert.ok(text.includes(expected.uses), `should use ${expected.uses}: ${where}`)
+          else assert.ok(!indexSearches(text).some((l) => l.includes(expected.noIndexCondOn)), `must not search by ${expected.noIndexCondOn}: ${where}`)
+        }
+      })
+    }
+  })
+}

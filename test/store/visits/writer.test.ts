@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../../src/db/database.ts'
+import { AppError } from '../../../src/errors.ts'
+import type { EventRecord } from '../../../src/events/types.ts'
+import { createWriter } from '../../../src/visits/writer.ts'
+import type { WriteJob } from '../../../src/visits/write.ts'
+import { createProject } from '../../../src/projects/service.ts'
+import { openTestDatabase } from '../../helpers/db.ts'
+import { eventRecord, writeJob } from '../../helpers/factories.ts'
+import { testEngines } from '../../helpers/engines.ts'
+
+/** Counts transactions opened through this database handle. */
+function countingTransactions(db: Kysely<Database>): { db: Kysely<Database>; count: () => number } {
+  let n = 0
+  const proxy = new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'transaction') n++
+      const value: unknown = Reflect.get(target, prop, target)
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+    },
+  })
+  return { db: proxy, count: () => n }
+}
+
+for (const engine of testEngines()) {
+  describe(`group-commit writer [${engine}]`, () => {
+    let handle: Awaited<ReturnType<typeof openTestDatabase>>
+    let projectId: string
+    const now = Date.now()
+    const job = (sessionKey: string, events: EventRecord[], extra: Partial<WriteJob['seed']> = {}): WriteJob => {
+      const made = writeJob(projectId, sessionKey, events, now)
+      return { ...made, seed: { ...made.seed, ...extra } }
+    }
+    before(async () => {
+      handle = await openTestDatabase(engine)
+      projectId = (await createProject(handle.db, { name: 'W', domain: 'w.example' })).id
+    })
+    after(() => handle.dispose())
+
+    it('commits batches that arrive together in one transaction', async () => {
+      const counting = countingTransactions(handle.db)
+      const writer = createWriter(counting.db)
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => writer.submit(job(`group-${i}-key`, [eventRecord('a', now), eventRecord('b', now)]))))
+      await writer.close()
+      assert.ok(results.every((r) => r.accepted === 2))
+      assert.equal(counting.count(), 1)
+    })
+
+    it('keeps one session\'s batches in arrival order across a group', async () => {
+      const writer = createWriter(handle.db)
+      const same = Array.from({ length: 10 }, (_, i) => writer.submit(job('ordered-key', [eventRecord(`e${i}`, now)])))
+      const other = writer.submit(job('another-key', [eventRecord('x', now)]))
+      await Promise.all([...same, other])
+      await writer.close()
+      const rows = await handle.db.selectFrom('events').innerJoin('sessions', (j) => j.onRef('sessions.id', '=', 'events.session_id'))
+        .select(['events.id', 'events.seq']).where('sessions.session_key', '=', 'ordered-key').orderBy('events.seq').execute()
+      assert.deepEqual(rows.map((r) => r.id), Array.from({ length: 10 }, (_, i) => `e${i}`))
+    })
+
+    it('fails a bad batch alone and commits the rest of its group', async () => {
+      const writer = createWriter(handle.db)
+      await writer.submit(job('conflict-key', [eventRecord('a', now)], { id: 'conflict-owner' }))
+      const outcomes = await Promise.allSettled([
+        writer.submit(job('fine-1-key', [eventRecord('a', now)])),
+        // Import semantics: the key belongs to another session id, so this batch is refused.
+        writer.submit(job('conflict-key', [eventRecord('b', now)], { id: 'someone-else' })),
+        writer.submit(job('fine-2-key', [eventRecord('a', now)])),
+      ])
+      await writer.close()
+      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled'])
+      const rejected = outcomes[1]
+      assert.ok(rejected.status === 'rejected' && rejected.reason instanceof AppError)
+      const stored = await handle.db.selectFrom('sessions').select('session_key')
+        .where('session_key', 'in', ['fine-1-key', 'fine-2-key']).execute()
+      assert.equal(stored.length, 2)
+      const conflict = await handle.db.selectFrom('events').select('id').where('session_id', '=', 'conflict-owner').execute()
+      assert.deepEqual(conflict.map((e) => e.id), ['a'], 'nothing of the refused batch was stored')
+    })
+
+    it('answers 503 when its queue is full instead of growing without bound', async () => {
+      const writer = createWriter(handle.db, { maxQueued: 3 })
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => writer.submit(job(`full-${i}-key`, [eventRecord('a', now)]))))
+      await writer.close()
+      const refused = outcomes.filter((o) => o.status === 'rejected')
+      assert.equal(refused.length, 3)
+      assert.ok(refused.every((o) => o.reason instanceof AppError && o.reason.statusCode === 503))
+    })
+
+    it('commits every accepted batch before close resolves, and refuses new ones after', async () => {
+      const writer = createWriter(handle.db)
+      const pending = Array.from({ length: 5 }, (_, i) => writer.submit(job(`close-${i}-key`, [eventRecord('a', now)])))
+      await writer.close()
+      assert.equal((await Promise.all(pending)).length, 5)
+      await assert.rejects(writer.submit(job('late-key', [eventRecord('a', now)])), (e: unknown) => e instanceof AppError && e.statusCode === 503)
+    })
+  })
+}

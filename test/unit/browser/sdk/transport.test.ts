@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { makeQueue } from '../../../../browser/sdk/queue.ts'
+import { makeTransport, retryAfter } from '../../../../browser/sdk/transport.ts'
+
+type Call = { url: string; init: RequestInit }
+const fakeFetch = (status: number, headers: Record<string, string> = {}, calls: Call[] = []): typeof fetch =>
+  ((url: string, init: RequestInit) => {
+    calls.push({ url, init })
+    return Promise.resolve(new Response('{}', { status, headers }))
+  }) as unknown as typeof fetch
+
+describe('SDK transport', () => {
+  const opts = { endpoint: 'https://sw.example/', ingestKey: 'sw_ing_k' }
+
+  it('posts JSON with the ingest key, keepalive for small bodies', async () => {
+    const calls: Call[] = []
+    const t = makeTransport(opts, fakeFetch(200, {}, calls))
+    assert.deepEqual(await t.send('{"a":1}'), { ok: true })
+    const [first] = calls
+    assert.ok(first)
+    assert.equal(first.url, 'https://sw.example/ingest/v1/batch')
+    assert.equal((first.init.headers as Record<string, string>)['x-ingest-key'], 'sw_ing_k')
+    assert.equal(first.init.keepalive, true)
+    await t.send('x'.repeat(70_000))
+    assert.equal(calls[1]?.init.keepalive, false, 'keepalive bodies are capped at 64 KiB by the Fetch spec')
+  })
+
+  it('retries 429 and 5xx after Retry-After, drops other 4xx, retries network failures', async () => {
+    assert.deepEqual(await makeTransport(opts, fakeFetch(429, { 'retry-after': '7' })).send('{}'), { ok: false, fatal: false, retryAfterMs: 7000 })
+    assert.deepEqual(await makeTransport(opts, fakeFetch(503)).send('{}'), { ok: false, fatal: false, retryAfterMs: null })
+    assert.deepEqual(await makeTransport(opts, fakeFetch(400)).send('{}'), { ok: false, fatal: true, retryAfterMs: null })
+    const failing = (() => Promise.reject(new TypeError('network'))) as unknown as typeof fetch
+    assert.deepEqual(await makeTransport(opts, failing).send('{}'), { ok: false, fatal: false, retryAfterMs: null })
+  })
+
+  it('sends beacons as text/plain with the key in the URL, and knows its own URLs', async () => {
+    const beacons: { url: string; data: Blob }[] = []
+    const t = makeTransport(opts, fakeFetch(200), (url, data) => { beacons.push({ url, data }); return true })
+    assert.equal(t.beacon('{"x":1}'), true)
+    const [sent] = beacons
+    assert.ok(sent)
+    assert.equal(sent.url, 'https://sw.example/ingest/v1/batch?key=sw_ing_k')
+    assert.equal(sent.data.type, 'text/plain')
+    assert.equal(await sent.data.text(), '{"x":1}')
+    assert.equal(t.isOwn('https://sw.example/ingest/v1/batch'), true)
+    assert.equal(t.isOwn('https://shop.example/api'), false)
+    assert.equal(makeTransport(opts, fakeFetch(200), undefined).beacon('{}'), false, 'no sendBeacon: the caller falls back to fetch')
+  })
+
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    assert.equal(retryAfter('3'), 3000)
+    assert.equal(retryAfter(null), null)
+    assert.equal(retryAfter('soon'), null)
+    const at = retryAfter(new Date(Date.now() + 10_000).toUTCString()) ?? 0
+    assert.ok(at > 8000 && at <= 10_000)
+  })
+})
+
+describe('SDK queue', () => {
+  it('holds at most its bound and counts what it drops, by reason', () => {
+    const q = makeQueue(3)
+    for (let i = 0; i < 5; i++) q.push({ id: String(i), type: 'CLICK', createdAt: i })
+    assert.equal(q.size, 3)
+    assert.equal(q.dropped.queue_overflow, 2)
+    assert.deepEqual(q.take(2).map((e) => e.id), ['0', '1'])
+    q.drop('rejected', 4)
+    assert.deepEqual(q.dropped, { queue_overflow: 2, rejected: 4, retries_exhausted: 0 })
+  })
+})

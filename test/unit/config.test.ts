@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { describe, it } from 'node:test'
+import { ConfigError, loadConfig } from '../../src/config.ts'
+
+describe('loadConfig', () => {
+  it('defaults to the SQLite file ./data/sessionwatch.db, port 8080, all interfaces', () => {
+    const c = loadConfig({}, '/srv/app')
+    assert.deepEqual(c.database, { engine: 'sqlite', location: '/srv/app/data/sessionwatch.db', poolSize: 10, statementTimeoutMs: 30_000 })
+    assert.equal(c.port, 8080)
+    assert.equal(c.host, '0.0.0.0')
+    assert.equal(c.trustProxy, false)
+    assert.equal(c.retentionSweepSeconds, 300)
+    assert.ok(Object.isFrozen(c))
+  })
+  it('reads file: and sqlite: URLs relative to the working directory', () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'file:db/x.db' }, '/srv').database.location, path.resolve('/srv/db/x.db'))
+    assert.equal(loadConfig({ DATABASE_URL: 'sqlite:/abs/y.db' }, '/srv').database.location, '/abs/y.db')
+    assert.equal(loadConfig({ DATABASE_URL: 'file:///abs/z.db' }, '/srv').database.location, '/abs/z.db')
+  })
+  it('selects PostgreSQL for postgres:// URLs', () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://u:p@localhost:5432/sw' }).database.engine, 'postgres')
+    assert.equal(loadConfig({ DATABASE_URL: 'postgresql://localhost/sw' }).database.engine, 'postgres')
+  })
+  it('reads the PostgreSQL pool size and statement timeout', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://localhost/sw', DATABASE_POOL_SIZE: '25', DATABASE_STATEMENT_TIMEOUT_MS: '5000' })
+    assert.equal(c.database.poolSize, 25)
+    assert.equal(c.database.statementTimeoutMs, 5000)
+    assert.throws(() => loadConfig({ DATABASE_POOL_SIZE: '0', DATABASE_STATEMENT_TIMEOUT_MS: 'soon' }),
+      (e: unknown) => e instanceof ConfigError && e.problems.length === 2)
+  })
+  it('reads TRUST_PROXY as a flag, a hop count or a list', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1'])
+  })
+  it('reads the recording limits and the admin password', () => {
+    const d = loadConfig({})
+    assert.deepEqual(d.recording, { maxChunkBytes: 524_288, maxSessionBytes: 33_554_432 })
+    assert.equal(d.adminPassword, null)
+    const c = loadConfig({ RECORDING_MAX_CHUNK_BYTES: '65536', RECORDING_MAX_SESSION_BYTES: '0', ADMIN_PASSWORD: 'long enough' })
+    assert.deepEqual(c.recording, { maxChunkBytes: 65_536, maxSessionBytes: 0 })
+    assert.equal(c.adminPassword, 'long enough')
+    assert.throws(() => loadConfig({ RECORDING_MAX_CHUNK_BYTES: '2000000', ADMIN_PASSWORD: 'short' }), (error: unknown) =>
+      error instanceof ConfigError && error.problems.length === 2 && /1 MiB request/.test(error.message) && /at least 8/.test(error.message))
+  })
+
+  it('reports every bad variable at once', () => {
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://x', PORT: 'eighty', TRUST_PROXY: 'maybe?', RETENTION_SWEEP_SECONDS: '-1', LOG_LEVEL: 'loud' })
+      assert.fail('expected a ConfigError')
+    } catch (error) {
+      assert.ok(error instanceof ConfigError)
+      assert.deepEqual(error.problems.map((p) => p.split('=')[0]), ['DATABASE_URL', 'PORT', 'TRUST_PROXY', 'RETENTION_SWEEP_SECONDS', 'LOG_LEVEL'])
+      assert.match(error.message, /PORT="eighty": must be a port number/)
+    }
+  })
+})

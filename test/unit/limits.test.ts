@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+import * as limits from '../../common/limits.ts'
+import { loadConfig } from '../../src/config.ts'
+
+/** A document with its line breaks and runs of spaces as single spaces, so a phrase may wrap anywhere. */
+const doc = (file: string): string => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').replace(/\s+/g, ' ')
+
+/** Fails naming the phrase and the file, so a drifted number is found at once. */
+function states(file: string, phrases: readonly string[]): void {
+  const text = doc(file)
+  for (const phrase of phrases) assert.ok(text.includes(phrase), `${file} should say "${phrase}" (common/limits.ts)`)
+}
+
+/** The `| variable | default | meaning |` rows of the README's Configuration table: variable → [default, meaning]. */
+function configTable(): Map<string, [string, string]> {
+  const text = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  const lines = text.slice(text.indexOf('| variable | default | meaning |')).split('\n').slice(2)
+  const rows = new Map<string, [string, string]>()
+  for (const line of lines) {
+    if (!line.startsWith('|')) break
+    const [, name = '', fallback = '', meaning = ''] = line.split('|').map((cell) => cell.trim())
+    rows.set(name.replace(/`/g, ''), [fallback.replace(/`/g, ''), meaning])
+  }
+  return rows
+}
+
+describe('limits and defaults', () => {
+  it('the literals of common/limits.ts are the quantities their comments name', () => {
+    assert.equal(limits.MAX_BATCH_BYTES, 1024 * 1024)
+    assert.equal(limits.MAX_DURATION_MS, 31 * 24 * 3600 * 1000)
+    assert.equal(limits.DEFAULT_MAX_CHUNK_BYTES, 512 * 1024)
+    assert.equal(limits.MAX_CHUNK_BYTES_SETTING, Math.floor(((limits.MAX_BATCH_BYTES - 4096) * 3) / 4))
+    assert.equal(limits.DEFAULT_MAX_SESSION_BYTES, 32 * 1024 * 1024)
+    assert.equal(limits.MAX_CHUNK_JSON_BYTES, 32 * 1024 * 1024)
+    assert.equal(limits.MAX_OFFSET, Number.MAX_SAFE_INTEGER)
+    assert.equal(limits.SIGN_IN_WINDOW_MS, 15 * 60_000)
+  })
+
+  it('an empty environment gives the defaults of common/limits.ts', () => {
+    const config = loadConfig({}, '/srv')
+    assert.equal(config.database.location, '/srv/data/sessionwatch.db')
+    assert.equal(config.database.poolSize, limits.DEFAULT_POOL_SIZE)
+    assert.equal(config.database.statementTimeoutMs, limits.DEFAULT_STATEMENT_TIMEOUT_MS)
+    assert.equal(config.port, limits.DEFAULT_PORT)
+    assert.equal(config.host, limits.DEFAULT_HOST)
+    assert.equal(config.retentionSweepSeconds, limits.DEFAULT_SWEEP_SECONDS)
+    assert.equal(config.logLevel, limits.DEFAULT_LOG_LEVEL)
+    assert.deepEqual(config.recording, { maxChunkBytes: limits.DEFAULT_MAX_CHUNK_BYTES, maxSessionBytes: limits.DEFAULT_MAX_SESSION_BYTES })
+  })
+
+  it('the README Configuration table states the defaults and bounds', () => {
+    const table = configTable()
+    const defaults: Record<string, string | number> = {
+      DATABASE_URL: limits.DEFAULT_SQLITE_FILE,
+      DATABASE_POOL_SIZE: limits.DEFAULT_POOL_SIZE,
+      DATABASE_STATEMENT_TIMEOUT_MS: limits.DEFAULT_STATEMENT_TIMEOUT_MS,
+      PORT: limits.DEFAULT_PORT,
+      HOST: limits.DEFAULT_HOST,
+      RETENTION_SWEEP_SECONDS: limits.DEFAULT_SWEEP_SECONDS,
+      LOG_LEVEL: limits.DEFAULT_LOG_LEVEL,
+      RECORDING_MAX_CHUNK_BYTES: limits.DEFAULT_MAX_CHUNK_BYTES,
+      RECORDING_MAX_SESSION_BYTES: limits.DEFAULT_MAX_SESSION_BYTES,
+    }
+    for (const [name, value] of Object.entries(defaults)) assert.equal(table.get(name)?.[0], String(value), `README default of ${name}`)
+    const meaning = (name: string) => table.get(name)?.[1] ?? ''
+    assert.ok(meaning('RECORDING_MAX_CHUNK_BYTES').includes(
+      `(${limits.MIN_CHUNK_BYTES_SETTING} to ${limits.MAX_CHUNK_BYTES_SETTING} bytes: its base64 must fit the ${limits.byteSize(limits.MAX_BATCH_BYTES)} ingest request)`))
+    assert.ok(meaning('RECORDING_MAX_SESSION_BYTES').includes(`(${limits.byteSize(limits.DEFAULT_MAX_SESSION_BYTES)})`))
+    assert.ok(meaning('ADMIN_PASSWORD').includes(`(${limits.MIN_ADMIN_PASSWORD_LENGTH}+ characters)`))
+  })
+
+  it('the README states the dashboard page size and sign-in lockout', () => {
+    assert.equal(limits.SIGN_IN_MAX_FAILURES, 10, 'the README and docs/api.md spell it "ten"')
+    states('README.md', [
+      `browser; ${limits.DASHBOARD_PAGE_SIZE} per page`,
+      `ten failed sign-ins from one address lock it out for ${limits.SIGN_IN_WINDOW_MS / 60_000} minutes`,
+    ])
+  })
+
+  it('docs/api.md states the read, ingest, recording and retention limits', () => {
+    states('docs/api.md', [
+      `"limit must be an integer from 1 to ${limits.MAX_LIMIT} (got \\"0\\")"`,
+      `\`limit\` 1–${limits.MAX_LIMIT} (default ${limits.DEFAULT_LIMIT}), \`offset\` 0 to ${limits.MAX_OFFSET} = 2^53−1`,
+      `\`id\` over ${limits.MAX_SESSION_ID_LENGTH} characters, a \`chunkId\` over ${limits.MAX_CHUNK_ID_LENGTH}`,
+      `**Limits**: ${limits.byteSize(limits.MAX_BATCH_BYTES)} and ${limits.MAX_EVENTS_PER_BATCH} events per batch.`,
+      `\`…[truncated N chars]\`: ${limits.textLimitsProse()} characters.`,
+      `(at most ${limits.MAX_CHUNKS_PER_BATCH} per request;`,
+      `\`RECORDING_MAX_CHUNK_BYTES\` (default ${limits.byteSize(limits.DEFAULT_MAX_CHUNK_BYTES)} compressed)`,
+      `\`RECORDING_MAX_SESSION_BYTES\` (default ${limits.byteSize(limits.DEFAULT_MAX_SESSION_BYTES)})`,
+      `(default ${limits.DEFAULT_RETENTION_DAYS} days; \`--retention-days\` at creation)`,
+      `(every \`RETENTION_SWEEP_SECONDS\`, default ${limits.DEFAULT_SWEEP_SECONDS})`,
+      `in transactions of ${limits.SWEEP_BATCH} sessions`,
+      `an ingest body over ${limits.byteSize(limits.MAX_BATCH_BYTES)}`,
+      `retry after \`Retry-After\` (${limits.UNAVAILABLE_RETRY_SECONDS} s)`,
+      `retry after \`Retry-After\` (${limits.STORAGE_FULL_RETRY_SECONDS} s)`,
+    ])
+  })
+
+  it('docs/scaling.md and docs/sdk.md state the pool, timeout, sweep and chunk defaults', () => {
+    states('docs/scaling.md', [
+      `\`DATABASE_POOL_SIZE\` (default ${limits.DEFAULT_POOL_SIZE})`,
+      `\`DATABASE_STATEMENT_TIMEOUT_MS\` (default ${limits.DEFAULT_STATEMENT_TIMEOUT_MS / 1000} s)`,
+      `Sweeps delete ${limits.SWEEP_BATCH} sessions`,
+    ])
+    states('docs/sdk.md', [`| \`recordMaxChunkBytes\` | ${limits.DEFAULT_MAX_CHUNK_BYTES} |`])
+  })
+})

@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { acceptsGzip } from '../../../src/http/send.ts'
+import { summarize } from '../../../src/recording/service.ts'
+import { rrwebEvents } from '../../helpers/recording.ts'
+
+describe('summarize', () => {
+  it('counts events, finds their bounds, and sees whether the chunk opens with a full snapshot', () => {
+    const events = rrwebEvents(1000, 2)
+    assert.deepEqual(summarize(Buffer.from(JSON.stringify(events))), { count: 4, first: 1000, last: 3000, fullSnapshot: true })
+    assert.deepEqual(summarize(Buffer.from(JSON.stringify(events.slice(2)))), { count: 2, first: 2000, last: 3000, fullSnapshot: false })
+  })
+  it('says what is wrong with anything else', () => {
+    const problem = (text: string) => {
+      const result = summarize(Buffer.from(text))
+      assert.equal(typeof result, 'string')
+      return result as string
+    }
+    assert.match(problem('{'), /JSON/)
+    assert.match(problem('[]'), /non-empty/)
+    assert.match(problem('[{"type":1.5,"timestamp":1}]'), /event 0/)
+    assert.match(problem('[{"type":3,"timestamp":-1}]'), /event 0/)
+    assert.match(problem('[null]'), /event 0/)
+  })
+})
+
+describe('acceptsGzip', () => {
+  it('reads Accept-Encoding with its q-values', () => {
+    assert.equal(acceptsGzip('gzip, deflate, br'), true)
+    assert.equal(acceptsGzip('br;q=1.0, GZIP;q=0.5'), true)
+    assert.equal(acceptsGzip('*'), true)
+    assert.equal(acceptsGzip('gzip;q=0'), false)
+    assert.equal(acceptsGzip('identity'), false)
+    assert.equal(acceptsGzip(undefined), false)
+  })
+})

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { describe, it } from 'node:test'
+import { needsChromium, selectTestFiles } from '../../../scripts/test-files.ts'
+
+const root = path.resolve(import.meta.dirname, '..', '..', '..')
+const testDir = path.join(root, 'test')
+const chromium = (file: string) => needsChromium(path.join(root, file), testDir)
+
+describe('npm test: file selection', () => {
+  it('runs the files whose path contains a filter', () => {
+    const files = selectTestFiles(root, ['dashboard'])
+    assert.ok(files.includes(path.join('test', 'browser', 'dashboard', 'e2e.test.ts')))
+    assert.ok(files.every((f) => f.includes('dashboard')))
+  })
+
+  it('gives Chromium to every browser test, wherever it lives: the dashboard one too', () => {
+    for (const file of ['test/browser/dashboard/e2e.test.ts', 'test/browser/sdk/e2e.test.ts', 'test/browser/sdk/recording.e2e.test.ts']) {
+      assert.ok(chromium(file), file)
+    }
+  })
+
+  it('does not ask for Chromium for tests that drive no browser, even under test/browser', () => {
+    for (const file of ['test/multi-process/cli.test.ts', 'test/unit/browser/sdk/transport.test.ts', 'test/http/dashboard/routes.test.ts']) {
+      assert.ok(!chromium(file), file)
+    }
+  })
+
+  it('follows relative imports inside test/ only, through helpers and cycles', () => {
+    const sources: Record<string, string> = {
+      '/r/test/x/a.test.ts': "import { go } from '../helpers/h.ts'\nimport { y } from '../../src/app.ts'",
+      '/r/test/helpers/h.ts': "import './h2.ts'\nexport const go = () => import('playwright-core')",
+      '/r/test/helpers/h2.ts': "import './h.ts'",
+      '/r/test/x/b.test.ts': "import '../helpers/h2.ts'\nimport '../../src/app.ts'",
+      '/r/src/app.ts': "import 'playwright-core'",
+    }
+    const read = (f: string) => sources[f] ?? ''
+    assert.equal(needsChromium('/r/test/x/a.test.ts', '/r/test', read), true)
+    assert.equal(needsChromium('/r/test/x/b.test.ts', '/r/test', read), true, 'h2 → h → playwright-core')
+    sources['/r/test/helpers/h.ts'] = "import './h2.ts'"
+    assert.equal(needsChromium('/r/test/x/b.test.ts', '/r/test', read), false, 'a cycle ends; src/ is not followed')
+  })
+})
