@@ -28,6 +28,6 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 }
 
 // The wire types come from the service's own view types, so the two cannot drift apart.
-export type { SessionDetailView as SessionItem, EventView as SessionEvent } from '../../src/sessions/views.ts'
+export type { SessionDetailView as SessionItem, EventView as SessionEvent } from '../../src/sessions/schema.ts'
 export type { RecordingView as RecordingInfo } from '../../src/recording/service.ts'
 export type { ProjectSummary, ProjectWithKeys } from '../../src/projects/service.ts'

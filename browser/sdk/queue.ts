@@ -1,19 +1,10 @@
+import type { IngestEvent } from '../../src/ingest/schema.ts'
+
 /** Why events were dropped instead of sent; exposed by Sessionwatch.stats(). */
 export type DropReason = 'queue_overflow' | 'rejected' | 'retries_exhausted'
 
-export interface SdkEvent {
-  id: string
-  type: string
-  createdAt: number
-  url?: string | null
-  method?: string | null
-  message?: string | null
-  stack?: string | null
-  statusCode?: number | null
-  durationMs?: number | null
-  reqBody?: string | null
-  resBody?: string | null
-}
+/** An event as the SDK queues and sends it: the ingest body's event (one definition, src/events/schema.ts), with its id and time set. */
+export type SdkEvent = Omit<IngestEvent, 'id' | 'createdAt'> & { id: string; createdAt: number }
 
 /**
  * A bounded FIFO of events waiting to be sent. When full, new events are dropped and counted:

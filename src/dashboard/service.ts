@@ -5,7 +5,8 @@ import type { Db } from '../db/database.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { parseRange } from '../sessions/service.ts'
 import { countFiltered, countSessions, listSessions } from '../visits/read.ts'
-import { toDetailView, type SessionDetailView } from '../sessions/views.ts'
+import type { SessionDetailView } from '../sessions/schema.ts'
+import { toDetailView } from '../sessions/views.ts'
 import type { SessionsQuery } from './schema.ts'
 
 export interface DashboardSessions {

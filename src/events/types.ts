@@ -1,3 +1,7 @@
+import type { EventField } from './schema.ts'
+
+export type { EventField, EventRecord, TextField } from './schema.ts'
+
 /** The event types the spec names; their fields are validated. Other types matching TYPE_PATTERN are stored as sent. */
 export const KNOWN_TYPES = ['ERROR', 'HTTP_ERROR', 'SLOW_REQUEST', 'NAVIGATION', 'CLICK', 'INPUT', 'USER_REPORT'] as const
 export type KnownType = (typeof KNOWN_TYPES)[number]
@@ -9,24 +13,6 @@ export const TYPE_PATTERN = '^[A-Z][A-Z0-9_]{0,39}$'
 export const ERROR_TYPES: readonly string[] = ['ERROR', 'HTTP_ERROR']
 /** Types counted in `events.slow`: slow requests and slow resources both arrive as SLOW_REQUEST. */
 export const SLOW_TYPES: readonly string[] = ['SLOW_REQUEST']
-
-/** An event as stored and served; absent values are null. */
-export interface EventRecord {
-  id: string
-  type: string
-  createdAt: number
-  url: string | null
-  method: string | null
-  message: string | null
-  stack: string | null
-  statusCode: number | null
-  durationMs: number | null
-  reqBody: string | null
-  resBody: string | null
-}
-
-export type TextField = 'url' | 'method' | 'message' | 'stack' | 'reqBody' | 'resBody'
-export type EventField = TextField | 'statusCode' | 'durationMs'
 
 /** Fields a known type cannot do without. */
 export const REQUIRED_FIELDS: Readonly<Record<KnownType, readonly EventField[]>> = {

@@ -1,8 +1,9 @@
 import Type, { type Static } from 'typebox'
 import {
-  MAX_CHUNKS_PER_BATCH, MAX_DURATION_MS, MAX_EVENTS_PER_BATCH, MAX_PAGE_URL_LENGTH,
+  MAX_CHUNKS_PER_BATCH, MAX_EVENTS_PER_BATCH, MAX_PAGE_URL_LENGTH,
 } from '../../common/limits.ts'
-import { KNOWN_TYPES, REQUIRED_FIELDS, TYPE_PATTERN, type EventField, type KnownType } from '../events/types.ts'
+import { EVENT_FIELDS, inputFields } from '../events/schema.ts'
+import { KNOWN_TYPES, REQUIRED_FIELDS, TYPE_PATTERN, type KnownType } from '../events/types.ts'
 import { RecordingUpload } from '../recording/schema.ts'
 import { Nullable, ref } from '../shared/schema.ts'
 import { INSTANT_PATTERN } from '../shared/time.ts'
@@ -22,12 +23,8 @@ const Instant = (description: string) => Type.Unsafe<number | string>({
 /** Each known type's required fields, present and not null, as schemas (from REQUIRED_FIELDS). */
 const requiredOf = (type: KnownType) => ({
   required: [...REQUIRED_FIELDS[type]],
-  properties: Object.fromEntries(REQUIRED_FIELDS[type].map((field) => [field, { type: FIELD_TYPES[field] }])),
+  properties: Object.fromEntries(REQUIRED_FIELDS[type].map((field) => [field, { type: EVENT_FIELDS[field].type }])),
 })
-const FIELD_TYPES: Record<EventField, string> = {
-  url: 'string', method: 'string', message: 'string', stack: 'string', reqBody: 'string', resBody: 'string',
-  statusCode: 'integer', durationMs: 'number',
-}
 
 /**
  * The per-type rule, twice from one table: `if type is X then its fields` gives the server's
@@ -57,14 +54,9 @@ export const IngestEvent = Type.Object({
   })),
   type: Type.String({ pattern: TYPE_PATTERN, description: 'ERROR, HTTP_ERROR, SLOW_REQUEST, NAVIGATION, CLICK, INPUT, USER_REPORT or a further upper-case type.' }),
   createdAt: Type.Optional(Instant('When it happened on the visitor clock: epoch milliseconds or ISO 8601. Default: the time the batch arrived.')),
-  url: Type.Optional(Nullable(Type.String())),
-  method: Type.Optional(Nullable(Type.String({ pattern: '^[A-Za-z]*$' }))),
-  message: Type.Optional(Nullable(Type.String())),
-  stack: Type.Optional(Nullable(Type.String())),
-  statusCode: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
-  durationMs: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_DURATION_MS }))),
-  reqBody: Type.Optional(Nullable(Type.String())),
-  resBody: Type.Optional(Nullable(Type.String())),
+  ...inputFields(),
+  // The SDK sends what the page used (fetch takes "post"); it is stored upper case.
+  method: Type.Optional(Nullable(Type.String({ ...EVENT_FIELDS.method, pattern: '^[A-Za-z]*$' }))),
 }, {
   $id: 'IngestEvent', title: 'IngestEvent', additionalProperties: false, allOf: typeRules,
   description: 'Required per known type — ERROR, CLICK, INPUT, USER_REPORT: message; HTTP_ERROR: url, method; '

@@ -1,7 +1,8 @@
 import Type, { type Static } from 'typebox'
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
-import { Nullable } from '../shared/schema.ts'
+import { Nullable, ref } from '../shared/schema.ts'
 import { INSTANT_PATTERN } from '../shared/time.ts'
+import { viewFields } from '../events/schema.ts'
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
 
@@ -28,7 +29,7 @@ const sessionFields = {
   utm: Nullable(Type.Record(Type.String(), Type.String(), {
     description: 'Referral tags of the landing page URL (utm_*, yclid, gclid, fbclid, msclkid, …); null when it had none.',
   })),
-  events: Type.Ref('EventCounters'),
+  events: ref(CountersSchema),
 }
 
 export const SessionSchema = Type.Object(sessionFields, { $id: 'Session', title: 'Session', additionalProperties: false })
@@ -38,7 +39,7 @@ export const RecordingSchema = Type.Object({
   chunks: Type.Integer({ description: 'Number of recording chunks.' }),
 }, { $id: 'Recording', title: 'Recording', additionalProperties: false })
 
-export const SessionDetailSchema = Type.Object({ ...sessionFields, recording: Type.Ref('Recording') }, {
+export const SessionDetailSchema = Type.Object({ ...sessionFields, recording: ref(RecordingSchema) }, {
   $id: 'SessionDetail', title: 'SessionDetail', additionalProperties: false,
   description: 'Every field of the list session plus `recording`.',
 })
@@ -50,14 +51,7 @@ export const EventSchema = Type.Object({
       + 'upper-case type (for example CONSOLE_ERROR).',
   }),
   createdAt: DateTime('When the event happened (ISO 8601 UTC, milliseconds), corrected for the visitor clock skew.'),
-  url: Type.Optional(Type.String({ description: 'Page URL or request URL. Absent when the event has none (never null).' })),
-  method: Type.Optional(Type.String({ description: 'HTTP method of the request. Absent when the event has none (never null).' })),
-  message: Nullable(Type.String({ description: 'Error text or event caption; null when not applicable.' })),
-  stack: Nullable(Type.String({ description: 'JavaScript stack trace of an error; null otherwise.' })),
-  statusCode: Nullable(Type.Integer({ description: 'HTTP status of network events; null on network failure or when not applicable.' })),
-  durationMs: Nullable(Type.Number({ description: 'Request duration in milliseconds; null when not applicable.' })),
-  reqBody: Nullable(Type.String({ description: 'Request body, password-like fields masked as "***"; null when none.' })),
-  resBody: Nullable(Type.String({ description: 'Response body of failed requests; null when none.' })),
+  ...viewFields(),
 }, {
   // Not "Event": a generated client would shadow the DOM's Event.
   $id: 'SessionEvent', title: 'SessionEvent', additionalProperties: false,
@@ -111,9 +105,10 @@ export const DetailResponse = Type.Object({
   }),
 }, { $id: 'SessionDetailResponse', title: 'SessionDetailResponse', additionalProperties: false })
 
-export type SessionOut = Static<typeof SessionSchema>
-export type EventOut = Static<typeof EventSchema>
-export type ProjectOut = Static<typeof ProjectSchema>
+/** The API's shapes, as the schemas that serialize them say. */
+export type SessionView = Static<typeof SessionSchema>
+export type SessionDetailView = Static<typeof SessionDetailSchema>
+export type EventView = Static<typeof EventSchema>
 
 /** Schemas referenced by $id; registered once with app.addSchema. */
 export const sharedSchemas = [

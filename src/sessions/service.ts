@@ -7,7 +7,8 @@ import { DEFAULT_LIMIT } from '../../common/limits.ts'
 import type { ListQuery } from './schema.ts'
 import * as store from '../visits/read.ts'
 import { streamSession } from './stream.ts'
-import { toDetailView, toEventView, toSessionView, type EventView, type SessionDetailView, type SessionView } from './views.ts'
+import type { EventView, SessionDetailView, SessionView } from './schema.ts'
+import { toDetailView, toEventView, toSessionView } from './views.ts'
 
 export interface ListResult {
   project: Project

@@ -2,8 +2,8 @@ import { Readable } from 'node:stream'
 import fastJson from 'fast-json-stringify'
 import type { Db } from '../db/database.ts'
 import type { Project } from '../projects/service.ts'
-import { EventSchema, ProjectSchema, SessionDetailSchema, CountersSchema, RecordingSchema } from './schema.ts'
-import { toEventView, type EventView, type SessionDetailView } from './views.ts'
+import { EventSchema, ProjectSchema, SessionDetailSchema, CountersSchema, RecordingSchema, type EventView, type SessionDetailView } from './schema.ts'
+import { toEventView } from './views.ts'
 import { eventsAfter } from '../visits/read.ts'
 
 /** Events read per query while streaming: bounds memory whatever the session's size. */

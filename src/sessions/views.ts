@@ -1,29 +1,6 @@
-import type { Counters, EventRecord } from '../events/types.ts'
 import { toIso } from '../shared/time.ts'
+import type { EventView, SessionDetailView, SessionView } from './schema.ts'
 import type { EventRow, SessionListRow } from '../visits/read.ts'
-
-export interface SessionView {
-  id: string
-  sessionKey: string
-  startedAt: string
-  lastSeenAt: string
-  ip: string | null
-  country: string | null
-  userAgent: string | null
-  utm: Record<string, string> | null
-  events: Counters
-}
-
-export interface SessionDetailView extends SessionView {
-  recording: { available: boolean; chunks: number }
-}
-
-/** An event as the API shows it: ISO times, and url/method absent rather than null (see docs/api.md). */
-export type EventView = Omit<EventRecord, 'createdAt' | 'url' | 'method'> & {
-  createdAt: string
-  url?: string
-  method?: string
-}
 
 export function toSessionView(row: SessionListRow): SessionView {
   return {

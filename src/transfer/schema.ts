@@ -1,24 +1,16 @@
 import Type, { type Static } from 'typebox'
 import { TYPE_PATTERN } from '../events/types.ts'
-import { MAX_DURATION_MS, MAX_USER_AGENT_LENGTH } from '../../common/limits.ts'
+import { MAX_USER_AGENT_LENGTH } from '../../common/limits.ts'
 import { RecordingUpload } from '../recording/schema.ts'
+import { inputFields } from '../events/schema.ts'
 import { Nullable } from '../shared/schema.ts'
-
-const Text = Type.Optional(Nullable(Type.String()))
 
 /** One event in an NDJSON line: the getSession event shape. */
 export const TransferEvent = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200 }),
   type: Type.String({ pattern: TYPE_PATTERN }),
   createdAt: Type.String({ maxLength: 40 }),
-  url: Text,
-  method: Text,
-  message: Text,
-  stack: Text,
-  statusCode: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 599 }))),
-  durationMs: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_DURATION_MS }))),
-  reqBody: Text,
-  resBody: Text,
+  ...inputFields(),
 }, { additionalProperties: false })
 
 /**
