@@ -3,7 +3,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import type { Engine } from '../../src/config.ts'
+import { loadConfig, type Engine } from '../../src/config.ts'
+import { openDatabase, type DatabaseHandle, type OpenOptions } from '../../src/db/connect.ts'
 import { startTestPostgres, type TestPostgres } from '../../scripts/lib/postgres-server.ts'
 
 export interface TestDatabase {
@@ -71,4 +72,11 @@ export async function countEventsElsewhere(engine: Engine, databaseUrl: string, 
   }
   return withClient(databaseUrl, async (c) =>
     Number((await c.query<{ n: string }>('select count(*) as n from events where session_id = $1', [sessionId])).rows[0]?.n))
+}
+
+/** A real, migrated database of the given engine, opened as the service opens it, for store tests. */
+export async function openTestDatabase(engine: Engine, options: OpenOptions = {}): Promise<DatabaseHandle & { dispose(): Promise<void> }> {
+  const location = await createTestDatabase(engine)
+  const handle = await openDatabase(loadConfig({ DATABASE_URL: location.url }).database, options)
+  return { ...handle, dispose: async () => { await handle.close(); await location.cleanup() } }
 }

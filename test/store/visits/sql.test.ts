@@ -14,7 +14,7 @@ import type { Database } from '../../../src/db/database.ts'
 import { createProject } from '../../../src/projects/service.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { countFiltered, countSessions, eventsAfter, listSessions, sessionsAfter } from '../../../src/visits/read.ts'
-import { openTestDatabase } from '../../helpers/db.ts'
+import { openTestDatabase } from '../../helpers/databases.ts'
 import { eventRecord, storeVisit } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 

@@ -4,7 +4,7 @@ import { createProject } from '../../../src/projects/service.ts'
 import { deleteExpired } from '../../../src/visits/delete.ts'
 import { countSessions, listSessions } from '../../../src/visits/read.ts'
 import { DAY_MS, dayOf } from '../../../src/shared/time.ts'
-import { openTestDatabase } from '../../helpers/db.ts'
+import { openTestDatabase } from '../../helpers/databases.ts'
 import { eventRecord, storeVisit } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 

@@ -7,7 +7,7 @@ import type { EventRecord } from '../../../src/events/types.ts'
 import { createWriter } from '../../../src/visits/writer.ts'
 import type { WriteJob } from '../../../src/visits/write.ts'
 import { createProject } from '../../../src/projects/service.ts'
-import { openTestDatabase } from '../../helpers/db.ts'
+import { openTestDatabase } from '../../helpers/databases.ts'
 import { eventRecord, writeJob } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
