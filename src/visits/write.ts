@@ -1,3 +1,9 @@
+/**
+ * How a visit's events and recording chunks enter the database: `writeBatches`, the one write
+ * operation of the visit (ingest and import reach it through the group-commit writer). Everything
+ * else in this file is its private steps: find or open the session, reserve its sequence numbers,
+ * insert what is new, grow the counters, keep the day counters exact.
+ */
 import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { classifyDatabaseError } from '../db/errors.ts'
@@ -23,7 +29,7 @@ export interface SessionSeed {
   lastSeenAt?: number
 }
 
-/** One batch to store: what appendEvents takes. */
+/** One visitor's batch, as writeBatches takes it: its events, and its recording chunks if any. */
 export interface WriteJob {
   projectId: string
   seed: SessionSeed
