@@ -38,7 +38,7 @@ export function offeredApiKeys(request: FastifyRequest): string[] {
  * in both headers; different keys are refused rather than one picked, since a client sending two
  * cannot know which project it would read.
  */
-export async function requireApiKey(request: FastifyRequest): Promise<void> {
+async function requireApiKey(request: FastifyRequest): Promise<void> {
   const keys = offeredApiKeys(request)
   if (keys.length > 1) {
     throw new AppError(401, 'invalid_api_key',

@@ -1,7 +1,6 @@
-import type { IngestEvent } from '../ingest/schema.ts'
 import { maskCards, maskSecrets } from '../../common/text.ts'
 import { limitText } from './text.ts'
-import type { EventRecord, TextField } from './types.ts'
+import type { EventInput, EventRecord, TextField } from './schema.ts'
 
 /**
  * The one place event text is bounded and scrubbed, for ingest and import alike. Card numbers are
@@ -9,7 +8,7 @@ import type { EventRecord, TextField } from './types.ts'
  * truncating: a cut JSON body no longer parses, and a cut card number no longer passes Luhn yet
  * is still half readable. Running it twice changes nothing.
  */
-export function normalizeEvent(e: Omit<IngestEvent, 'createdAt'> & { id: string; createdAt: number }): EventRecord {
+export function normalizeEvent(e: EventInput): EventRecord {
   const text = (field: TextField, value: string | null | undefined, secrets = false) =>
     (value == null ? null : limitText(field, maskCards(secrets ? maskSecrets(value) : value)))
   return {

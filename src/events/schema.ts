@@ -19,16 +19,18 @@ export const EVENT_FIELDS = {
 }
 type Fields = typeof EVENT_FIELDS
 export type EventField = keyof Fields
-export const EVENT_FIELD_NAMES = Object.keys(EVENT_FIELDS) as EventField[]
+const EVENT_FIELD_NAMES = Object.keys(EVENT_FIELDS) as EventField[]
 /** The fields holding text, which are bounded (TEXT_LIMITS) and scrubbed. */
 export type TextField = { [K in EventField]: Static<Fields[K]> extends string ? K : never }[EventField]
 
 /** The fields the API leaves out when they do not apply (the spec types them string); the others are null then. */
-export const ABSENT_WHEN_EMPTY = ['url', 'method'] as const
+const ABSENT_WHEN_EMPTY = ['url', 'method'] as const
 type AbsentField = (typeof ABSENT_WHEN_EMPTY)[number]
 
 /** An event as stored and served inside the service: times in epoch ms, absent values null. */
 export type EventRecord = { id: string; type: string; createdAt: number } & { [K in EventField]: Static<Fields[K]> | null }
+/** An event as a client sent it (ingest, import), once its id and time are settled: any field may be missing. */
+export type EventInput = { id: string; type: string; createdAt: number } & { [K in EventField]?: Static<Fields[K]> | null }
 
 type Field<K extends EventField> = Fields[K]
 type Described = { description?: string }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { DayDeltas } from './days.ts'
 
-export interface ExpiredRef {
+interface ExpiredRef {
   id: string
 }
 

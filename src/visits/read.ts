@@ -52,7 +52,7 @@ export async function countFiltered(db: Db, projectId: string, range: SessionRan
 }
 
 /** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
-export function liveSessions(db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}) {
+function liveSessions(db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}) {
   let q = db.selectFrom('sessions').select(sessionColumns)
     .where('project_id', '=', projectId).where('last_seen_at', '>=', range.cutoff)
   // Spelled as the partial indexes are, so any planner can match them.
