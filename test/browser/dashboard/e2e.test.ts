@@ -44,7 +44,10 @@ describe('dashboard, in Chromium', () => {
     await shop.click('#boom')
     await shop.mouse.move(200, 150)
     await shop.waitForFunction('Sessionwatch.stats().recording.chunks >= 2')
-    // Activity after the error (thrown 400 ms after the click), so the recording runs past it.
+    // Activity after the error (thrown 400 ms after the click) has reached the service, so the
+    // recording runs past it: an event's time is corrected by its batch's transit time, and on a
+    // busy machine that alone moved the error past a recording that ended 500 ms after the click.
+    await shop.waitForFunction('Sessionwatch.stats().sent >= 5') // navigation, click, report, HTTP error, error
     await shop.waitForTimeout(500)
     await shop.mouse.move(300, 200)
     await shop.waitForFunction('Sessionwatch.stats().recording.chunks >= 3')
