@@ -1,8 +1,9 @@
 import Type, { type Static } from 'typebox'
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
-import { Nullable, ref } from '../shared/schema.ts'
+import { ref } from '../shared/schema.ts'
 import { INSTANT_PATTERN } from '../shared/time.ts'
 import { viewFields } from '../events/schema.ts'
+import { viewFacts } from '../visits/facts.ts'
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
 
@@ -23,12 +24,7 @@ const sessionFields = {
   sessionKey: Type.String({ description: 'Client-side session key.' }),
   startedAt: DateTime('When the session started: its earliest event (ISO 8601 UTC, milliseconds).'),
   lastSeenAt: DateTime('Last activity: its latest event (ISO 8601 UTC, milliseconds).'),
-  ip: Nullable(Type.String({ description: 'Visitor IP; null when unknown.' })),
-  country: Nullable(Type.String({ description: 'ISO 3166 alpha-2 country of the IP; null when unknown.', pattern: '^[A-Z]{2}$' })),
-  userAgent: Nullable(Type.String({ description: 'Visitor User-Agent; null when unknown.' })),
-  utm: Nullable(Type.Record(Type.String(), Type.String(), {
-    description: 'Referral tags of the landing page URL (utm_*, yclid, gclid, fbclid, msclkid, …); null when it had none.',
-  })),
+  ...viewFacts(),
   events: ref(CountersSchema),
 }
 

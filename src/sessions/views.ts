@@ -1,6 +1,7 @@
 import { toIso } from '../shared/time.ts'
 import type { EventView, SessionDetailView, SessionView } from './schema.ts'
 import type { EventRow, SessionListRow } from '../visits/read.ts'
+import { factsOf } from '../visits/facts.ts'
 
 export function toSessionView(row: SessionListRow): SessionView {
   return {
@@ -8,10 +9,7 @@ export function toSessionView(row: SessionListRow): SessionView {
     sessionKey: row.session_key,
     startedAt: toIso(row.started_at),
     lastSeenAt: toIso(row.last_seen_at),
-    ip: row.ip,
-    country: row.country,
-    userAgent: row.user_agent,
-    utm: row.utm === null ? null : (JSON.parse(row.utm) as Record<string, string>),
+    ...factsOf(row),
     events: { total: row.events_total, errors: row.events_errors, slow: row.events_slow },
   }
 }

@@ -1,9 +1,8 @@
 import Type, { type Static } from 'typebox'
 import { TYPE_PATTERN } from '../events/types.ts'
-import { MAX_USER_AGENT_LENGTH } from '../../common/limits.ts'
 import { RecordingUpload } from '../recording/schema.ts'
 import { inputFields } from '../events/schema.ts'
-import { Nullable } from '../shared/schema.ts'
+import { inputFacts } from '../visits/facts.ts'
 
 /** One event in an NDJSON line: the getSession event shape. */
 export const TransferEvent = Type.Object({
@@ -22,10 +21,7 @@ export const TransferLine = Type.Object({
   sessionKey: Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000]+$' }),
   startedAt: Type.String({ maxLength: 40 }),
   lastSeenAt: Type.String({ maxLength: 40 }),
-  ip: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
-  country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$' }))),
-  userAgent: Type.Optional(Nullable(Type.String({ maxLength: MAX_USER_AGENT_LENGTH }))),
-  utm: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
+  ...inputFacts(),
   recording: Type.Optional(Type.Object({ available: Type.Boolean(), chunks: Type.Integer({ minimum: 0 }) })),
   events: Type.Array(TransferEvent),
   /** Stored screen recording chunks, as uploaded (base64 gzip); startedAt keeps their clock correction. */

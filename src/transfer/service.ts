@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import type { EventRecord } from '../events/types.ts'
 import { missingFields } from '../events/types.ts'
-import { cleanText } from '../events/text.ts'
+import { cleanFacts } from '../visits/facts.ts'
 import { createWriter } from '../visits/writer.ts'
 import { normalizeEvent } from '../events/normalize.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
@@ -16,9 +16,6 @@ import { DAY_MS, parseDate, parseInstant, toIso } from '../shared/time.ts'
 import { TransferLine } from './schema.ts'
 
 const checkLine = Compile(TransferLine)
-const clean = (value: string | null | undefined): string | null => (value == null ? null : cleanText(value))
-const cleanTags = (tags: Record<string, string> | null | undefined): Record<string, string> | null =>
-  tags == null ? null : Object.fromEntries(Object.entries(tags).map(([k, v]) => [cleanText(k), cleanText(v)]))
 const EXPORT_PAGE = 200
 /** Lines stored concurrently during an import: enough to fill group commits, few enough to bound memory. */
 const IMPORT_IN_FLIGHT = 256
@@ -165,8 +162,7 @@ export function parseLine(text: string): { seed: SessionSeed & { id: string }; e
   })
   return {
     seed: {
-      id: line.id, sessionKey: line.sessionKey, startedAt, lastSeenAt,
-      ip: clean(line.ip), country: line.country ?? null, userAgent: clean(line.userAgent), utm: cleanTags(line.utm),
+      id: line.id, sessionKey: line.sessionKey, startedAt, lastSeenAt, ...cleanFacts(line),
     },
     events,
     recording: (line.recordingChunks ?? []).map((c, i) => ({ ...c, at: instant(`recordingChunks.${i}.startedAt`, c.startedAt) })),

@@ -5,9 +5,11 @@ import { notFound } from '../errors.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { DAY_MS } from '../shared/time.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
+import { FACT_COLUMNS } from './facts.ts'
 
+/** A session as the reads return it: its own columns, with its visitor facts (facts.ts) after its times. */
 export const sessionColumns = [
-  'id', 'session_key', 'started_at', 'last_seen_at', 'ip', 'country', 'user_agent', 'utm',
+  'id', 'session_key', 'started_at', 'last_seen_at', ...FACT_COLUMNS,
   'events_total', 'events_errors', 'events_slow', 'recording_chunks', 'recording_bytes', 'recording_dropped',
 ] as const satisfies readonly (keyof SessionTable)[]
 export type SessionListRow = Pick<Selectable<SessionTable>, (typeof sessionColumns)[number]>

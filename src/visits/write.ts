@@ -14,16 +14,13 @@ import { dayOf } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { deleteSessions } from './delete.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
+import { factColumns, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
 
 /** What is known of a session before its events are stored. */
-export interface SessionSeed {
+export interface SessionSeed extends VisitorFacts {
   /** Import keeps the exported id; ingest leaves it to the server. */
   id?: string
   sessionKey: string
-  ip: string | null
-  country: string | null
-  userAgent: string | null
-  utm: Record<string, string> | null
   /** Bounds known besides the events' own times (import carries them). */
   startedAt?: number
   lastSeenAt?: number
@@ -92,10 +89,7 @@ async function appendToLiveSession(
     events_total: eb('events_total', '+', counts.total),
     events_errors: eb('events_errors', '+', counts.errors),
     events_slow: eb('events_slow', '+', counts.slow),
-    ip: sql<string | null>`coalesce(ip, ${seed.ip})`,
-    country: sql<string | null>`coalesce(country, ${seed.country})`,
-    user_agent: sql<string | null>`coalesce(user_agent, ${seed.userAgent})`,
-    utm: sql<string | null>`coalesce(utm, ${seed.utm ? JSON.stringify(seed.utm) : null})`,
+    ...keepFactsSql(seed),
   })).where('project_id', '=', projectId).where('session_key', '=', seed.sessionKey)
     .where('last_seen_at', '>=', cutoff).where('started_at', '<=', startedAt)
     .returning(['id', 'next_seq']).executeTakeFirst()
@@ -195,8 +189,7 @@ async function createSession(
   const id = seed.id ?? newId('', 12)
   const created = await trx.insertInto('sessions').values({
     project_id: projectId, id, session_key: seed.sessionKey, started_at: startedAt, start_day: dayOf(startedAt),
-    last_seen_at: lastSeenAt, ip: seed.ip, country: seed.country, user_agent: seed.userAgent,
-    utm: seed.utm ? JSON.stringify(seed.utm) : null,
+    last_seen_at: lastSeenAt, ...factColumns(seed),
     events_total: 0, events_errors: 0, events_slow: 0, recording_chunks: 0, recording_bytes: 0, recording_dropped: 0,
     next_seq: 0,
   }).onConflict((oc) => oc.columns(['project_id', 'session_key']).doNothing()).returning('id').executeTakeFirst()
@@ -230,10 +223,7 @@ async function updateSession(
     started_at: startedAt,
     start_day: startDay,
     last_seen_at: lastSeenAt,
-    ip: row.ip ?? seed.ip,
-    country: row.country ?? seed.country,
-    user_agent: row.user_agent ?? seed.userAgent,
-    utm: row.utm ?? (seed.utm ? JSON.stringify(seed.utm) : null),
+    ...keepFacts(row, seed),
     events_total: row.events_total + add.total,
     events_errors: row.events_errors + add.errors,
     events_slow: row.events_slow + add.slow,
