@@ -26,7 +26,7 @@ describe('visitor facts', () => {
       assert.ok(key in SessionSchema.properties, `Session has ${key}`)
       assert.ok(key in TransferLine.properties, `the import line has ${key}`)
     }
-    assert.equal((TransferLine.properties.userAgent as { maxLength?: number }).maxLength, VISITOR_FACTS.userAgent.maxLength)
+    assert.equal((TransferLine.properties.userAgent as { maxLength?: number }).maxLength, (VISITOR_FACTS.userAgent as { maxLength?: number }).maxLength)
   })
 
   it('imported facts lose NUL characters, in tag names and values too, and missing ones become null', () => {
