@@ -45,13 +45,14 @@ export const MAX_USER_AGENT_LENGTH = 1024
  * Longest stored value of each text field, in characters. Longer values are cut and end with
  * "…[truncated N chars]", so nothing is silently shortened and a batch is never refused for one long stack.
  */
-export const TEXT_LIMITS: Readonly<Record<'url' | 'method' | 'message' | 'stack' | 'reqBody' | 'resBody', number>> = {
+export const TEXT_LIMITS: Readonly<Record<'url' | 'method' | 'message' | 'stack' | 'reqBody' | 'resBody' | 'fingerprint', number>> = {
   url: 4096,
   method: 16,
   message: 8192,
   stack: 32_768,
   reqBody: 65_536,
   resBody: 65_536,
+  fingerprint: 256,
 }
 
 // --- Screen recordings ---

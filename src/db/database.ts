@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { ProjectTable } from '../projects/table.ts'
-import type { EventTable, RecordingChunkTable, SessionDayTable, SessionTable } from '../visits/tables.ts'
+import type {
+  EventTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable, RecordingChunkTable, SessionDayTable, SessionTable,
+} from '../visits/tables.ts'
 
 /** The whole schema, assembled from each feature's table types. */
 /** Service-wide facts claimed once across processes. */
@@ -16,6 +18,10 @@ export interface Database {
   session_days: SessionDayTable
   events: EventTable
   recording_chunks: RecordingChunkTable
+  issues: IssueTable
+  issue_fingerprints: IssueFingerprintTable
+  issue_sessions: IssueSessionTable
+  issue_totals: IssueTotalTable
 }
 
 /** Store functions take either the database or an open transaction. */

@@ -23,5 +23,6 @@ export function normalizeEvent(e: EventInput): EventRecord {
     durationMs: e.durationMs ?? null,
     reqBody: text('reqBody', e.reqBody, true),
     resBody: text('resBody', e.resBody, true),
+    fingerprint: text('fingerprint', e.fingerprint),
   }
 }

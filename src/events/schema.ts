@@ -16,6 +16,10 @@ export const EVENT_FIELDS = {
   durationMs: Type.Number({ minimum: 0, maximum: MAX_DURATION_MS, description: 'Request duration in milliseconds.' }),
   reqBody: Type.String({ description: 'Request body; password-like values masked as "***", card numbers as "[card …1234]".' }),
   resBody: Type.String({ description: 'Response body of a failed request.' }),
+  fingerprint: Type.String({
+    description: 'Grouping key chosen by the page (Sessionwatch.captureError(error, { fingerprint })): ERROR and HTTP_ERROR '
+      + 'events with the same one form one issue, whatever their message and stack.',
+  }),
 }
 type Fields = typeof EVENT_FIELDS
 export type EventField = keyof Fields

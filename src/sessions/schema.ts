@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
-import { ref } from '../shared/schema.ts'
+import { Nullable, ref } from '../shared/schema.ts'
 import { INSTANT_PATTERN } from '../shared/time.ts'
 import { viewFields } from '../events/schema.ts'
 import { viewFacts } from '../visits/facts.ts'
@@ -48,6 +48,7 @@ export const EventSchema = Type.Object({
   }),
   createdAt: DateTime('When the event happened (ISO 8601 UTC, milliseconds), corrected for the visitor clock skew.'),
   ...viewFields(),
+  issueId: Nullable(Type.String({ description: 'The issue (GET /api/v1/issues/{id}) an ERROR or HTTP_ERROR event was grouped into; null for other types.' })),
 }, {
   // Not "Event": a generated client would shadow the DOM's Event.
   $id: 'SessionEvent', title: 'SessionEvent', additionalProperties: false,

@@ -30,6 +30,8 @@ export function toEventView(row: EventRow): EventView {
     durationMs: row.duration_ms,
     reqBody: row.req_body,
     resBody: row.res_body,
+    fingerprint: row.fingerprint,
+    issueId: row.issue_id,
   }
   if (row.url !== null) view.url = row.url
   if (row.method !== null) view.method = row.method

@@ -16,6 +16,7 @@ export type SessionListRow = Pick<Selectable<SessionTable>, (typeof sessionColum
 
 export const eventColumns = [
   'seq', 'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',
+  'fingerprint', 'issue_id',
 ] as const satisfies readonly (keyof EventTable)[]
 export type EventRow = Pick<Selectable<EventTable>, (typeof eventColumns)[number]>
 

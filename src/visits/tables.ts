@@ -56,6 +56,10 @@ export interface EventTable {
   duration_ms: number | null
   req_body: string | null
   res_body: string | null
+  /** The grouping key the page chose, or null. */
+  fingerprint: string | null
+  /** The issue an ERROR or HTTP_ERROR event was grouped into; null for other types. */
+  issue_id: string | null
 }
 
 /** Row shape of `recording_chunks`: one upload of rrweb events, gzip-compressed JSON. Times are epoch ms. */
@@ -77,4 +81,52 @@ export interface RecordingChunkTable {
   /** Why the chunk was dropped (chunk_too_large, session_limit), or null when stored. */
   dropped: string | null
   received_at: number
+}
+
+/** Issue statuses: an open issue is shown by default; a resolved one reopens when it occurs again. */
+export type IssueStatus = 'open' | 'resolved' | 'ignored'
+
+/** Row shape of `issues`: ERROR and HTTP_ERROR events grouped across visits by fingerprint. */
+export interface IssueTable {
+  project_id: string
+  id: string
+  /** The grouping rules that made the issue (src/issues/fingerprint.ts GROUPING_VERSION). */
+  grouping_version: number
+  /** ERROR or HTTP_ERROR. */
+  type: string
+  title: string
+  /** The top in-app frame, or the URL template of a failed request. */
+  culprit: string | null
+  first_seen_at: number
+  last_seen_at: number
+  /** Stored events and distinct stored visits of the issue: exact, kept by ingest, retention and erasure. */
+  events: number
+  sessions: number
+  status: IssueStatus
+  /** When it was last resolved; an event after this reopens it. */
+  resolved_at: number | null
+  created_at: number
+}
+
+/** Row shape of `issue_fingerprints`: many fingerprints may lead to one issue. */
+export interface IssueFingerprintTable {
+  project_id: string
+  fingerprint: string
+  grouping_version: number
+  issue_id: string
+}
+
+/** Row shape of `issue_sessions`: a visit that hit an issue, with how many of its events the issue holds. */
+export interface IssueSessionTable {
+  project_id: string
+  issue_id: string
+  session_id: string
+  events: number
+}
+
+/** Row shape of `issue_totals`: a project's issues per status, so the list's total needs no count. */
+export interface IssueTotalTable {
+  project_id: string
+  status: IssueStatus
+  issues: number
 }

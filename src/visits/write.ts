@@ -233,14 +233,14 @@ async function updateSession(
 /** The events columns in the order toRow writes them, which is the order Kysely compiles them in. */
 const EVENT_COLUMNS = [
   'project_id', 'session_id', 'id', 'seq', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code',
-  'duration_ms', 'req_body', 'res_body',
+  'duration_ms', 'req_body', 'res_body', 'fingerprint', 'issue_id',
 ] as const satisfies readonly (keyof EventTable)[]
 
 function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord): EventTable {
   return {
     project_id: projectId, session_id: sessionId, id: e.id, seq, type: e.type, created_at: e.createdAt,
     url: e.url, method: e.method, message: e.message, stack: e.stack, status_code: e.statusCode,
-    duration_ms: e.durationMs, req_body: e.reqBody, res_body: e.resBody,
+    duration_ms: e.durationMs, req_body: e.reqBody, res_body: e.resBody, fingerprint: e.fingerprint, issue_id: null,
   }
 }
 

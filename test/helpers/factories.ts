@@ -18,7 +18,7 @@ export function batch(sessionKey: string, events: Record<string, unknown>[], ext
 /** A stored-shape event: every field null but the ones given. */
 export const eventRecord = (id: string, createdAt: number, type = 'CLICK', fields: Partial<EventRecord> = {}): EventRecord => ({
   id, type, createdAt, url: null, method: null, message: 'm', stack: null, statusCode: null, durationMs: null,
-  reqBody: null, resBody: null, ...fields,
+  reqBody: null, resBody: null, fingerprint: null, ...fields,
 })
 
 /** One visitor's batch as the write operation takes it; nothing past retention unless `cutoff` says so. */
