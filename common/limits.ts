@@ -26,6 +26,13 @@ export const MAX_SESSION_ID_LENGTH = 200
 /** Longest chunk id an upload may carry, so the longest a chunk lookup can match. */
 export const MAX_CHUNK_ID_LENGTH = 100
 
+// --- Issues (listIssues, getIssue) ---
+
+/** Longest issue id a path or `issue=` may carry: ids are 12 characters, so a longer one matches nothing. */
+export const MAX_ISSUE_ID_LENGTH = 64
+/** Visits getIssue returns with an issue. */
+export const ISSUE_VISITS = 10
+
 // --- Ingest ---
 
 /** Largest accepted ingest request body. Beacons are capped lower by browsers (64 KiB). */

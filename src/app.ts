@@ -23,6 +23,8 @@ import { recordingRoutes } from './recording/routes.ts'
 import { recordingSchemas } from './recording/schema.ts'
 import { startSweeper } from './retention/sweeper.ts'
 import { sharedSchemas } from './sessions/schema.ts'
+import { issueReadRoutes } from './issues/routes.ts'
+import { issueSchemas } from './issues/schema.ts'
 import { sessionListRoutes, sessionReadRoutes } from './sessions/routes.ts'
 import { apiKeyAccess } from './auth/api-key.ts'
 import { ErrorBody } from './shared/schema.ts'
@@ -75,12 +77,13 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     const writer = createWriter(database.db, { onCommitted: () => { status.written() } })
     app.decorate('writer', writer)
     installErrorHandler(base)
-    for (const schema of [ErrorBody, ...sharedSchemas, ...recordingSchemas, ...ingestSchemas, Health]) app.addSchema(schema)
+    for (const schema of [ErrorBody, ...sharedSchemas, ...issueSchemas, ...recordingSchemas, ...ingestSchemas, Health]) app.addSchema(schema)
 
     await registerOpenApi(base)
     await app.register(sessionListRoutes, { prefix: '/api/v1' })
     await app.register(sessionReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(recordingRoutes, { prefix: '/api/v1', access: apiKeyAccess })
+    await app.register(issueReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(dashboardApi(adminAuth(database.db, config.adminPassword)), { prefix: '/app/api' })
     await app.register(dashboardPages)

@@ -15,6 +15,7 @@ import { sweep } from './retention/service.ts'
 import { serve } from './server.ts'
 import { exportSessions, importSessions } from './transfer/service.ts'
 import { firstRun } from './first-run.ts'
+import { changeStatus, STATUS_OF_ACTION } from './issues/service.ts'
 import { ensurePassword } from './dashboard/auth.ts'
 import { describeKeys } from './projects/format.ts'
 
@@ -33,6 +34,8 @@ Commands:
                                           Write the project's sessions (with their screen recordings,
                                           unless --no-recording) as NDJSON to standard output
   retention run                           Delete every session past its project's retention now
+  issue resolve|ignore|reopen --project ID ISSUE_ID
+                                          Set an issue's status (a resolved issue reopens when it occurs again)
   admin reset-password                    Set a new generated dashboard password and print it
 
 Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT}), HOST (${DEFAULT_HOST}), TRUST_PROXY,
@@ -158,6 +161,15 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     }
     if (report.expired > 0) note(`${report.expired} imported sessions are already past the project's retention; the next sweep removes them`)
     return report.bad.length > 0 ? 1 : 0
+  }
+  if (command === 'issue' && sub !== undefined && Object.hasOwn(STATUS_OF_ACTION, sub)) {
+    const { values, positionals } = args(rest.slice(1), { project: { type: 'string' } }, 1)
+    const id = positionals[0]
+    if (id === undefined) throw new UsageError(`issue ${sub} needs an ISSUE_ID`)
+    const project = await projects.getProject(db, required(values, 'project'))
+    const { before, issue } = await changeStatus(db, project, id, STATUS_OF_ACTION[sub as keyof typeof STATUS_OF_ACTION])
+    print(before === issue.status ? `${issue.id} was already ${issue.status}: ${issue.title}` : `${issue.id} ${before} → ${issue.status}: ${issue.title}`)
+    return 0
   }
   if (command === 'retention' && sub === 'run') {
     args(rest.slice(1), {})

@@ -5,9 +5,12 @@ import { createProject, getProject, listProjects, rotateKeys, updateProject } fr
 import type { ReadAccess } from '../http/read-access.ts'
 import { recordingRoutes } from '../recording/routes.ts'
 import { sessionReadRoutes } from '../sessions/routes.ts'
+import { issueReadRoutes } from '../issues/routes.ts'
+import { IssueStatusBody } from '../issues/schema.ts'
+import { changeStatus } from '../issues/service.ts'
 import { SESSION_MS, type AdminAuth } from './auth.ts'
 import {
-  NewProjectBody, ProjectParams, ProjectPatchBody, SessionsQuery, SignInBody,
+  IssueInProjectParams, NewProjectBody, ProjectParams, ProjectPatchBody, SessionsQuery, SignInBody,
 } from './schema.ts'
 import { dashboardSessions, makeSignInLimiter } from './service.ts'
 
@@ -74,6 +77,11 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   const prefix = '/projects/:projectId'
   void app.register(sessionReadRoutes, { prefix, access: projectInPath })
   void app.register(recordingRoutes, { prefix, access: projectInPath })
+  void app.register(issueReadRoutes, { prefix, access: projectInPath })
+
+  app.post('/projects/:projectId/issues/:id/status', {
+    schema: { ...hide, params: IssueInProjectParams, body: IssueStatusBody },
+  }, async (request) => (await changeStatus(app.db, await getProject(app.db, request.params.projectId), request.params.id, request.body.status)).issue)
   done()
 }
 

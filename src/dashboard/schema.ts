@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { IssueParams } from '../issues/schema.ts'
 import {
   DASHBOARD_PAGE_SIZE, MAX_LIMIT, MAX_OFFSET, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
 } from '../../common/limits.ts'
@@ -17,6 +18,7 @@ export const ProjectPatchBody = Type.Partial(Type.Object(projectFields), { addit
 export type ProjectPatchBody = Static<typeof ProjectPatchBody>
 
 export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 100 }) })
+export const IssueInProjectParams = Type.Object({ ...ProjectParams.properties, ...IssueParams.properties })
 export const SessionsQuery = Type.Object({
   date: Type.Optional(Type.String({ format: 'date' })),
   errors: Type.Optional(Type.Boolean({ description: 'Only sessions with errors.' })),

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
+import { DEFAULT_LIMIT, MAX_ISSUE_ID_LENGTH, MAX_LIMIT, MAX_OFFSET, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
 import { Nullable, ref } from '../shared/schema.ts'
 import { INSTANT_PATTERN } from '../shared/time.ts'
 import { viewFields } from '../events/schema.ts'
@@ -70,6 +70,10 @@ export const ListQuery = Type.Object({
     pattern: INSTANT_PATTERN,
     description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). End of the period by startedAt, exclusive.',
     examples: ['2026-11-21T00:00:00+03:00'],
+  })),
+  issue: Type.Optional(Type.String({
+    minLength: 1, maxLength: MAX_ISSUE_ID_LENGTH,
+    description: 'Only the visits that hit this issue (an id from listIssues); an unknown id lists none.',
   })),
   limit: Type.Optional(Type.Integer({
     minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Number of sessions to return, 1 to ${MAX_LIMIT}.`,

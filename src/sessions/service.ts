@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import type { Db } from '../db/database.ts'
+import { canMatch, type Db } from '../db/database.ts'
 import { invalidParameter } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
 import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../shared/time.ts'
@@ -56,9 +56,13 @@ export async function listSessions(db: Db, project: ProjectContext, query: ListQ
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
   // The schema fills both defaults; the fallbacks serve direct callers.
   const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 }
+  const filters = query.issue === undefined ? {} : { issue: query.issue }
+  // No stored id holds U+0000 (PostgreSQL text cannot): such an issue matches nothing.
+  if (filters.issue !== undefined && !canMatch(filters.issue)) return { project: publicProject(project), total: 0, ...page, sessions: [] }
   const [total, rows] = await countThenPage(page.offset,
-    () => store.countSessions(db, project.id, range),
-    () => store.listSessions(db, project.id, range, page))
+    // The day counters count every visit; an issue's visits are counted through its links.
+    () => (filters.issue === undefined ? store.countSessions(db, project.id, range) : store.countFiltered(db, project.id, range, filters)),
+    () => store.listSessions(db, project.id, range, page, filters))
   return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
 }
 
@@ -67,7 +71,7 @@ export async function listSessions(db: Db, project: ProjectContext, query: ListQ
  * engines walk every row an OFFSET skips, so `offset` near MAX_OFFSET would scan the whole project
  * to find nothing. The first page needs its rows whatever the total, so it reads both at once.
  */
-async function countThenPage<R>(offset: number, count: () => Promise<number>, rows: () => Promise<R[]>): Promise<[number, R[]]> {
+export async function countThenPage<R>(offset: number, count: () => Promise<number>, rows: () => Promise<R[]>): Promise<[number, R[]]> {
   if (offset === 0) return Promise.all([count(), rows()])
   const total = await count()
   return [total, offset >= total ? [] : await rows()]

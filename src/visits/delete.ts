@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { DayDeltas } from './days.ts'
+import { forgetVisits } from './issues.ts'
 
 interface ExpiredRef {
   id: string
@@ -14,7 +15,7 @@ function findExpired(db: Db, projectId: string, cutoff: number, limit: number): 
 }
 
 /**
- * Deletes sessions with their events and recordings, and records the day-counter changes in `days` (apply them
+ * Deletes sessions with their events, recordings and issue links (their events leave the issues' counts), and records the day-counter changes in `days` (apply them
  * in the same transaction). Counters drop by the rows this call actually deleted: when two
  * processes sweep the same sessions, the second finds them gone and changes nothing.
  * Returns how many sessions it deleted.
@@ -25,9 +26,12 @@ export async function deleteSessions(
   if (refs.length === 0) return 0
   const ids = refs.map((r) => r.id)
   const deleted = await db.deleteFrom('sessions').where('project_id', '=', projectId).where('id', 'in', ids)
-    .returning('start_day').execute()
+    .returning(['id', 'start_day']).execute()
   await db.deleteFrom('events').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
   await deleteChunks(db, projectId, ids)
+  // Only the visits this call deleted leave their issues' counts; after the sessions, so every
+  // writer locks a visit's session row before its issues.
+  await forgetVisits(db, projectId, deleted.map((r) => r.id))
   for (const r of deleted) days.add(projectId, r.start_day, -1)
   return deleted.length
 }

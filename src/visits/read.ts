@@ -4,7 +4,7 @@ import { positive, rowAfter, unindexed } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { DAY_MS } from '../shared/time.ts'
-import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
+import type { EventTable, IssueStatus, IssueTable, RecordingChunkTable, SessionTable } from './tables.ts'
 import { FACT_COLUMNS } from './facts.ts'
 
 /** A session as the reads return it: its own columns, with its visitor facts (facts.ts) after its times. */
@@ -38,17 +38,21 @@ export function listSessions(
     .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
 }
 
-/** Dashboard filters: only sessions with errors, only sessions with a recording. */
+/** Filters: only sessions with errors, with a recording (dashboard), or that hit an issue. */
 export interface SessionFilters {
   errors?: boolean
   recording?: boolean
+  issue?: string
 }
 
 /**
  * Live sessions in a range matching the filters, counted up to `cap` (the dashboard shows "cap+"):
- * filters have no per-day counters, and counting a million rows exactly would cost ~0.5 s.
+ * errors and recording have no per-day counters, and counting a million rows exactly would cost
+ * ~0.5 s. An issue's visits are counted exactly (no cap): they are at most the issue's `sessions`.
  */
-export async function countFiltered(db: Db, projectId: string, range: SessionRange, filters: SessionFilters, cap: number): Promise<number> {
+export async function countFiltered(
+  db: Db, projectId: string, range: SessionRange, filters: SessionFilters, cap = Number.MAX_SAFE_INTEGER,
+): Promise<number> {
   const row = await db.selectFrom(liveSessions(db, projectId, range, filters).clearSelect().select('id').limit(cap).as('s'))
     .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
   return Number(row.n)
@@ -61,6 +65,11 @@ function liveSessions(db: Db, projectId: string, range: SessionRange, filters: S
   // Spelled as the partial indexes are, so any planner can match them.
   if (filters.errors) q = q.where(positive('events_errors'))
   if (filters.recording) q = q.where(positive('recording_chunks'))
+  const issue = filters.issue
+  if (issue !== undefined) {
+    q = q.where('id', 'in', (eb) => eb.selectFrom('issue_sessions').select('session_id')
+      .where('project_id', '=', projectId).where('issue_id', '=', issue))
+  }
   const day = singleDay(range)
   if (day !== null) return q.where('start_day', '=', day)
   if (range.from !== undefined) q = q.where('started_at', '>=', range.from)
@@ -190,4 +199,75 @@ export function chunksWithData(db: Db, projectId: string, sessionId: string): Pr
   return db.selectFrom('recording_chunks').select(['id', 'started_at', 'data'])
     .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('data', 'is not', null)
     .orderBy('started_at').orderBy('id').execute()
+}
+
+export const issueColumns = [
+  'id', 'grouping_version', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions', 'status',
+] as const satisfies readonly (keyof IssueTable)[]
+export type IssueRow = Pick<Selectable<IssueTable>, (typeof issueColumns)[number]>
+
+/** Issues whose lastSeenAt is in [from, to), of one status or all. */
+export interface IssueFilter {
+  status?: IssueStatus
+  from?: number
+  to?: number
+}
+
+/** The orders the dashboard offers; the API lists by last seen. */
+export type IssueOrder = 'last_seen' | 'events' | 'sessions'
+
+function issuesMatching(db: Db, projectId: string, filter: IssueFilter) {
+  let q = db.selectFrom('issues').where('project_id', '=', projectId)
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
+  if (filter.from !== undefined) q = q.where('last_seen_at', '>=', filter.from)
+  if (filter.to !== undefined) q = q.where('last_seen_at', '<', filter.to)
+  return q
+}
+
+/** One page of issues, most recent last seen first (or most events, most visits), id breaking ties. */
+export function listIssues(
+  db: Db, projectId: string, filter: IssueFilter, page: { limit: number; offset: number }, order: IssueOrder = 'last_seen',
+): Promise<IssueRow[]> {
+  const q = issuesMatching(db, projectId, filter).select(issueColumns)
+  const sorted = order === 'last_seen' ? q.orderBy('last_seen_at', 'desc') : q.orderBy(order, 'desc').orderBy('last_seen_at', 'desc')
+  return sorted.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+}
+
+/**
+ * Exact number of issues matching the filter. Without a time range it is read from issue_totals
+ * (one row per status), so the first page costs no count however many issues a project has.
+ */
+export async function countIssues(db: Db, projectId: string, filter: IssueFilter): Promise<number> {
+  if (filter.from === undefined && filter.to === undefined) {
+    let q = db.selectFrom('issue_totals').select((eb) => eb.fn.sum<number | string | null>('issues').as('n'))
+      .where('project_id', '=', projectId)
+    if (filter.status !== undefined) q = q.where('status', '=', filter.status)
+    return Number((await q.executeTakeFirst())?.n ?? 0)
+  }
+  const row = await issuesMatching(db, projectId, filter).select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function findIssue(db: Db, projectId: string, id: string): Promise<IssueRow | undefined> {
+  if (!canMatch(id)) return undefined
+  return db.selectFrom('issues').select(issueColumns).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+}
+
+/** The issue's most recent event in a live visit, with its visit's id; undefined when none is stored. */
+export async function latestIssueEvent(
+  db: Db, projectId: string, issueId: string, cutoff: number,
+): Promise<(EventRow & { session_id: string }) | undefined> {
+  return db.selectFrom('events as e')
+    .innerJoin('sessions as s', (j) => j.onRef('s.project_id', '=', 'e.project_id').onRef('s.id', '=', 'e.session_id'))
+    .select(eventColumns.map((c) => `e.${c}` as const)).select('e.session_id')
+    .where('e.project_id', '=', projectId).where('e.issue_id', '=', issueId).where('s.last_seen_at', '>=', cutoff)
+    .orderBy('e.created_at', 'desc').orderBy('e.seq', 'desc').limit(1).executeTakeFirst()
+}
+
+/** Recent live visits that hit the issue, the ones with a screen recording first. */
+export function issueVisits(db: Db, projectId: string, issueId: string, cutoff: number, limit: number): Promise<SessionListRow[]> {
+  return liveSessions(db, projectId, { cutoff }, { issue: issueId })
+    .orderBy((eb) => eb.case().when('recording_chunks', '>', 0).then(1).else(0).end(), 'desc')
+    .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
 }

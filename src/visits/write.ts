@@ -15,6 +15,7 @@ import { DayDeltas } from './days.ts'
 import { deleteSessions } from './delete.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
 import { factColumns, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
+import { countIssueEvents, issueTargets, type EventGroup, type IssueChange } from './issues.ts'
 
 /** What is known of a session before its events are stored. */
 export interface SessionSeed extends VisitorFacts {
@@ -31,6 +32,8 @@ export interface WriteJob {
   projectId: string
   seed: SessionSeed
   events: readonly EventRecord[]
+  /** Per event, the issue grouping put it in (src/issues/grouping.ts groupEvents), or null: not grouped. */
+  groups: readonly (EventGroup | null)[]
   cutoff: number
   now: number
   /** Screen recording chunks of the same session, stored in the same savepoint. */
@@ -42,10 +45,12 @@ export interface AppendResult {
   accepted: number
   duplicates: number
   recording?: RecordingResult
+  /** Issues this batch created or reopened, already queued for alerting in its transaction. */
+  issues?: IssueChange[]
 }
 
 type SessionRow = Selectable<SessionTable>
-/** Events per INSERT: well under both engines' bound-parameter limits (14 columns each). */
+/** Events per INSERT: well under both engines' bound-parameter limits (16 columns each). */
 const INSERT_CHUNK = 500
 
 /**
@@ -54,10 +59,8 @@ const INSERT_CHUNK = 500
  * was new. Run inside a transaction and apply `days` before it commits. On PostgreSQL the first
  * statement locks the session row, which serializes concurrent batches of one session.
  */
-async function appendEvents(
-  trx: Db, projectId: string, seed: SessionSeed, events: readonly EventRecord[], cutoff: number, now: number,
-  days: DayDeltas,
-): Promise<AppendResult> {
+async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas): Promise<AppendResult> {
+  const { seed, events, now } = job
   let first = seed.startedAt ?? Infinity
   let last = seed.lastSeenAt ?? -Infinity
   for (const e of events) {
@@ -66,8 +69,8 @@ async function appendEvents(
   }
   const startedAt = Number.isFinite(first) ? first : now
   const lastSeenAt = Number.isFinite(last) ? last : startedAt
-  return (await appendToLiveSession(trx, projectId, seed, events, cutoff, startedAt, lastSeenAt))
-    ?? appendGeneral(trx, projectId, seed, events, cutoff, startedAt, lastSeenAt, days)
+  return (await appendToLiveSession(trx, job, startedAt, lastSeenAt))
+    ?? appendGeneral(trx, job, startedAt, lastSeenAt, days)
 }
 
 /**
@@ -76,10 +79,8 @@ async function appendEvents(
  * batch is corrected below), one INSERT stores the events. No row matches — new, expired, or an
  * event earlier than the session's start — and the general path takes over.
  */
-async function appendToLiveSession(
-  trx: Db, projectId: string, seed: SessionSeed, events: readonly EventRecord[], cutoff: number,
-  startedAt: number, lastSeenAt: number,
-): Promise<AppendResult | null> {
+async function appendToLiveSession(trx: Db, job: WriteJob, startedAt: number, lastSeenAt: number): Promise<AppendResult | null> {
+  const { projectId, seed, events, cutoff } = job
   const n = events.length
   if (n === 0) return null
   const counts = countTypes(events.map((e) => e.type))
@@ -97,22 +98,23 @@ async function appendToLiveSession(
   // Import names the session; a key owned by another session is a conflict (the savepoint undoes the UPDATE).
   if (seed.id !== undefined && row.id !== seed.id) throw keyConflict(seed, row.id)
   const base = row.next_seq - n
-  const inserted = await insertEvents(trx, projectId, row.id, base, events)
+  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now)
+  const inserted = await insertEvents(trx, projectId, row.id, base, events, issueIds)
+  const rows = await insertedRows(trx, projectId, row.id, base, events, issueIds, inserted)
+  const issues = targets.size > 0 ? await countIssueEvents(trx, projectId, row.id, rows, targets) : undefined
   if (inserted < n) {
-    const stored = countTypes(await insertedTypes(trx, projectId, row.id, base, events, inserted))
+    const stored = countTypes(rows.map((r) => r.type))
     await trx.updateTable('sessions').set((eb) => ({
       events_total: eb('events_total', '-', counts.total - stored.total),
       events_errors: eb('events_errors', '-', counts.errors - stored.errors),
       events_slow: eb('events_slow', '-', counts.slow - stored.slow),
     })).where('project_id', '=', projectId).where('id', '=', row.id).execute()
   }
-  return { sessionId: row.id, accepted: inserted, duplicates: n - inserted }
+  return { sessionId: row.id, accepted: inserted, duplicates: n - inserted, ...(issues && issues.length > 0 && { issues }) }
 }
 
-async function appendGeneral(
-  trx: Db, projectId: string, seed: SessionSeed, events: readonly EventRecord[], cutoff: number,
-  startedAt: number, lastSeenAt: number, days: DayDeltas,
-): Promise<AppendResult> {
+async function appendGeneral(trx: Db, job: WriteJob, startedAt: number, lastSeenAt: number, days: DayDeltas): Promise<AppendResult> {
+  const { projectId, seed, events, cutoff } = job
   let session = await findSession(trx, projectId, seed)
   if (session && session.last_seen_at < cutoff) {
     // An expired session is gone for readers; reviving it would resurrect old events.
@@ -122,11 +124,13 @@ async function appendGeneral(
   const sessionId = session?.id ?? (await createSession(trx, projectId, seed, startedAt, lastSeenAt, days))
   const locked = await reserveSeq(trx, projectId, sessionId, events.length)
   const base = locked.next_seq - events.length
-  const inserted = await insertEvents(trx, projectId, sessionId, base, events)
-  const types = await insertedTypes(trx, projectId, sessionId, base, events, inserted)
-  await updateSession(trx, locked, seed, types, Math.min(startedAt, locked.started_at),
+  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now)
+  const inserted = await insertEvents(trx, projectId, sessionId, base, events, issueIds)
+  const rows = await insertedRows(trx, projectId, sessionId, base, events, issueIds, inserted)
+  const issues = targets.size > 0 ? await countIssueEvents(trx, projectId, sessionId, rows, targets) : undefined
+  await updateSession(trx, locked, seed, rows.map((r) => r.type), Math.min(startedAt, locked.started_at),
     Math.max(lastSeenAt, locked.last_seen_at), days)
-  return { sessionId, accepted: inserted, duplicates: events.length - inserted }
+  return { sessionId, accepted: inserted, duplicates: events.length - inserted, ...(issues && issues.length > 0 && { issues }) }
 }
 
 const keyConflict = (seed: SessionSeed, owner: string): AppError =>
@@ -140,13 +144,15 @@ const insertSql = new Map<unknown, Map<number, string>>()
  * Kysely builds the statement the first time for each row count; later calls reuse its SQL, which
  * saves ~100 µs per 20-event batch. The values go in the same column order as that first compile.
  */
-async function insertEvents(trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[]): Promise<number> {
+async function insertEvents(
+  trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[], issueIds: readonly (string | null)[],
+): Promise<number> {
   const adapter = trx.getExecutor().adapter
   let byCount = insertSql.get(adapter.constructor)
   if (!byCount) insertSql.set(adapter.constructor, (byCount = new Map<number, string>()))
   let inserted = 0
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
-    const rows = events.slice(i, i + INSERT_CHUNK).map((e, j) => toRow(projectId, sessionId, base + i + j, e))
+    const rows = events.slice(i, i + INSERT_CHUNK).map((e, j) => toRow(projectId, sessionId, base + i + j, e, issueIds[i + j] ?? null))
     const params = rows.flatMap((r) => EVENT_COLUMNS.map((c) => r[c]))
     let text = byCount.get(rows.length)
     if (text === undefined) {
@@ -163,15 +169,22 @@ async function insertEvents(trx: Db, projectId: string, sessionId: string, base:
   return inserted
 }
 
-/** Types of the events this batch stored: all of them, none, or (a partly retried batch) those holding its seq range. */
-async function insertedTypes(
-  trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[], inserted: number,
-): Promise<string[]> {
-  if (inserted === events.length) return events.map((e) => e.type)
+interface StoredEvent {
+  type: string
+  issueId: string | null
+  createdAt: number
+}
+
+/** The events this batch stored: all of them, none, or (a partly retried batch) those holding its seq range. */
+async function insertedRows(
+  trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[],
+  issueIds: readonly (string | null)[], inserted: number,
+): Promise<StoredEvent[]> {
+  if (inserted === events.length) return events.map((e, i) => ({ type: e.type, issueId: issueIds[i] ?? null, createdAt: e.createdAt }))
   if (inserted === 0) return []
-  const rows = await trx.selectFrom('events').select('type').where('project_id', '=', projectId)
+  const rows = await trx.selectFrom('events').select(['type', 'issue_id', 'created_at']).where('project_id', '=', projectId)
     .where('session_id', '=', sessionId).where('seq', '>=', base).where('seq', '<', base + events.length).execute()
-  return rows.map((r) => r.type)
+  return rows.map((r) => ({ type: r.type, issueId: r.issue_id, createdAt: r.created_at }))
 }
 
 async function findSession(trx: Db, projectId: string, seed: SessionSeed): Promise<SessionRow | undefined> {
@@ -236,11 +249,11 @@ const EVENT_COLUMNS = [
   'duration_ms', 'req_body', 'res_body', 'fingerprint', 'issue_id',
 ] as const satisfies readonly (keyof EventTable)[]
 
-function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord): EventTable {
+function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord, issueId: string | null): EventTable {
   return {
     project_id: projectId, session_id: sessionId, id: e.id, seq, type: e.type, created_at: e.createdAt,
     url: e.url, method: e.method, message: e.message, stack: e.stack, status_code: e.statusCode,
-    duration_ms: e.durationMs, req_body: e.reqBody, res_body: e.resBody, fingerprint: e.fingerprint, issue_id: null,
+    duration_ms: e.durationMs, req_body: e.reqBody, res_body: e.resBody, fingerprint: e.fingerprint, issue_id: issueId,
   }
 }
 
@@ -316,7 +329,7 @@ export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob
           await sql`savepoint batch`.execute(trx)
           const before = new DayDeltas()
           try {
-            const result = await appendEvents(trx, job.projectId, job.seed, job.events, job.cutoff, job.now, before)
+            const result = await appendEvents(trx, job, before)
             if (job.recording) {
               const { chunks, maxSessionBytes } = job.recording
               result.recording = await appendChunks(trx, job.projectId, result.sessionId, chunks, maxSessionBytes, job.now)

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
 import type { EventRecord } from '../../src/events/types.ts'
 import { writeBatches, type AppendResult, type WriteJob } from '../../src/visits/write.ts'
+import type { EventGroup } from '../../src/visits/issues.ts'
 
 let batchCounter = 0
 /** A valid ingest batch body of `events` for `sessionKey`, with a batch id of its own. */
@@ -21,9 +22,15 @@ export const eventRecord = (id: string, createdAt: number, type = 'CLICK', field
   reqBody: null, resBody: null, fingerprint: null, ...fields,
 })
 
-/** One visitor's batch as the write operation takes it; nothing past retention unless `cutoff` says so. */
-export const writeJob = (projectId: string, sessionKey: string, events: readonly EventRecord[], now: number, cutoff = 0): WriteJob => ({
-  projectId, seed: { sessionKey, ip: null, country: null, userAgent: null, utm: null }, events, cutoff, now,
+/**
+ * One visitor's batch as the write operation takes it; nothing past retention unless `cutoff` says so.
+ * No event is grouped unless `groups` says how.
+ */
+export const writeJob = (
+  projectId: string, sessionKey: string, events: readonly EventRecord[], now: number, cutoff = 0,
+  groups: readonly (EventGroup | null)[] = events.map(() => null),
+): WriteJob => ({
+  projectId, seed: { sessionKey, ip: null, country: null, userAgent: null, utm: null }, events, groups, cutoff, now,
 })
 
 /** Stores one batch through the visit's write operation, as ingest does, and returns what it stored. */

@@ -1,0 +1,39 @@
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
+import { MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
+import { projectOf } from '../auth/api-key.ts'
+import type { ReadAccess } from '../http/read-access.ts'
+import { errorResponses, ref } from '../shared/schema.ts'
+import { IssueDetailResponse, IssueListQuery, IssueListResponse, IssueParams } from './schema.ts'
+import * as service from './service.ts'
+
+/** listIssues and getIssue, for the read API (API key) and the dashboard (sign-in) alike. */
+export const issueReadRoutes: FastifyPluginCallbackTypebox<{ access: ReadAccess }> = (app, { access }, done) => {
+  app.addHook('onRequest', access.authenticate)
+
+  app.get('/issues', {
+    schema: {
+      operationId: 'listIssues',
+      tags: ['issues'],
+      summary: 'List issues: errors grouped across visits',
+      description: 'Pages through the project\'s issues, most recent lastSeenAt first (or by `sort`), then id descending. '
+        + '`from`/`to` select by lastSeenAt. Every given parameter is validated: an invalid value answers 400 naming it.',
+      ...access.schema,
+      querystring: IssueListQuery,
+      response: { 200: ref(IssueListResponse), ...errorResponses(400, 401, 503) },
+    },
+  }, (request) => service.listIssues(app.db, projectOf(request), request.query))
+
+  app.get('/issues/:id', {
+    schema: {
+      operationId: 'getIssue',
+      tags: ['issues'],
+      summary: 'Get one issue with its latest event and recent visits',
+      description: 'Unknown and other projects\' issues answer 404 alike, and so does an id longer than '
+        + `${MAX_ISSUE_ID_LENGTH} characters. The visits that hit it page through listSessions with \`issue=\`.`,
+      ...access.schema,
+      params: IssueParams,
+      response: { 200: ref(IssueDetailResponse), ...errorResponses(401, 404, 503) },
+    },
+  }, (request) => service.getIssue(app.db, projectOf(request), request.params.id))
+  done()
+}

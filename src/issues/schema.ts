@@ -1,0 +1,84 @@
+import Type, { type Static } from 'typebox'
+import { DEFAULT_LIMIT, ISSUE_VISITS, MAX_ISSUE_ID_LENGTH, MAX_LIMIT, MAX_OFFSET } from '../../common/limits.ts'
+import { Nullable, ref } from '../shared/schema.ts'
+import { INSTANT_PATTERN } from '../shared/time.ts'
+import { EventSchema, ProjectSchema, SessionSchema } from '../sessions/schema.ts'
+
+const DateTime = (description: string) => Type.String({ format: 'date-time', description })
+
+const Status = (description: string) =>
+  Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('ignored')], { description })
+
+export const IssueSchema = Type.Object({
+  id: Type.String({ description: 'Issue identifier; used in the path of getIssue and in `issue=` of listSessions.' }),
+  type: Type.String({ description: 'ERROR or HTTP_ERROR: the type of the events grouped into it.' }),
+  title: Type.String({
+    description: 'The error type and normalized message (`TypeError: Order <int> has no items`), or the request '
+      + '(`POST /api/orders/:id → 500`). Visitor-supplied text: escape it when displaying.',
+  }),
+  culprit: Nullable(Type.String({ description: 'The top in-app stack frame, or the URL template of a failed request; null when unknown.' })),
+  firstSeenAt: DateTime('Its first event (ISO 8601 UTC, milliseconds).'),
+  lastSeenAt: DateTime('Its most recent event (ISO 8601 UTC, milliseconds).'),
+  events: Type.Integer({ description: 'Stored events grouped into it: exact; events of visits deleted by retention no longer count.' }),
+  sessions: Type.Integer({ description: 'Distinct stored visits with at least one of its events: exact, like `events`.' }),
+  status: Status('open, resolved or ignored. A resolved issue that occurs again is open again (a regression).'),
+  groupingVersion: Type.Integer({ description: 'The version of the grouping rules that created it (docs/api.md, "Issues and grouping").' }),
+}, { $id: 'Issue', title: 'Issue', additionalProperties: false })
+
+export const IssueListQuery = Type.Object({
+  status: Type.Optional(Status('Only issues with this status.')),
+  from: Type.Optional(Type.String({
+    pattern: INSTANT_PATTERN,
+    description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). Start of the period by lastSeenAt, '
+      + 'inclusive. Must not be later than to.',
+    examples: ['2026-11-20T00:00:00Z'],
+  })),
+  to: Type.Optional(Type.String({
+    pattern: INSTANT_PATTERN,
+    description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). End of the period by lastSeenAt, exclusive.',
+  })),
+  sort: Type.Optional(Type.Union([Type.Literal('lastSeen'), Type.Literal('events'), Type.Literal('sessions')], {
+    default: 'lastSeen',
+    description: 'lastSeen: most recent lastSeenAt first; events or sessions: the most first, then by lastSeenAt. id breaks ties.',
+  })),
+  limit: Type.Optional(Type.Integer({
+    minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Number of issues to return, 1 to ${MAX_LIMIT}.`,
+  })),
+  offset: Type.Optional(Type.Integer({
+    minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Number of issues to skip, 0 to ${MAX_OFFSET} (2^53−1).`,
+  })),
+})
+export type IssueListQuery = Static<typeof IssueListQuery>
+
+export const IssueListResponse = Type.Object({
+  project: ref(ProjectSchema),
+  total: Type.Integer({ description: 'Issues matching the filter in total, ignoring limit and offset.' }),
+  limit: Type.Integer({ description: 'Limit applied.' }),
+  offset: Type.Integer({ description: 'Offset applied.' }),
+  issues: Type.Array(ref(IssueSchema), { description: 'In the order `sort` names; by default most recent lastSeenAt first, then id descending.' }),
+}, { $id: 'IssueList', title: 'IssueList', additionalProperties: false })
+
+export const IssueParams = Type.Object({
+  id: Type.String({ description: 'Issue identifier from the issues list.', maxLength: MAX_ISSUE_ID_LENGTH }),
+})
+
+export const IssueDetailResponse = Type.Object({
+  project: ref(ProjectSchema),
+  issue: ref(IssueSchema),
+  latestEvent: Nullable(Type.Object({
+    sessionId: Type.String({ description: 'The visit it happened in (getSession).' }),
+    event: ref(EventSchema),
+  }, { additionalProperties: false, description: 'Its most recent stored event; null when retention has deleted them all.' })),
+  sessions: Type.Array(ref(SessionSchema), {
+    description: `Up to ${ISSUE_VISITS} recent visits that hit it, the ones with a screen recording first, then by lastSeenAt descending.`,
+  }),
+}, { $id: 'IssueDetail', title: 'IssueDetail', additionalProperties: false })
+
+export type IssueView = Static<typeof IssueSchema>
+
+/** Schemas referenced by $id; registered once with app.addSchema. */
+export const issueSchemas = [IssueSchema, IssueListResponse, IssueDetailResponse]
+
+export const IssueStatusBody = Type.Object({
+  status: Status('The status to set: resolved (reopens when it occurs again), ignored, or open.'),
+}, { additionalProperties: false })

@@ -1,0 +1,88 @@
+import type { Kysely } from 'kysely'
+import { DEFAULT_LIMIT, ISSUE_VISITS } from '../../common/limits.ts'
+import type { Database, Db } from '../db/database.ts'
+import { notFound } from '../errors.ts'
+import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
+import { countThenPage, parseRange } from '../sessions/service.ts'
+import type { EventView, SessionView } from '../sessions/schema.ts'
+import { toEventView, toSessionView } from '../sessions/views.ts'
+import { toIso } from '../shared/time.ts'
+import * as store from '../visits/read.ts'
+import { setIssueStatus } from '../visits/issues.ts'
+import type { IssueStatus } from '../visits/tables.ts'
+import type { IssueListQuery, IssueView } from './schema.ts'
+
+export interface IssueListResult {
+  project: Project
+  total: number
+  limit: number
+  offset: number
+  issues: IssueView[]
+}
+
+export interface IssueDetailResult {
+  project: Project
+  issue: IssueView
+  latestEvent: { sessionId: string; event: EventView } | null
+  sessions: SessionView[]
+}
+
+export function toIssueView(row: store.IssueRow): IssueView {
+  return {
+    id: row.id,
+    type: row.type,
+    title: row.title,
+    culprit: row.culprit,
+    firstSeenAt: toIso(row.first_seen_at),
+    lastSeenAt: toIso(row.last_seen_at),
+    events: row.events,
+    sessions: row.sessions,
+    status: row.status,
+    groupingVersion: row.grouping_version,
+  }
+}
+
+const ORDER = { lastSeen: 'last_seen', events: 'events', sessions: 'sessions' } as const satisfies Record<string, store.IssueOrder>
+
+/** listIssues: most recent last seen first; `from`/`to` select by lastSeenAt. */
+export async function listIssues(db: Db, project: ProjectContext, query: IssueListQuery): Promise<IssueListResult> {
+  const filter = { ...parseRange(query), ...(query.status !== undefined && { status: query.status }) }
+  const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 }
+  const [total, rows] = await countThenPage(page.offset,
+    () => store.countIssues(db, project.id, filter),
+    () => store.listIssues(db, project.id, filter, page, ORDER[query.sort ?? 'lastSeen']))
+  return { project: publicProject(project), total, ...page, issues: rows.map(toIssueView) }
+}
+
+/**
+ * getIssue: the issue, its latest stored event and recent visits. Unknown ids and other projects'
+ * issues answer the same 404.
+ */
+export async function getIssue(db: Db, project: ProjectContext, id: string, now = Date.now()): Promise<IssueDetailResult> {
+  const row = await store.findIssue(db, project.id, id)
+  if (!row) throw notFound(`Issue "${id}" not found`)
+  const cutoff = retentionCutoff(project, now)
+  const [latest, visits] = await Promise.all([
+    store.latestIssueEvent(db, project.id, id, cutoff),
+    store.issueVisits(db, project.id, id, cutoff, ISSUE_VISITS),
+  ])
+  return {
+    project: publicProject(project),
+    issue: toIssueView(row),
+    latestEvent: latest ? { sessionId: latest.session_id, event: toEventView(latest) } : null,
+    sessions: visits.map(toSessionView),
+  }
+}
+
+/** What `issue resolve|ignore|reopen` and the dashboard's buttons set. */
+export const STATUS_OF_ACTION = { resolve: 'resolved', ignore: 'ignored', reopen: 'open' } as const satisfies Record<string, IssueStatus>
+
+/** Changes an issue's status; 404 for an issue the project does not have. Returns the issue as it is now. */
+export async function changeStatus(
+  db: Kysely<Database>, project: ProjectContext, id: string, status: IssueStatus, now = Date.now(),
+): Promise<{ before: IssueStatus; issue: IssueView }> {
+  const before = await setIssueStatus(db, project.id, id, status, now)
+  const row = before === null ? undefined : await store.findIssue(db, project.id, id)
+  if (before === null || !row) throw notFound(`Issue "${id}" not found in project ${project.id}`)
+  return { before, issue: toIssueView(row) }
+}

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../../src/db/database.ts'
+import type { EventRecord } from '../../../src/events/types.ts'
+import { createProject } from '../../../src/projects/service.ts'
+import { DAY_MS } from '../../../src/shared/time.ts'
+import { deleteExpired } from '../../../src/visits/delete.ts'
+import { setIssueStatus, type EventGroup } from '../../../src/visits/issues.ts'
+import { countFiltered, countIssues, findIssue, latestIssueEvent, listIssues } from '../../../src/visits/read.ts'
+import { writeBatches, type AppendResult } from '../../../src/visits/write.ts'
+import { openTestDatabase } from '../../helpers/databases.ts'
+import { testEngines } from '../../helpers/engines.ts'
+import { eventRecord, writeJob } from '../../helpers/factories.ts'
+
+const group = (fingerprint: string): EventGroup => ({ version: 1, fingerprint, title: `Error ${fingerprint}`, culprit: null })
+
+for (const engine of testEngines()) {
+  describe(`issues store [${engine}]`, () => {
+    let handle: Awaited<ReturnType<typeof openTestDatabase>>
+    let db: Kysely<Database>
+    let projectId: string
+    const now = Date.UTC(2026, 10, 21, 15, 0, 0)
+
+    /** Stores `events` in `key`'s visit, grouping each ERROR by the fingerprint in its message. */
+    async function store(key: string, events: EventRecord[], at = now): Promise<AppendResult> {
+      const groups = events.map((e) => (e.type === 'ERROR' ? group(e.message ?? '') : null))
+      const [outcome] = await writeBatches(db, [writeJob(projectId, key, events, at, 0, groups)])
+      assert.ok(outcome && 'result' in outcome, 'stored')
+      return outcome.result
+    }
+    const error = (id: string, at: number, fp: string) => eventRecord(id, at, 'ERROR', { message: fp })
+    const issueOf = async (fp: string) => {
+      const all = await listIssues(db, projectId, {}, { limit: 200, offset: 0 })
+      return all.find((i) => i.title === `Error ${fp}`)
+    }
+
+    before(async () => {
+      handle = await openTestDatabase(engine)
+      db = handle.db
+      projectId = (await createProject(db, { name: 'Issues', domain: 'issues.example' })).id
+    })
+    after(() => handle.dispose())
+
+    it('groups events by fingerprint across visits, with exact event and visit counts', async () => {
+      const first = await store('v1', [error('a', now - 5000, 'A'), error('b', now - 4000, 'A'), error('c', now - 3000, 'B'), eventRecord('d', now - 2000)])
+      assert.deepEqual(first.issues?.map((c) => [c.kind, c.issue.title, c.issue.events]).sort(), [['new', 'Error A', 2], ['new', 'Error B', 1]])
+      const second = await store('v2', [error('a', now - 1000, 'A')])
+      assert.equal(second.issues, undefined, 'a known issue is not new again')
+      const a = await issueOf('A')
+      assert.ok(a)
+      assert.equal(a.events, 3)
+      assert.equal(a.sessions, 2)
+      assert.equal(a.first_seen_at, now - 5000)
+      assert.equal(a.last_seen_at, now - 1000)
+      assert.equal(a.status, 'open')
+      assert.equal(await countIssues(db, projectId, {}), 2)
+      assert.equal(await countFiltered(db, projectId, { cutoff: 0 }, { issue: a.id }), 2)
+      const latest = await latestIssueEvent(db, projectId, a.id, 0)
+      assert.equal(latest?.id, 'a')
+      assert.equal(latest?.created_at, now - 1000)
+    })
+
+    it('a retried batch changes no count, and a partly new batch counts only what is new', async () => {
+      await store('v1', [error('a', now - 5000, 'A'), error('b', now - 4000, 'A')])
+      const before = await issueOf('A')
+      assert.equal(before?.events, 3)
+      await store('v1', [error('b', now - 4000, 'A'), error('e', now - 900, 'A')])
+      const after = await issueOf('A')
+      assert.equal(after?.events, 4)
+      assert.equal(after?.sessions, 2)
+    })
+
+    it('an issue created for a retry whose events were all stored already is removed again', async () => {
+      // Event 'c' of v1 is stored under B; the same event now grouped as Z (as when a map arrived in between).
+      const result = await store('v1', [error('c', now - 3000, 'Z')])
+      assert.equal(result.duplicates, 1)
+      assert.equal(result.issues, undefined)
+      assert.equal(await issueOf('Z'), undefined)
+      assert.equal(await countIssues(db, projectId, { status: 'open' }), 2)
+    })
+
+    it('resolving moves the totals; an event after the resolve reopens it once, an older one does not', async () => {
+      const a = await issueOf('A')
+      assert.ok(a)
+      assert.equal(await setIssueStatus(db, projectId, a.id, 'resolved', now), 'open')
+      assert.equal(await countIssues(db, projectId, { status: 'resolved' }), 1)
+      assert.equal(await countIssues(db, projectId, { status: 'open' }), 1)
+      const late = await store('v3', [error('old', now - 60_000, 'A')])
+      assert.equal(late.issues, undefined, 'an event from before the resolve is no regression')
+      assert.equal((await findIssue(db, projectId, a.id))?.status, 'resolved')
+      const again = await store('v3', [error('new', now + 1000, 'A')], now + 2000)
+      assert.deepEqual(again.issues?.map((c) => c.kind), ['regression'])
+      assert.equal((await findIssue(db, projectId, a.id))?.status, 'open')
+      assert.equal(await countIssues(db, projectId, { status: 'open' }), 2)
+      assert.equal(await countIssues(db, projectId, { status: 'resolved' }), 0)
+      assert.equal(await setIssueStatus(db, projectId, a.id, 'ignored', now), 'open')
+      assert.equal(await setIssueStatus(db, projectId, 'nope', 'ignored', now), null)
+      assert.equal(await countIssues(db, projectId, {}), 2)
+    })
+
+    it('retention takes deleted visits out of the counts and keeps the issue with its status', async () => {
+      const project = (await createProject(db, { name: 'Expiring', domain: 'expiring.example' })).id
+      const old = now - 40 * DAY_MS
+      const groups = [group('X'), group('X')]
+      await writeBatches(db, [writeJob(project, 'old', [error('a', old, 'X'), error('b', old + 1, 'X')], now, 0, groups)])
+      await writeBatches(db, [writeJob(project, 'new', [error('a', now - 10, 'X')], now, 0, [group('X')])])
+      const [x] = await listIssues(db, project, {}, { limit: 10, offset: 0 })
+      assert.ok(x)
+      assert.deepEqual([x.events, x.sessions], [3, 2])
+      assert.equal(await deleteExpired(db, project, now - 30 * DAY_MS, 100), 1)
+      const after = await findIssue(db, project, x.id)
+      assert.deepEqual([after?.events, after?.sessions, after?.first_seen_at], [1, 1, old])
+      assert.equal(await deleteExpired(db, project, now + 1, 100), 1)
+      const empty = await findIssue(db, project, x.id)
+      assert.deepEqual([empty?.events, empty?.sessions, empty?.status], [0, 0, 'open'])
+      assert.equal(await countFiltered(db, project, { cutoff: 0 }, { issue: x.id }), 0)
+    })
+
+    it('lists by last seen, events or visits, filters by status and time, and never shows another project\'s issues', async () => {
+      const other = (await createProject(db, { name: 'Other', domain: 'other.example' })).id
+      await writeBatches(db, [writeJob(other, 'o', [error('a', now, 'A')], now, 0, [group('A')])])
+      const byTime = await listIssues(db, projectId, {}, { limit: 10, offset: 0 })
+      assert.deepEqual(byTime.map((i) => i.title), ['Error A', 'Error B'])
+      const byEvents = await listIssues(db, projectId, {}, { limit: 10, offset: 0 }, 'events')
+      assert.equal(byEvents[0]?.title, 'Error A')
+      assert.deepEqual((await listIssues(db, projectId, { status: 'ignored' }, { limit: 10, offset: 0 })).map((i) => i.title), ['Error A'])
+      assert.equal(await countIssues(db, projectId, { from: now - 3500, to: now }), 1)
+      assert.equal(await countIssues(db, other, {}), 1)
+    })
+  })
+}
