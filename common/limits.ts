@@ -32,6 +32,8 @@ export const MAX_CHUNK_ID_LENGTH = 100
 export const MAX_ISSUE_ID_LENGTH = 64
 /** Visits getIssue returns with an issue. */
 export const ISSUE_VISITS = 10
+/** Days of the dashboard's occurrences-over-time chart of an issue. */
+export const ISSUE_HISTOGRAM_DAYS = 30
 
 // --- Ingest ---
 

@@ -3,13 +3,15 @@ import { clear, h } from './dom.ts'
 import { renderApiTab } from './views/api-tab.ts'
 import { renderLogin } from './views/login.ts'
 import { renderProjects } from './views/projects.ts'
+import { renderIssue } from './views/issue.ts'
+import { renderIssues } from './views/issues.ts'
 import { renderSession } from './views/session.ts'
 import { renderSessions } from './views/sessions.ts'
 import { renderSettings } from './views/settings.ts'
 
 const root = document.getElementById('app') ?? document.body
 
-/** Where each hash route leads. `#/p/<project>/<tab>` and `#/p/<project>/s/<session>` take a project. */
+/** Where each hash route leads. `#/p/<project>/<tab>`, `#/p/<project>/s/<session>` and `#/p/<project>/issues/<issue>` take a project. */
 async function route(): Promise<void> {
   const [path = '', query = ''] = location.hash.replace(/^#/, '').split('?')
   const params = new URLSearchParams(query)
@@ -36,12 +38,17 @@ async function route(): Promise<void> {
       await renderSession(main, project, parts[3])
       return
     }
+    if (parts[2] === 'issues' && parts[3] !== undefined) {
+      await renderIssue(main, project, parts[3])
+      return
+    }
     const tab = parts[2] ?? 'sessions'
     main.append(projectHeader(project, tab))
     const body = h('section', { class: 'tab' })
     main.append(body)
     if (tab === 'api') renderApiTab(body, project)
     else if (tab === 'settings') renderSettings(body, project)
+    else if (tab === 'issues') await renderIssues(body, project, params)
     else await renderSessions(body, project, params)
   } catch (error) {
     if (error instanceof ApiError && error.code === 'not_signed_in') return
@@ -64,7 +71,7 @@ function projectHeader(project: ProjectSummary, active: string): HTMLElement {
     h('a', { href: `#/p/${encodeURIComponent(project.id)}/${id}`, class: id === active ? 'active' : null, id: `tab-${id}` }, label)
   return h('div', { class: 'project-head' },
     h('h1', {}, project.name, ' ', h('small', {}, project.domain)),
-    h('nav', { class: 'tabs' }, tab('sessions', 'Sessions'), tab('api', 'API'), tab('settings', 'Settings')))
+    h('nav', { class: 'tabs' }, tab('sessions', 'Sessions'), tab('issues', 'Issues'), tab('api', 'API'), tab('settings', 'Settings')))
 }
 
 setSignedOutHandler(() => {

@@ -12,7 +12,7 @@ import { SESSION_MS, type AdminAuth } from './auth.ts'
 import {
   IssueInProjectParams, NewProjectBody, ProjectParams, ProjectPatchBody, SessionsQuery, SignInBody,
 } from './schema.ts'
-import { dashboardSessions, makeSignInLimiter } from './service.ts'
+import { dashboardSessions, issueHistogram, makeSignInLimiter } from './service.ts'
 
 const COOKIE = 'sw_admin'
 /** Cross-site requests cannot set custom headers without a CORS preflight, which /app never grants. */
@@ -78,6 +78,9 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   void app.register(sessionReadRoutes, { prefix, access: projectInPath })
   void app.register(recordingRoutes, { prefix, access: projectInPath })
   void app.register(issueReadRoutes, { prefix, access: projectInPath })
+
+  app.get('/projects/:projectId/issues/:id/histogram', { schema: { ...hide, params: IssueInProjectParams } }, async (request) =>
+    issueHistogram(app.db, await getProject(app.db, request.params.projectId), request.params.id))
 
   app.post('/projects/:projectId/issues/:id/status', {
     schema: { ...hide, params: IssueInProjectParams, body: IssueStatusBody },

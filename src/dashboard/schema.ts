@@ -23,6 +23,7 @@ export const SessionsQuery = Type.Object({
   date: Type.Optional(Type.String({ format: 'date' })),
   errors: Type.Optional(Type.Boolean({ description: 'Only sessions with errors.' })),
   recording: Type.Optional(Type.Boolean({ description: 'Only sessions with a screen recording.' })),
+  issue: Type.Optional(IssueParams.properties.id),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DASHBOARD_PAGE_SIZE })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 })),
 })

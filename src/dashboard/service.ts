@@ -1,10 +1,12 @@
 import {
-  COUNT_CAP, DASHBOARD_PAGE_SIZE, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS,
+  COUNT_CAP, DASHBOARD_PAGE_SIZE, ISSUE_HISTOGRAM_DAYS, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS,
 } from '../../common/limits.ts'
-import type { Db } from '../db/database.ts'
+import { canMatch, type Db } from '../db/database.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { parseRange } from '../sessions/service.ts'
-import { countFiltered, countSessions, listSessions } from '../visits/read.ts'
+import { countFiltered, countSessions, findIssue, issueEventsPerDay, listSessions } from '../visits/read.ts'
+import { notFound } from '../errors.ts'
+import { DAY_MS, dayOf, toIso } from '../shared/time.ts'
 import type { SessionDetailView } from '../sessions/schema.ts'
 import { toDetailView } from '../sessions/views.ts'
 import type { SessionsQuery } from './schema.ts'
@@ -26,9 +28,13 @@ export async function dashboardSessions(
   db: Db, project: ProjectContext, query: SessionsQuery, now = Date.now(), cap = COUNT_CAP,
 ): Promise<DashboardSessions> {
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
-  const filters = { errors: query.errors === true, recording: query.recording === true }
+  const filters = {
+    errors: query.errors === true, recording: query.recording === true,
+    ...(query.issue !== undefined && canMatch(query.issue) && { issue: query.issue }),
+  }
   const page = { limit: query.limit ?? DASHBOARD_PAGE_SIZE, offset: query.offset ?? 0 }
-  const filtered = filters.errors || filters.recording
+  if (query.issue !== undefined && filters.issue === undefined) return { total: 0, totalCapped: false, ...page, sessions: [] }
+  const filtered = filters.errors || filters.recording || filters.issue !== undefined
   const [total, rows] = await Promise.all([
     filtered ? countFiltered(db, project.id, range, filters, cap + 1) : countSessions(db, project.id, range),
     listSessions(db, project.id, range, page, filters),
@@ -36,6 +42,20 @@ export async function dashboardSessions(
   return {
     total: filtered ? Math.min(total, cap) : total, totalCapped: filtered && total > cap,
     ...page, sessions: rows.map(toDetailView),
+  }
+}
+
+/** Events of an issue per UTC day over the last `days` days, oldest first, days without any included. */
+export async function issueHistogram(
+  db: Db, project: ProjectContext, issueId: string, now = Date.now(), days = ISSUE_HISTOGRAM_DAYS,
+): Promise<{ days: { day: string; events: number }[] }> {
+  const issue = await findIssue(db, project.id, issueId)
+  if (!issue) throw notFound(`Issue "${issueId}" not found`)
+  const last = dayOf(now)
+  const counts = new Map((await issueEventsPerDay(db, project.id, issueId, (last - days + 1) * DAY_MS)).map((r) => [r.day, r.events]))
+  return {
+    days: Array.from({ length: days }, (_, i) => last - days + 1 + i)
+      .map((day) => ({ day: toIso(day * DAY_MS).slice(0, 10), events: counts.get(day) ?? 0 })),
   }
 }
 

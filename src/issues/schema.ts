@@ -82,3 +82,5 @@ export const issueSchemas = [IssueSchema, IssueListResponse, IssueDetailResponse
 export const IssueStatusBody = Type.Object({
   status: Status('The status to set: resolved (reopens when it occurs again), ignored, or open.'),
 }, { additionalProperties: false })
+export type IssueListView = Static<typeof IssueListResponse>
+export type IssueDetailView = Static<typeof IssueDetailResponse>

@@ -25,6 +25,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'sessions', description: 'Read API v1: recorded visits and their events (API key).' },
         { name: 'recording', description: 'Read API v1 extension: a session\'s screen recording (API key).' },
+        { name: 'issues', description: 'Read API v1 extension: errors grouped across visits into issues (API key).' },
         { name: 'ingest', description: 'Write side for the browser SDK (ingest key).' },
         { name: 'operations', description: 'Health checks for load balancers and orchestrators.' },
       ],

@@ -1,5 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { TYPE_PATTERN } from '../events/types.ts'
+import { MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
+import { Nullable } from '../shared/schema.ts'
 import { RecordingUpload } from '../recording/schema.ts'
 import { inputFields } from '../events/schema.ts'
 import { inputFacts } from '../visits/facts.ts'
@@ -10,6 +12,8 @@ export const TransferEvent = Type.Object({
   type: Type.String({ pattern: TYPE_PATTERN }),
   createdAt: Type.String({ maxLength: 40 }),
   ...inputFields(),
+  /** Exported with the event; import groups the events again, so the value is not used. */
+  issueId: Type.Optional(Nullable(Type.String({ maxLength: MAX_ISSUE_ID_LENGTH }))),
 }, { additionalProperties: false })
 
 /**

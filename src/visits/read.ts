@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import { canMatch, type Db } from '../db/database.ts'
 import { positive, rowAfter, unindexed } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
@@ -270,4 +270,13 @@ export function issueVisits(db: Db, projectId: string, issueId: string, cutoff: 
   return liveSessions(db, projectId, { cutoff }, { issue: issueId })
     .orderBy((eb) => eb.case().when('recording_chunks', '>', 0).then(1).else(0).end(), 'desc')
     .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
+}
+
+/** An issue's events per UTC day number since `from`, from the partial issue index. Days without events are absent. */
+export async function issueEventsPerDay(db: Db, projectId: string, issueId: string, from: number): Promise<{ day: number; events: number }[]> {
+  const day = sql<number | string>`created_at / ${sql.lit(DAY_MS)}`
+  const rows = await db.selectFrom('events').select([day.as('day'), (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('project_id', '=', projectId).where('issue_id', '=', issueId).where('created_at', '>=', from)
+    .groupBy(day).execute()
+  return rows.map((r) => ({ day: Number(r.day), events: Number(r.n) }))
 }

@@ -30,7 +30,7 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
 
   let replay: Replay | null = null
   const items = detail.events.map((e) => {
-    const item = eventItem(e, started)
+    const item = eventItem(e, started, project)
     item.addEventListener('click', (event) => {
       if ((event.target as HTMLElement).closest('details')) return
       select(item)
@@ -67,7 +67,7 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
 const fact = (term: string, value: string) => h('div', {}, h('dt', {}, term), h('dd', {}, value))
 
 /** One event: time since the session started, type, caption; details (stack, bodies) fold out. */
-function eventItem(e: SessionEvent, started: number): HTMLElement {
+function eventItem(e: SessionEvent, started: number, project: ProjectSummary): HTMLElement {
   const caption = e.message ?? (e.url ? `${e.method ?? ''} ${e.url}`.trim() : '')
   const extra: HTMLElement[] = []
   if (e.url) extra.push(h('p', {}, h('b', {}, 'URL '), e.method ? `${e.method} ` : '', e.url))
@@ -81,5 +81,6 @@ function eventItem(e: SessionEvent, started: number): HTMLElement {
     h('span', { class: 'at' }, `+${formatDuration(Date.parse(e.createdAt) - started)}`),
     h('span', { class: `badge ${kind}` }, e.type),
     h('span', { class: 'caption' }, caption),
+    e.issueId ? h('a', { class: 'issue-link', href: `#/p/${encodeURIComponent(project.id)}/issues/${encodeURIComponent(e.issueId)}` }, 'Issue ›') : null,
     extra.length > 0 ? h('details', {}, h('summary', {}, 'Details'), ...extra) : null)
 }

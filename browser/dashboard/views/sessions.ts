@@ -9,6 +9,7 @@ export async function renderSessions(body: HTMLElement, project: ProjectSummary,
   const date = params.get('date') ?? ''
   const errors = params.get('errors') === '1'
   const recording = params.get('recording') === '1'
+  const issue = params.get('issue')
   const offset = Math.max(0, Number(params.get('offset')) || 0)
   const base = `#/p/${encodeURIComponent(project.id)}/sessions`
   const go = (next: Record<string, string | null>) => {
@@ -30,12 +31,16 @@ export async function renderSessions(body: HTMLElement, project: ProjectSummary,
     h('label', {}, 'Started on (UTC) ', dateInput),
     h('label', {}, errorsBox, ' With errors only'),
     h('label', {}, recordingBox, ' With a recording'),
-    date ? h('button', { type: 'button', class: 'link', onclick: () => { go({ date: null, offset: null }) } }, 'Any date') : null))
+    date ? h('button', { type: 'button', class: 'link', onclick: () => { go({ date: null, offset: null }) } }, 'Any date') : null,
+    issue ? h('span', { id: 'filter-issue' }, 'Visits that hit ',
+      h('a', { href: `#/p/${encodeURIComponent(project.id)}/issues/${encodeURIComponent(issue)}` }, 'this issue'), ' ',
+      h('button', { type: 'button', class: 'link', onclick: () => { go({ issue: null, offset: null }) } }, 'Show all')) : null))
 
   const q = new URLSearchParams({ limit: String(PAGE), offset: String(offset) })
   if (date) q.set('date', date)
   if (errors) q.set('errors', 'true')
   if (recording) q.set('recording', 'true')
+  if (issue) q.set('issue', issue)
   const page = await api<Page>('GET', `/projects/${encodeURIComponent(project.id)}/sessions?${q.toString()}`)
 
   if (page.sessions.length === 0) {

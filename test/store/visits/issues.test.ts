@@ -58,7 +58,7 @@ for (const engine of testEngines()) {
       assert.equal(await countFiltered(db, projectId, { cutoff: 0 }, { issue: a.id }), 2)
       const latest = await latestIssueEvent(db, projectId, a.id, 0)
       assert.equal(latest?.id, 'a')
-      assert.equal(latest?.created_at, now - 1000)
+      assert.equal(latest.created_at, now - 1000)
     })
 
     it('a retried batch changes no count, and a partly new batch counts only what is new', async () => {
@@ -68,7 +68,7 @@ for (const engine of testEngines()) {
       await store('v1', [error('b', now - 4000, 'A'), error('e', now - 900, 'A')])
       const after = await issueOf('A')
       assert.equal(after?.events, 4)
-      assert.equal(after?.sessions, 2)
+      assert.equal(after.sessions, 2)
     })
 
     it('an issue created for a retry whose events were all stored already is removed again', async () => {

@@ -1,0 +1,87 @@
+import { api, type IssueDetail, type IssueItem, type ProjectSummary } from '../api.ts'
+import { clear, formatDuration, formatTime, h } from '../dom.ts'
+import { browserName } from './sessions.ts'
+
+const ACTIONS = [['resolve', 'resolved', 'Resolve'], ['ignore', 'ignored', 'Ignore'], ['reopen', 'open', 'Reopen']] as const
+
+/** One issue: what it is, how often, where in the code, who hit it, and its status buttons. */
+export async function renderIssue(main: HTMLElement, project: ProjectSummary, id: string): Promise<void> {
+  const base = `/projects/${encodeURIComponent(project.id)}/issues/${encodeURIComponent(id)}`
+  const projectHash = `#/p/${encodeURIComponent(project.id)}`
+  const [detail, histogram] = await Promise.all([
+    api<IssueDetail>('GET', base),
+    api<{ days: { day: string; events: number }[] }>('GET', `${base}/histogram`),
+  ])
+  const facts = h('dl', { class: 'facts', id: 'issue-facts' })
+  const actions = h('div', { class: 'actions', id: 'issue-actions' })
+  const show = (issue: IssueItem) => {
+    clear(facts)
+    facts.append(
+      fact('Status', issue.status), fact('Type', issue.type), fact('Where', issue.culprit ?? '—'),
+      fact('Events', String(issue.events)), fact('Visits', String(issue.sessions)),
+      fact('First seen', formatTime(issue.firstSeenAt)), fact('Last seen', formatTime(issue.lastSeenAt)))
+    clear(actions)
+    for (const [action, status, label] of ACTIONS) {
+      if (status === issue.status) continue
+      actions.append(h('button', {
+        type: 'button', id: `issue-${action}`,
+        onclick: () => {
+          void api<IssueItem>('POST', `${base}/status`, { status }).then(show,
+            (error: unknown) => { actions.append(h('p', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error))) })
+        },
+      }, label))
+    }
+  }
+  main.append(
+    h('p', {}, h('a', { href: `${projectHash}/issues` }, `‹ ${project.name}: issues`)),
+    h('h1', { id: 'issue-title' }, detail.issue.title),
+    facts, actions,
+    h('h2', {}, 'Occurrences, last 30 days'), chart(histogram.days))
+  show(detail.issue)
+
+  main.append(h('h2', {}, 'Latest event'))
+  const latest = detail.latestEvent
+  if (!latest) {
+    main.append(h('p', { class: 'empty' }, 'Its events are past the project\'s retention; the issue keeps its status.'))
+  } else {
+    const e = latest.event
+    main.append(h('section', { class: 'latest', id: 'latest-event' },
+      h('p', {}, formatTime(e.createdAt), ' · ',
+        h('a', { href: `${projectHash}/s/${encodeURIComponent(latest.sessionId)}` }, 'open its visit')),
+      e.message ? h('p', { class: 'message' }, e.message) : null,
+      e.url ? h('p', {}, h('b', {}, 'URL '), e.method ? `${e.method} ` : '', e.url) : null,
+      e.statusCode !== null ? h('p', {}, h('b', {}, 'Status '), e.statusCode) : null,
+      e.stack ? h('pre', { class: 'stack', id: 'issue-stack' }, e.stack) : null))
+  }
+
+  main.append(h('h2', {}, 'Visits that hit it'))
+  if (detail.sessions.length === 0) {
+    main.append(h('p', { class: 'empty' }, 'None stored any more.'))
+  } else {
+    main.append(h('table', { class: 'list', id: 'issue-sessions' },
+      h('thead', {}, h('tr', {}, ...['Last activity', 'Duration', 'Country', 'Errors', 'Replay', 'Browser'].map((t) => h('th', {}, t)))),
+      h('tbody', {}, ...detail.sessions.map((s) => {
+        const href = `${projectHash}/s/${encodeURIComponent(s.id)}`
+        return h('tr', {},
+          h('td', {}, h('a', { href, class: 'session-link' }, formatTime(s.lastSeenAt))),
+          h('td', {}, formatDuration(Date.parse(s.lastSeenAt) - Date.parse(s.startedAt))),
+          h('td', {}, s.country ?? '—'),
+          h('td', { class: 'num bad' }, s.events.errors),
+          h('td', {}, h('a', { href, class: 'replay-link' }, '▶ Watch')),
+          h('td', { class: 'ua', title: s.userAgent ?? '' }, browserName(s.userAgent)))
+      }))),
+      h('p', {}, h('a', { id: 'issue-all-visits', href: `${projectHash}/sessions?issue=${encodeURIComponent(id)}` }, `All ${detail.issue.sessions} visits ›`)))
+  }
+}
+
+const fact = (term: string, value: string) => h('div', {}, h('dt', {}, term), h('dd', {}, value))
+
+/** Bars of events per day; each bar says its day and count on hover and to screen readers. */
+function chart(days: { day: string; events: number }[]): HTMLElement {
+  const max = Math.max(1, ...days.map((d) => d.events))
+  return h('div', { class: 'histogram', id: 'issue-histogram', role: 'img', 'aria-label': `${days.reduce((n, d) => n + d.events, 0)} events in ${days.length} days` },
+    ...days.map((d) => h('span', {
+      class: 'bar', title: `${d.day}: ${d.events} events`,
+      style: `height:${Math.round((d.events / max) * 100)}%`,
+    })))
+}
