@@ -4,6 +4,7 @@ import {
   errorType, frameName, groupEvent, GROUPING_VERSION, isInApp, normalizeMessage, normalizePath, urlTemplate, type Grouping, type GroupingInput,
 } from '../../../src/issues/fingerprint.ts'
 import type { Frame } from '../../../src/issues/stack.ts'
+import { eventRecord } from '../../helpers/factories.ts'
 
 const base: GroupingInput = { type: 'ERROR', message: null, stack: null, url: null, method: null, statusCode: null, fingerprint: null }
 const group = (event: Partial<GroupingInput>, mapped?: readonly (Frame | null)[]): Grouping => {
@@ -274,6 +275,10 @@ describe('groupEvent: explicit fingerprint', () => {
 })
 
 describe('groupEvent: versioning', () => {
+  it('takes a stored event as it is', () => {
+    const stored = eventRecord('e1', 0, 'HTTP_ERROR', { method: 'POST', url: '/api/orders/123', statusCode: 500 })
+    assert.equal(groupEvent(stored)?.fingerprint, http('POST', '/api/orders/9', 500).fingerprint)
+  })
   it('groups only ERROR and HTTP_ERROR', () => {
     for (const type of ['USER_REPORT', 'CONSOLE_ERROR', 'SLOW_REQUEST']) assert.equal(groupEvent({ ...base, type, message: 'x' }), null)
   })
