@@ -1,5 +1,6 @@
 import { maskCards, maskSecrets } from '../../common/text.ts'
 import { selectorOf, shortText } from './dom.ts'
+import { errorEvent } from './errors.ts'
 import type { SdkEvent } from './queue.ts'
 
 export interface CaptureOptions {
@@ -39,8 +40,9 @@ export function installCapture(opts: CaptureOptions, emit: Emit, guard: Guard, i
     emit({ type: 'ERROR', message: e.message || String(e.error), stack: err?.stack ?? null, url: location.href })
   }))
   w.addEventListener('unhandledrejection', guard((e: PromiseRejectionEvent) => {
-    const reason = e.reason as { message?: string; stack?: string } | null
-    emit({ type: 'ERROR', message: `Unhandled rejection: ${reason?.message ?? String(e.reason)}`, stack: reason?.stack ?? null, url: location.href })
+    // With the error's type, as the error event's message has it (`Uncaught TypeError: …`): grouping reads it there.
+    const event = errorEvent(e.reason, null, location.href)
+    emit({ ...event, message: `Unhandled rejection: ${event.message}` })
   }))
   if (opts.captureConsole) {
     const original = console.error.bind(console)

@@ -1,9 +1,12 @@
 import { DEFAULT_MAX_CHUNK_BYTES } from '../../common/limits.ts'
 import { installCapture, type CaptureOptions } from './capture.ts'
+import { errorEvent, fingerprintOf, messageOf, type GroupOptions } from './errors.ts'
 import { makeQueue, type SdkEvent } from './queue.ts'
 import { maskEventCards } from './scrub.ts'
 import type { RecorderHost, RecorderStats } from './recorder.ts'
 import { makeTransport, sendWithRetry, type Transport } from './transport.ts'
+
+export type { GroupOptions }
 
 export interface Options extends Partial<CaptureOptions> {
   /** The project's public ingest key (sw_ing_…). */
@@ -28,6 +31,11 @@ export interface Options extends Partial<CaptureOptions> {
 }
 
 const KEY = 'sw_session'
+/**
+ * captureError sends after this delay rather than at once: the errors of one cascade (a failed render throwing
+ * in every component) then leave in one request, and still long before the next interval.
+ */
+const FLUSH_SOON_MS = 100
 const rand = () => Math.random().toString(36).slice(2, 10)
 
 /** The session key and the time of its last event, from sessionStorage (null when absent or blocked). */
@@ -49,11 +57,25 @@ export function init(options: Options): void {
   }
 }
 
-/** Records the visitor's own bug report and sends it at once. */
-export function report(message: unknown): void {
+/** Records the visitor's own bug report, with the page's `fingerprint` when given, and sends it at once. */
+export function report(message: unknown, options?: GroupOptions): void {
   try {
-    state?.record({ type: 'USER_REPORT', message: String(message), url: location.href })
+    state?.record({ type: 'USER_REPORT', message: messageOf(message), url: location.href, fingerprint: fingerprintOf(options) })
     void state?.flush()
+  } catch {
+    // As above.
+  }
+}
+
+/**
+ * Records an ERROR from anything the page caught (an Error, a string, any value), with its message, stack and
+ * the page's URL, grouped by `fingerprint` when given; it leaves FLUSH_SOON_MS later (or after the batch in flight).
+ * Never throws.
+ */
+export function captureError(error: unknown, options?: GroupOptions): void {
+  try {
+    state?.record(errorEvent(error, options, location.href))
+    state?.flushSoon()
   } catch {
     // As above.
   }
@@ -94,6 +116,11 @@ function start(options: Options, transport?: Transport) {
   const batchOf = (events: SdkEvent[]) =>
     JSON.stringify({ sessionKey: currentKey, batchId: `${rand()}${rand()}`, sentAt: Date.now(), page: landing, events })
 
+  let soon = 0
+  // While a batch is in flight flush() does nothing, so the timer waits for it rather than for the next interval.
+  const flushSoon = () => {
+    soon ||= setTimeout(() => { soon = 0; if (inFlight) flushSoon(); else void flush() }, FLUSH_SOON_MS)
+  }
   const flush = async (): Promise<void> => {
     if (inFlight !== null || queue.size === 0) return
     inFlight = { body: batchOf(queue.take(o.maxBatchEvents)), count: 0 }
@@ -146,5 +173,5 @@ function start(options: Options, transport?: Transport) {
     if (document.readyState === 'complete') loadRecorder()
     else addEventListener('load', loadRecorder)
   }
-  return { record, flush, queue, sent: () => sent, recording: () => recording?.() ?? null }
+  return { record, flush, flushSoon, queue, sent: () => sent, recording: () => recording?.() ?? null }
 }

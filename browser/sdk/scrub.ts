@@ -1,8 +1,8 @@
 import { maskCards } from '../../common/text.ts'
 import type { SdkEvent } from './queue.ts'
 
-/** Every field of an event that can carry what a visitor typed: a URL's query, a message, a stack's first line, bodies. */
-const TEXT_FIELDS = ['url', 'message', 'stack', 'reqBody', 'resBody'] as const
+/** Every field of an event that can carry what a visitor typed: a URL's query, a message, a stack's first line, bodies, a fingerprint built from data. */
+const TEXT_FIELDS = ['url', 'message', 'stack', 'reqBody', 'resBody', 'fingerprint'] as const
 
 /**
  * Card numbers never leave the page: each text field is masked before the event is queued, whatever captured it

@@ -13,23 +13,39 @@ export interface Frame {
 /** Frames beyond this are dropped: grouping looks at the top few and a page shows the top of the stack. */
 export const MAX_FRAMES = 50
 
+/** A V8 frame line: `    at …`. */
+const V8_FRAME = /^\s*at\s/
+/**
+ * Firefox's code-from-a-string frames: `https://h/a.js line 2 > eval`, `… line 2 > Function`, `… > injectedScript`.
+ * stacktrace-parser resolves only the `> eval` form; the others would keep the suffix in the file name.
+ */
+const GECKO_INNER = /^(.*?) line (\d+) > \S/
+
 /**
  * Parses a stack trace of Chrome/V8, Firefox or Safari into frames, newest first (as printed).
  * stacktrace-parser (MIT, 34M downloads a month) knows the three formats plus eval and native
  * frames; lines it cannot read are skipped, so the raw text stays the authority and is kept.
  */
 export function parseStack(stack: string): Frame[] {
+  // A V8 stack opens with the error's message, which may span lines and end like a frame (`connect to
+  // localhost:8080`): when the stack has `at` lines, only they are frames.
+  const lines = stack.split('\n')
+  const text = lines.some((l) => V8_FRAME.test(l)) ? lines.filter((l) => V8_FRAME.test(l)).join('\n') : stack
   const frames: Frame[] = []
-  for (const f of parse(stack)) {
+  for (const f of parse(text)) {
     if (frames.length === MAX_FRAMES) break
-    const file = f.file === null || f.file === '[native code]' || f.file === '<anonymous>' ? null : f.file
-    if (file === null && f.lineNumber === null) continue
-    frames.push({
-      function: f.methodName === '<unknown>' || f.methodName === '' ? null : f.methodName,
-      file,
-      line: f.lineNumber,
-      column: f.column,
-    })
+    let file = f.file === null || f.file === '[native code]' || f.file === '<anonymous>' ? null : f.file
+    let line = f.lineNumber
+    let column = f.column
+    const inner = file === null ? null : GECKO_INNER.exec(file)
+    if (inner) {
+      // As for `> eval`: the position of the call in the outer script, whose line is all Firefox gives.
+      file = inner[1] ?? null
+      line = Number(inner[2])
+      column = null
+    }
+    if (file === null && line === null) continue
+    frames.push({ function: f.methodName === '<unknown>' || f.methodName === '' ? null : f.methodName, file, line, column })
   }
   return frames
 }

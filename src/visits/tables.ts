@@ -3,6 +3,12 @@
  * Times are epoch milliseconds.
  */
 
+/**
+ * Node's Buffer, read off the global type: the browser SDK's type check (no Node types) reaches this file through
+ * the ingest schema (ingest → recording → sessions → visits/facts), and sees a Uint8Array instead of an error.
+ */
+type Bytes = typeof globalThis extends { Buffer: { alloc(size: number): infer B } } ? B : Uint8Array
+
 /** Row shape of `sessions`. Times are epoch milliseconds. */
 export interface SessionTable {
   project_id: string
@@ -77,7 +83,7 @@ export interface RecordingChunkTable {
   /** Compressed size: what counts against the limits. */
   bytes: number
   /** gzip of the JSON array of rrweb events; null when the chunk was dropped. */
-  data: Buffer | null
+  data: Bytes | null
   /** Why the chunk was dropped (chunk_too_large, session_limit), or null when stored. */
   dropped: string | null
   received_at: number

@@ -29,6 +29,16 @@ export async function servePage(page: Page, base: string, pathname: string, html
   await page.route((url) => url.origin === origin && url.pathname === pathname, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }))
 }
 
+/** A new tab showing `html` at `<base><pathname>` (servePage), and the errors that reach the page, as they come. */
+export async function openServedPage(browser: Browser, base: string, pathname: string, html: string): Promise<{ page: Page; pageErrors: string[] }> {
+  const page = await browser.newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', (e) => pageErrors.push(e.message))
+  await servePage(page, base, pathname, html)
+  await page.goto(`${base}${pathname}`)
+  return { page, pageErrors }
+}
+
 /** Polls `check` every 100 ms until it returns a value, for at most `ms`. */
 export async function eventually<T>(check: () => Promise<T | null | undefined>, what: string, ms = 15_000): Promise<T> {
   const until = Date.now() + ms

@@ -2,10 +2,19 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, eventually, openServedPage, startBrowserTest } from '../../helpers/browser.ts'
 
-interface Event { id: string; type: string; createdAt: string; url?: string; method?: string; message: string | null; reqBody: string | null; statusCode: number | null }
+interface Event {
+  id: string; type: string; createdAt: string; url?: string; method?: string; message: string | null; reqBody: string | null; statusCode: number | null
+  stack: string | null; fingerprint: string | null
+}
 interface Detail { session: Record<string, unknown> & { events: Record<string, number> }; events: Event[] }
+
+// An interval far beyond the test: whatever arrives was sent by captureError's own flush.
+const capturePage = (ingestKey: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body>
+<script src="/sdk.js"></script>
+<script>Sessionwatch.init({ ingestKey: ${JSON.stringify(ingestKey)}, record: false, flushIntervalMs: 600000 })</script>
+</body></html>`
 
 describe('browser SDK, end to end in Chromium', () => {
   let t: TestApp
@@ -136,5 +145,61 @@ describe('browser SDK, end to end in Chromium', () => {
     assert.equal(again.status, 304)
     const pinned = await fetch(`${base}/sdk/${etag.replaceAll('"', '')}.js`)
     assert.match(pinned.headers.get('cache-control') ?? '', /immutable/)
+  })
+
+  it('sends an ERROR with the fingerprint soon, takes any value without throwing; report carries a fingerprint too', async () => {
+    const { page: tab, pageErrors } = await openServedPage(browser, base, '/shop', capturePage(t.project.ingestKey))
+    await tab.waitForFunction('"Sessionwatch" in window')
+    const thrown = await tab.evaluate<string[]>(`(() => {
+      const cyclic = { code: 7 }
+      cyclic.self = cyclic
+      const hostile = new Proxy({}, { get() { throw new Error('trap') } })
+      const calls = [
+        () => { throw new TypeError('Order 42 has no items') },
+        () => Sessionwatch.captureError(undefined),
+        () => Sessionwatch.captureError('out of stock', { fingerprint: 'stock' }),
+        () => Sessionwatch.captureError(cyclic, { fingerprint: cyclic }),
+        () => Sessionwatch.captureError(Object.create(null), hostile),
+        () => Sessionwatch.captureError(hostile, 'not options'),
+        () => Sessionwatch.captureError(),
+      ]
+      const thrown = []
+      for (const call of calls) {
+        try { call() } catch (e) {
+          if (e instanceof TypeError && e.message === 'Order 42 has no items') Sessionwatch.captureError(e, { fingerprint: ['checkout', 'pro'] })
+          else thrown.push(String(e))
+        }
+      }
+      return thrown
+    })()`)
+    assert.deepEqual(thrown, [], 'captureError never throws')
+    // The landing page's NAVIGATION and seven errors, long before the ten-minute interval.
+    await tab.waitForFunction('Sessionwatch.stats().sent >= 8', undefined, { timeout: 10_000 })
+    // A rejection is queued as the SDK catches it; the report, sent at once, takes it along.
+    await tab.evaluate('Promise.reject(new TypeError("Payment 7 failed")); new Promise((r) => setTimeout(r, 50))')
+    await tab.evaluate('Sessionwatch.report("Checkout is broken", { fingerprint: "checkout pro" })')
+    await tab.waitForFunction('Sessionwatch.stats().sent >= 10', undefined, { timeout: 10_000 })
+
+    const events = await eventually(async () => {
+      for (const { id } of json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions')).sessions) {
+        const list = json<Detail>(await t.get(`/api/v1/sessions/${id}`)).events
+        if (list.some((e) => e.type === 'USER_REPORT' && e.fingerprint === 'checkout pro') && list.length >= 10) return list
+      }
+      return null
+    }, 'the events stored')
+    const errors = events.filter((e) => e.type === 'ERROR')
+    const checkout = errors.find((e) => e.fingerprint === 'checkout pro')
+    assert.ok(checkout, 'the array fingerprint, joined with a space')
+    assert.equal(checkout.message, 'TypeError: Order 42 has no items')
+    assert.match(checkout.stack ?? '', /^TypeError: Order 42 has no items\n\s+at /)
+    assert.equal(checkout.url, `${base}/shop`)
+    assert.deepEqual(errors.map((e) => [e.message, e.fingerprint]).sort(), [
+      ['Error (unprintable value)', null], ['Error (unprintable value)', null], ['TypeError: Order 42 has no items', 'checkout pro'],
+      ['Unhandled rejection: TypeError: Payment 7 failed', null], // with the type, which grouping reads
+      ['[object Object]', null], ['out of stock', 'stock'], ['undefined', null], ['undefined', null],
+    ])
+    const report = events.find((e) => e.type === 'USER_REPORT')
+    assert.equal(report?.fingerprint, 'checkout pro')
+    assert.deepEqual(pageErrors.filter((m) => !m.includes('Payment 7 failed')), [], 'nothing of the SDK reached the page')
   })
 })

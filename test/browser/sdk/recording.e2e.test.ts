@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import type { Browser } from 'playwright-core'
 import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, eventually, servePage, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, eventually, openServedPage, startBrowserTest } from '../../helpers/browser.ts'
 
 interface Recording { recording: { chunks: number; droppedChunks: number }; chunks: { id: string; fullSnapshot: boolean }[] }
 
@@ -25,11 +25,7 @@ describe('screen recording, end to end in Chromium', () => {
   after(() => closeBrowserTest({ t, browser }))
 
   it('uploads replayable chunks, with inputs masked, passwords never captured, and blocked and masked elements left out', async () => {
-    const page = await browser.newPage()
-    const pageErrors: string[] = []
-    page.on('pageerror', (e) => pageErrors.push(e.message))
-    await servePage(page, base, '/shop', shopPage(t.project.ingestKey))
-    await page.goto(`${base}/shop`)
+    const { page, pageErrors } = await openServedPage(browser, base, '/shop', shopPage(t.project.ingestKey))
     await page.waitForFunction('Sessionwatch.stats().recording !== null')
     await page.fill('#email', 'ann@example.com')
     await page.fill('#pw', 'hunter2-secret')

@@ -8,12 +8,12 @@ describe('SDK card masking', () => {
     const event = {
       type: 'HTTP_ERROR', method: 'POST', statusCode: 402, durationMs: 12, url: `https://shop.example/pay?card=${card.replaceAll(' ', '+')}`,
       message: `Payment failed for ${card}`, stack: `Error: Payment failed for ${card}`, reqBody: `card=${encodeURIComponent(card)}&at=1795237011600`,
-      resBody: `{"card":"${card}"}`,
+      resBody: `{"card":"${card}"}`, fingerprint: `declined ${card}`,
     }
     assert.deepEqual(maskEventCards(event), {
       type: 'HTTP_ERROR', method: 'POST', statusCode: 402, durationMs: 12, url: 'https://shop.example/pay?card=[card …3456]',
       message: 'Payment failed for [card …3456]', stack: 'Error: Payment failed for [card …3456]',
-      reqBody: 'card=[card …3456]&at=1795237011600', resBody: '{"card":"[card …3456]"}',
+      reqBody: 'card=[card …3456]&at=1795237011600', resBody: '{"card":"[card …3456]"}', fingerprint: 'declined [card …3456]',
     })
     assert.ok(event.message.includes(card), 'the caller\'s object is not changed')
   })
