@@ -12,6 +12,7 @@ import type { IngestBody, IngestEvent } from './schema.ts'
 import { liveSessionId } from '../visits/read.ts'
 import type { AppendResult } from '../visits/write.ts'
 import type { Writer } from '../visits/writer.ts'
+import { groupEvents } from '../issues/grouping.ts'
 
 /** What the server knows of the visitor, independent of the body. */
 export interface Visitor {
@@ -56,7 +57,7 @@ export async function ingestBatch(
     }),
   }
   return writer.submit({
-    projectId: project.id, seed, events, cutoff: retentionCutoff(project, now), now,
+    projectId: project.id, seed, events, groups: await groupEvents(events), cutoff: retentionCutoff(project, now), now,
     ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: limits.maxSessionBytes } }),
   })
 }

@@ -7,6 +7,7 @@ import { missingFields } from '../events/types.ts'
 import { cleanFacts } from '../visits/facts.ts'
 import { createWriter } from '../visits/writer.ts'
 import { normalizeEvent } from '../events/normalize.ts'
+import { groupEvents } from '../issues/grouping.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
 import { toEventView, toSessionView } from '../sessions/views.ts'
@@ -91,7 +92,7 @@ export async function importSessions(
     try {
       const chunks = await importChunks(recording, limits, now)
       const result = await writer.submit({
-        projectId: project.id, seed, events, cutoff, now,
+        projectId: project.id, seed, events, groups: await groupEvents(events), cutoff, now,
         ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: limits.maxSessionBytes } }),
       })
       report.imported++

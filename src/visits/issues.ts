@@ -13,7 +13,7 @@
 import type { Kysely } from 'kysely'
 import { canMatch, type Database, type Db } from '../db/database.ts'
 import type { EventRecord } from '../events/types.ts'
-import { newId } from '../shared/ids.ts'
+import { createHash } from 'node:crypto'
 import type { IssueStatus, IssueTable } from './tables.ts'
 
 /** What grouping decided for one event (src/issues/fingerprint.ts makes it). */
@@ -66,7 +66,7 @@ export async function issueTargets(
   await findTargets(trx, projectId, [...wanted.keys()], targets)
   for (const [fingerprint, w] of wanted) {
     if (targets.has(fingerprint)) continue
-    const issueId = newId('', 9)
+    const issueId = issueIdOf(fingerprint)
     const claimed = await trx.insertInto('issue_fingerprints')
       .values({ project_id: projectId, fingerprint, grouping_version: w.group.version, issue_id: issueId })
       .onConflict((oc) => oc.columns(['project_id', 'fingerprint']).doNothing()).executeTakeFirst()
@@ -84,6 +84,13 @@ export async function issueTargets(
   }
   return { issueIds: groups.map((g) => (g ? targets.get(g.fingerprint)?.issueId ?? null : null)), targets }
 }
+
+/**
+ * An issue's id, from the fingerprint that created it: the same events grouped in another database
+ * (an import) give the same ids, so an export → import round trip is lossless. 72 bits: ids are
+ * unique within a project (the key) by a wide margin.
+ */
+const issueIdOf = (fingerprint: string): string => createHash('sha256').update(fingerprint).digest('base64url').slice(0, 12)
 
 async function findTargets(trx: Db, projectId: string, fingerprints: string[], into: Map<string, Target>): Promise<void> {
   const rows = await trx.selectFrom('issue_fingerprints as f')

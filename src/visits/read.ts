@@ -34,8 +34,11 @@ export interface SessionRange {
 export function listSessions(
   db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number }, filters: SessionFilters = {},
 ): Promise<SessionListRow[]> {
+  // An issue's visits are few next to the project's: `+last_seen_at` keeps the planner from walking the
+  // project's lastSeenAt index and has it start from the issue's links, then sort what it found.
+  const order = filters.issue === undefined ? 'last_seen_at' : unindexed('last_seen_at')
   return liveSessions(db, projectId, range, filters)
-    .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+    .orderBy(order, 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
 }
 
 /** Filters: only sessions with errors, with a recording (dashboard), or that hit an issue. */
@@ -61,7 +64,8 @@ export async function countFiltered(
 /** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
 function liveSessions(db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}) {
   let q = db.selectFrom('sessions').select(sessionColumns)
-    .where('project_id', '=', projectId).where('last_seen_at', '>=', range.cutoff)
+    .where('project_id', '=', projectId)
+    .where(filters.issue === undefined ? 'last_seen_at' : unindexed('last_seen_at'), '>=', range.cutoff)
   // Spelled as the partial indexes are, so any planner can match them.
   if (filters.errors) q = q.where(positive('events_errors'))
   if (filters.recording) q = q.where(positive('recording_chunks'))
@@ -269,7 +273,7 @@ export async function latestIssueEvent(
 export function issueVisits(db: Db, projectId: string, issueId: string, cutoff: number, limit: number): Promise<SessionListRow[]> {
   return liveSessions(db, projectId, { cutoff }, { issue: issueId })
     .orderBy((eb) => eb.case().when('recording_chunks', '>', 0).then(1).else(0).end(), 'desc')
-    .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
+    .orderBy(unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').limit(limit).execute()
 }
 
 /** An issue's events per UTC day number since `from`, from the partial issue index. Days without events are absent. */

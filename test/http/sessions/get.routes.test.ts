@@ -89,12 +89,13 @@ for (const engine of testEngines()) {
       assert.deepEqual(http, {
         id: http?.id, type: 'HTTP_ERROR', createdAt: new Date(t0 + 2000).toISOString(),
         url: 'https://shop.example/api', method: 'POST', message: null, stack: null, statusCode: 502, durationMs: 12.5,
-        reqBody: '{"a":1}', resBody: 'Bad gateway',
+        reqBody: '{"a":1}', resBody: 'Bad gateway', fingerprint: null, issueId: http?.issueId,
       })
+      assert.match(String(http?.issueId), /^[A-Za-z0-9_-]{12}$/, 'a failed request belongs to an issue')
       const click = events.find((e) => e.type === 'CLICK')
       assert.deepEqual(click, {
         id: click?.id, type: 'CLICK', createdAt: new Date(t0 + 3000).toISOString(), message: 'button#buy',
-        stack: null, statusCode: null, durationMs: null, reqBody: null, resBody: null,
+        stack: null, statusCode: null, durationMs: null, reqBody: null, resBody: null, fingerprint: null, issueId: null,
       })
       const error = events.find((e) => e.type === 'ERROR')
       assert.equal(error?.stack, 'at x (app.js:1:1)')

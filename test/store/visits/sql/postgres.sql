@@ -20,7 +20,22 @@ select count(*) as "n" from "sessions" where "project_id" = $1 and "last_seen_at
 select count(*) as "n" from (select "id" from "sessions" where "project_id" = $1 and "last_seen_at" >= $2 and events_errors > 0 limit $3) as "s";
 
 -- events: page after a cursor (getSession streamed)
-select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body" from "events" where "project_id" = $1 and "session_id" = $2 and (created_at, seq) > ($3, $4) order by "created_at", "seq" limit $5;
+select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body", "fingerprint", "issue_id" from "events" where "project_id" = $1 and "session_id" = $2 and (created_at, seq) > ($3, $4) order by "created_at", "seq" limit $5;
 
 -- export: sessions after a cursor
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and "last_seen_at" >= $2 and (started_at, id) > ($3, $4) order by "started_at", "id" limit $5;
+
+-- issues: first page
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 order by "last_seen_at" desc, "id" desc limit $2 offset $3;
+
+-- issues: one status
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 and "status" = $2 order by "last_seen_at" desc, "id" desc limit $3 offset $4;
+
+-- issues: total of a period
+select count(*) as "n" from "issues" where "project_id" = $1 and "last_seen_at" >= $2 and "last_seen_at" < $3;
+
+-- issue: latest event
+select "e"."seq", "e"."id", "e"."type", "e"."created_at", "e"."url", "e"."method", "e"."message", "e"."stack", "e"."status_code", "e"."duration_ms", "e"."req_body", "e"."res_body", "e"."fingerprint", "e"."issue_id", "e"."session_id" from "events" as "e" inner join "sessions" as "s" on "s"."project_id" = "e"."project_id" and "s"."id" = "e"."session_id" where "e"."project_id" = $1 and "e"."issue_id" = $2 and "s"."last_seen_at" >= $3 order by "e"."created_at" desc, "e"."seq" desc limit $4;
+
+-- list: visits of an issue (issue=)
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and +last_seen_at >= $2 and "id" in (select "session_id" from "issue_sessions" where "project_id" = $3 and "issue_id" = $4) order by +last_seen_at desc, "id" desc limit $5 offset $6;

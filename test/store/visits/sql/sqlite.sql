@@ -20,7 +20,22 @@ select count(*) as "n" from "sessions" where "project_id" = ? and "last_seen_at"
 select count(*) as "n" from (select "id" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and events_errors > 0 limit ?) as "s";
 
 -- events: page after a cursor (getSession streamed)
-select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body" from "events" where "project_id" = ? and "session_id" = ? and (created_at, seq) > (?, ?) order by "created_at", "seq" limit ?;
+select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body", "fingerprint", "issue_id" from "events" where "project_id" = ? and "session_id" = ? and (created_at, seq) > (?, ?) order by "created_at", "seq" limit ?;
 
 -- export: sessions after a cursor
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and (started_at, id) > (?, ?) order by "started_at", "id" limit ?;
+
+-- issues: first page
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+
+-- issues: one status
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? and "status" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+
+-- issues: total of a period
+select count(*) as "n" from "issues" where "project_id" = ? and "last_seen_at" >= ? and "last_seen_at" < ?;
+
+-- issue: latest event
+select "e"."seq", "e"."id", "e"."type", "e"."created_at", "e"."url", "e"."method", "e"."message", "e"."stack", "e"."status_code", "e"."duration_ms", "e"."req_body", "e"."res_body", "e"."fingerprint", "e"."issue_id", "e"."session_id" from "events" as "e" inner join "sessions" as "s" on "s"."project_id" = "e"."project_id" and "s"."id" = "e"."session_id" where "e"."project_id" = ? and "e"."issue_id" = ? and "s"."last_seen_at" >= ? order by "e"."created_at" desc, "e"."seq" desc limit ?;
+
+-- list: visits of an issue (issue=)
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and +last_seen_at >= ? and "id" in (select "session_id" from "issue_sessions" where "project_id" = ? and "issue_id" = ?) order by +last_seen_at desc, "id" desc limit ? offset ?;
