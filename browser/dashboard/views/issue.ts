@@ -70,7 +70,7 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
           h('td', {}, h('a', { href, class: 'replay-link' }, '▶ Watch')),
           h('td', { class: 'ua', title: s.userAgent ?? '' }, browserName(s.userAgent)))
       }))),
-      h('p', {}, h('a', { id: 'issue-all-visits', href: `${projectHash}/sessions?issue=${encodeURIComponent(id)}` }, `All ${detail.issue.sessions} visits ›`)))
+      h('p', {}, h('a', { id: 'issue-all-visits', href: `${projectHash}/sessions?issue=${encodeURIComponent(id)}` }, `All visits (${detail.issue.sessions}) ›`)))
   }
 }
 

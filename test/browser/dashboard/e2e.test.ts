@@ -182,6 +182,32 @@ describe('dashboard, in Chromium', () => {
     await screenshot(page, '07-session-replay')
   })
 
+  it('issues: the list groups the visit\'s errors, the issue page shows them as text, and resolving works', async () => {
+    await page.goto(`${base}/app#/p/${t.project.id}/issues`)
+    await page.waitForSelector('#issues')
+    const titles = await page.locator('#issues .issue-title').allTextContents()
+    assert.ok(titles.some((x) => x.includes('Checkout failed <img src=x onerror=')), `the error's issue, shown literally: ${titles.join(' | ')}`)
+    assert.equal(await page.locator('#issues img, #issues svg, #issues script').count(), 0, 'no payload became markup')
+    await screenshot(page, '08-issues')
+    await page.locator('#issues .issue-title', { hasText: 'Checkout failed' }).click()
+    await page.waitForSelector('#issue-facts')
+    assert.match(await page.textContent('#issue-title') ?? '', /Checkout failed <img src=x onerror=/)
+    assert.equal(await page.locator('#issue-histogram .bar').count(), 30)
+    assert.equal(await page.locator('#issue-sessions .replay-link').count(), 1, 'the visit that hit it, with its replay')
+    await screenshot(page, '09-issue')
+    await page.click('#issue-resolve')
+    await page.locator('#issue-facts', { hasText: 'resolved' }).waitFor()
+    await page.click('#issue-reopen')
+    await page.locator('#issue-facts', { hasText: 'open' }).waitFor()
+    await page.click('#issue-all-visits')
+    await page.locator('#page-info', { hasText: '1–1 of 1 sessions' }).waitFor()
+    // The session's timeline links each error to its issue.
+    await page.click('#sessions .session-link')
+    await page.click('#timeline li[data-type=ERROR] .issue-link')
+    await page.waitForSelector('#issue-facts')
+    assert.match(await page.textContent('#issue-title') ?? '', /Checkout failed/)
+  })
+
   it('nothing from the visitor ran: no payload, no dialog, no page error', async () => {
     assert.equal(await page.evaluate('window.__pwned'), undefined)
     const frames = page.frames()
