@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
+import type { WebhookDeliveryTable, WebhookTable } from '../alerts/table.ts'
 import type { ProjectTable } from '../projects/table.ts'
 import type { EventTable, RecordingChunkTable, SessionDayTable, SessionTable } from '../visits/tables.ts'
 
@@ -16,6 +17,8 @@ export interface Database {
   session_days: SessionDayTable
   events: EventTable
   recording_chunks: RecordingChunkTable
+  webhooks: WebhookTable
+  webhook_deliveries: WebhookDeliveryTable
 }
 
 /** Store functions take either the database or an open transaction. */
