@@ -29,16 +29,8 @@ export async function servePage(page: Page, base: string, pathname: string, html
   await page.route((url) => url.origin === origin && url.pathname === pathname, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }))
 }
 
-/** Polls `check` every 100 ms until it returns a value, for at most `ms`. */
-export async function eventually<T>(check: () => Promise<T | null | undefined>, what: string, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== null && value !== undefined) return value
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+// Kept importable from here: the browser tests wait with it too.
+export { eventually } from './wait.ts'
 
 export interface BrowserTest {
   t: TestApp
