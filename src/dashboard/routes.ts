@@ -1,5 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { webhookRoutes } from '../alerts/routes.ts'
 import { AppError } from '../errors.ts'
 import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
 import type { ReadAccess } from '../http/read-access.ts'
@@ -74,6 +75,7 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   const prefix = '/projects/:projectId'
   void app.register(sessionReadRoutes, { prefix, access: projectInPath })
   void app.register(recordingRoutes, { prefix, access: projectInPath })
+  void app.register(webhookRoutes, { prefix: `${prefix}/webhooks` })
   done()
 }
 
