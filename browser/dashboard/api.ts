@@ -31,3 +31,4 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 export type { SessionDetailView as SessionItem, EventView as SessionEvent } from '../../src/sessions/schema.ts'
 export type { RecordingView as RecordingInfo } from '../../src/recording/service.ts'
 export type { ProjectSummary, ProjectWithKeys } from '../../src/projects/service.ts'
+export type { DeliveryView as DeliveryItem, WebhookView as WebhookItem } from '../../src/alerts/schema.ts'

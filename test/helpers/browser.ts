@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import type { BuildOptions } from '../../src/app.ts'
 import { startTestApp, type TestApp } from './app.ts'
 
 /** The flags the developer guide gives for Debian's Chromium in this sandbox. */
@@ -40,8 +41,8 @@ export interface BrowserTest {
 }
 
 /** The real app listening on a free port (SQLite), and Chromium to drive against it. */
-export async function startBrowserTest(env: Record<string, string> = {}): Promise<BrowserTest> {
-  const t = await startTestApp('sqlite', env)
+export async function startBrowserTest(env: Record<string, string> = {}, build: Omit<BuildOptions, 'config'> = {}): Promise<BrowserTest> {
+  const t = await startTestApp('sqlite', env, build)
   const base = await t.app.listen({ host: '127.0.0.1', port: 0 })
   return { t, base, browser: await launchChromium() }
 }
