@@ -124,7 +124,7 @@ for (const engine of testEngines()) {
         const project = await createProject(first.db, { name: 'Restart', domain: 'shop.example' })
         await addWebhook(first.db, project.id, receiver.url, config.webhooks)
         await enqueueCommitted(first.db, issueAlert(project.id))
-        await eventually(async () => (receiver.received.length === 1 ? true : null), 'the first attempt (left unanswered)')
+        await eventually(() => Promise.resolve(receiver.received.length === 1 ? true : null), 'the first attempt (left unanswered)')
         await first.close()
         const second = await buildApp({ config, webhooks: FAST })
         try {

@@ -154,7 +154,7 @@ for (const engine of testEngines()) {
       const [delivery] = log.deliveries
       assert.deepEqual([delivery?.webhookId, delivery?.kind, delivery?.issue], ['wh_log', 'regression', { id: alert.issue.id, title: '<img src=x onerror=alert(1)>' }])
       assert.ok(delivery?.status === 'pending' || delivery?.status === 'failed')
-      assert.equal(typeof delivery?.createdAt, 'string')
+      assert.equal(typeof delivery.createdAt, 'string')
       assert.equal((await call('GET', '/projects/p_nope/webhooks/deliveries')).statusCode, 404)
     })
 
