@@ -110,7 +110,7 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048
  */
 export const WEBHOOK_RATE_LIMIT = 20
 /** The window of WEBHOOK_RATE_LIMIT: 10 minutes. */
-export const WEBHOOK_RATE_WINDOW_MS = 600_000 // 10 minutes
+export const WEBHOOK_RATE_WINDOW_MS = 600_000
 /** How long a receiver has to answer a delivery in full (the 10 s that Highlight's receivers are held to). */
 export const WEBHOOK_TIMEOUT_MS = 10_000
 /** Bytes of a receiver's answer read at most: enough for WEBHOOK_ERROR_MAX_CHARS characters of any text. */
@@ -130,9 +130,9 @@ export const WEBHOOK_LEASE_MS = 60_000
 /** Wait before the first retry of a failed delivery; each further retry waits twice as long as the one before. */
 export const WEBHOOK_BACKOFF_BASE_MS = 10_000
 /** Longest wait between two retries: one hour. */
-export const WEBHOOK_BACKOFF_MAX_MS = 3_600_000 // 1 hour
+export const WEBHOOK_BACKOFF_MAX_MS = 3_600_000
 /** How long a delivery is retried after it was queued: 24 hours, then it is `failed`. */
-export const WEBHOOK_RETRY_FOR_MS = 86_400_000 // 24 hours
+export const WEBHOOK_RETRY_FOR_MS = 86_400_000
 /** Deliveries the dashboard's delivery log shows: the latest. */
 export const WEBHOOK_LOG_SIZE = 50
 

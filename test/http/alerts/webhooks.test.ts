@@ -9,8 +9,8 @@ import { WEBHOOK_CHAT_MAX_CHARS } from '../../../common/limits.ts'
 import { addWebhook } from '../../../src/alerts/service.ts'
 import { insertWebhook } from '../../../src/alerts/store.ts'
 import type { WebhookWorkerOptions } from '../../../src/alerts/worker.ts'
-import { buildApp } from '../../../src/app.ts'
-import { loadConfig } from '../../../src/config.ts'
+import { buildApp, type BuildOptions } from '../../../src/app.ts'
+import { loadConfig, type Engine } from '../../../src/config.ts'
 import { createProject } from '../../../src/projects/service.ts'
 import { enqueueCommitted, issueAlert, startReceiver, storedDeliveries } from '../../helpers/alerts.ts'
 import { startTestApp, type TestApp } from '../../helpers/app.ts'
@@ -41,21 +41,27 @@ const settled = (t: Pick<TestApp, 'app'>, projectId: string, done: (row: Row) =>
     return rows.length > 0 && rows.every(done) ? rows : null
   }, what, 15_000, 20)
 
+let receiver: Awaited<ReturnType<typeof startReceiver>>
+let t: TestApp
+
+/** Before the enclosing suite: a receiver answering `statuses`, and an app that delivers to it; both closed after. */
+function receiverAndApp(engine: Engine, statuses: number[], env: Record<string, string>, build: Omit<BuildOptions, 'config'>): void {
+  before(async () => {
+    receiver = await startReceiver(statuses)
+    t = await startTestApp(engine, env, build)
+  })
+  after(async () => {
+    await t.close()
+    await receiver.close()
+  })
+}
+
 for (const engine of testEngines()) {
   describe(`webhook delivery [${engine}]`, () => {
-    let receiver: Awaited<ReturnType<typeof startReceiver>>
-    let t: TestApp
     const privateOk = { WEBHOOK_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://sw.example.com/' }
 
     describe('to a receiver that answers 200', () => {
-      before(async () => {
-        receiver = await startReceiver([200])
-        t = await startTestApp(engine, privateOk, { webhooks: FAST })
-      })
-      after(async () => {
-        await t.close()
-        await receiver.close()
-      })
+      receiverAndApp(engine, [200], privateOk, { webhooks: FAST })
 
       it('posts the alert once, with its payload, webhook-id and webhook-timestamp', async () => {
         await addWebhook(t.app.db, t.project.id, receiver.url, t.app.config.webhooks)
@@ -89,14 +95,7 @@ for (const engine of testEngines()) {
     })
 
     describe('to a receiver that answers 500, then 200', () => {
-      before(async () => {
-        receiver = await startReceiver([500, 200])
-        t = await startTestApp(engine, privateOk, { webhooks: FAST })
-      })
-      after(async () => {
-        await t.close()
-        await receiver.close()
-      })
+      receiverAndApp(engine, [500, 200], privateOk, { webhooks: FAST })
 
       it('records the failure, retries after the backoff with the same id and body, and delivers once', async () => {
         await addWebhook(t.app.db, t.project.id, receiver.url, t.app.config.webhooks)
@@ -142,14 +141,7 @@ for (const engine of testEngines()) {
     })
 
     describe('without WEBHOOK_ALLOW_PRIVATE', () => {
-      before(async () => {
-        receiver = await startReceiver([200])
-        t = await startTestApp(engine, {}, { webhooks: { ...FAST, lookup: rebinding } })
-      })
-      after(async () => {
-        await t.close()
-        await receiver.close()
-      })
+      receiverAndApp(engine, [200], {}, { webhooks: { ...FAST, lookup: rebinding } })
 
       it('refuses at connect time every address of this machine, however the host name resolves, and records why', async () => {
         // Added as a host name, rebind.test passes the check on adding: only its address says where it leads.
@@ -175,17 +167,8 @@ for (const engine of testEngines()) {
 if (testEngines().includes('postgres')) {
   describe('webhook worker through a database outage [postgres]', () => {
     const lines: string[] = []
-    let t: TestApp
-    let receiver: Awaited<ReturnType<typeof startReceiver>>
-    before(async () => {
-      receiver = await startReceiver([200])
-      const stream = new Writable({ write(chunk: Buffer, _encoding, done) { lines.push(chunk.toString()); done() } })
-      t = await startTestApp('postgres', { WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: FAST, logger: { level: 'info', stream } })
-    })
-    after(async () => {
-      await t.close()
-      await receiver.close()
-    })
+    const stream = new Writable({ write(chunk: Buffer, _encoding, done) { lines.push(chunk.toString()); done() } })
+    receiverAndApp('postgres', [200], { WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: FAST, logger: { level: 'info', stream } })
 
     it('logs the outage once, recovers by itself, and delivers afterwards', async () => {
       await addWebhook(t.app.db, t.project.id, receiver.url, t.app.config.webhooks)
