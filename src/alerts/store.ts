@@ -32,6 +32,7 @@ export async function enqueueIssueAlert(trx: Db, alert: IssueAlert): Promise<voi
     .select((eb) => ['webhook_id', eb.fn.countAll<number | string>().as('n')])
     .where('project_id', '=', alert.projectId).where('created_at', '>', now - WEBHOOK_RATE_WINDOW_MS)
     .where('status', '<>', 'dropped').groupBy('webhook_id').execute()
+  // A flood guard, not a quota: on PostgreSQL two concurrent ingest transactions may both see room for one more.
   const sent = new Map(recent.map((r) => [r.webhook_id, Number(r.n)]))
   const payload = JSON.stringify(alertFacts(alert, name))
   const rows = hooks.map((hook): Selectable<WebhookDeliveryTable> => {

@@ -12,8 +12,8 @@ export interface SweepReport {
 }
 
 /**
- * Deletes every session past its project's retention, with its events, in bounded batches.
- * Readers already ignore expired sessions, so the sweep only reclaims space.
+ * Deletes every session past its project's retention, with its events, in bounded batches, and the project's
+ * webhook deliveries queued before it. Readers already ignore expired sessions, so the sweep only reclaims space.
  */
 export async function sweep(
   db: Kysely<Database>, now: number, onProgress?: (projectId: string, deleted: number) => void,
