@@ -107,6 +107,45 @@ export const SIGN_IN_MAX_ADDRESSES = 10_000
 /** Shortest ADMIN_PASSWORD accepted. */
 export const MIN_ADMIN_PASSWORD_LENGTH = 8
 
+// --- Webhooks (alerts on a new issue and on a regression) ---
+
+/** Webhooks a project may have. */
+export const MAX_WEBHOOKS_PER_PROJECT = 10
+/** Longest webhook URL accepted. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048
+/**
+ * Deliveries to one webhook within WEBHOOK_RATE_WINDOW_MS; beyond them a delivery is stored as `dropped` with the
+ * reason. Per webhook, so every destination of a project gets the same first alerts of a burst; 20 in 10 minutes
+ * is about what a chat channel can take before alerts stop being read (Slack allows about one message a second).
+ */
+export const WEBHOOK_RATE_LIMIT = 20
+/** The window of WEBHOOK_RATE_LIMIT: 10 minutes. */
+export const WEBHOOK_RATE_WINDOW_MS = 600_000
+/** How long a receiver has to answer a delivery in full (the 10 s that Highlight's receivers are held to). */
+export const WEBHOOK_TIMEOUT_MS = 10_000
+/** Bytes of a receiver's answer read at most: enough for WEBHOOK_ERROR_MAX_CHARS characters of any text. */
+export const WEBHOOK_RESPONSE_MAX_BYTES = 8192
+/** Characters of a failed answer's body (or of the error) kept for the delivery log. */
+export const WEBHOOK_ERROR_MAX_CHARS = 2000
+/** Longest `content` of a delivery: Discord refuses a message over 2000 characters. */
+export const WEBHOOK_CHAT_MAX_CHARS = 2000
+/** Characters of an issue's title (and of its culprit) in the chat message; the `issue` object has them whole. */
+export const WEBHOOK_CHAT_TITLE_CHARS = 300
+/** How often each service process looks for deliveries that are due: an alert arrives within this much of its issue. */
+export const WEBHOOK_POLL_MS = 5000
+/** Deliveries one process claims and sends at once. */
+export const WEBHOOK_BATCH = 10
+/** How long a claimed delivery is another process's: past it (the claimer died), any process sends it again. */
+export const WEBHOOK_LEASE_MS = 60_000
+/** Wait before the first retry of a failed delivery; each further retry waits twice as long as the one before. */
+export const WEBHOOK_BACKOFF_BASE_MS = 10_000
+/** Longest wait between two retries: one hour. */
+export const WEBHOOK_BACKOFF_MAX_MS = 3_600_000
+/** How long a delivery is retried after it was queued: 24 hours, then it is `failed`. */
+export const WEBHOOK_RETRY_FOR_MS = 86_400_000
+/** Deliveries the dashboard's delivery log shows: the latest. */
+export const WEBHOOK_LOG_SIZE = 50
+
 // --- Service configuration (defaults of the environment variables) ---
 
 /** Default of DATABASE_URL: an SQLite file, relative to the working directory. */

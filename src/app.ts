@@ -6,6 +6,7 @@ import { openDatabase } from './db/connect.ts'
 import type { Database } from './db/database.ts'
 import { createDatabaseStatus, type DatabaseStatus } from './db/status.ts'
 import { openCountryLookup, type CountryLookup } from './geo/country.ts'
+import { startWebhookWorker, type WebhookWorkerOptions } from './alerts/worker.ts'
 import { adminAuth } from './dashboard/auth.ts'
 import { dashboardPages } from './dashboard/pages.ts'
 import { dashboardApi } from './dashboard/routes.ts'
@@ -42,13 +43,15 @@ declare module 'fastify' {
 export interface BuildOptions {
   config: Config
   logger?: FastifyServerOptions['logger']
+  /** The webhook worker's timings and DNS: tests shorten the backoff and resolve names their own way. */
+  webhooks?: WebhookWorkerOptions
 }
 
 /**
- * Builds the whole service — database, routes, schemas, error handling, retention sweeper —
+ * Builds the whole service — database, routes, schemas, error handling, retention sweeper, webhook worker —
  * without listening. Production (server.ts) and the tests build it the same way.
  */
-export async function buildApp({ config, logger = false }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, logger = false, webhooks }: BuildOptions): Promise<FastifyInstance> {
   const base: FastifyInstance = Fastify({
     logger,
     trustProxy: trustProxyOption(config.trustProxy),
@@ -92,9 +95,12 @@ export async function buildApp({ config, logger = false }: BuildOptions): Promis
     await app.register(demoRoutes)
     await app.register(healthRoutes)
     const stopSweeper = startSweeper(base, config.retentionSweepSeconds)
-    // In this order: no new sweep, every accepted batch committed, then the database closed.
+    const stopWebhooks = startWebhookWorker(base, webhooks)
+    // In this order: no new sweep, no delivery in flight (their claims handed back), every accepted batch
+    // committed, then the database closed.
     app.addHook('onClose', async () => {
       await stopSweeper()
+      await stopWebhooks()
       await writer.close()
       await database.close()
     })

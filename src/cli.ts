@@ -11,6 +11,7 @@ import { openDatabase } from './db/connect.ts'
 import type { Database } from './db/database.ts'
 import { AppError } from './errors.ts'
 import * as projects from './projects/service.ts'
+import * as webhooks from './alerts/service.ts'
 import { sweep } from './retention/service.ts'
 import { serve } from './server.ts'
 import { exportSessions, importSessions } from './transfer/service.ts'
@@ -36,11 +37,17 @@ Commands:
   retention run                           Delete every session past its project's retention now
   issue resolve|ignore|reopen --project ID ISSUE_ID
                                           Set an issue's status (a resolved issue reopens when it occurs again)
+  webhook add --project ID --url URL [--json]
+                                          Post the project's new issues and regressions to URL (Slack, Discord
+                                          and Mattermost incoming-webhook URLs work as they are)
+  webhook list --project ID [--json]      List the project's webhooks
+  webhook remove --project ID WEBHOOK_ID  Remove a webhook (its pending deliveries are not sent)
   admin reset-password                    Set a new generated dashboard password and print it
 
 Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT}), HOST (${DEFAULT_HOST}), TRUST_PROXY,
 GEOIP_DB, RETENTION_SWEEP_SECONDS (${DEFAULT_SWEEP_SECONDS}), LOG_LEVEL (${DEFAULT_LOG_LEVEL}), ADMIN_PASSWORD (dashboard; unset: generated on
-first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_MAX_SESSION_BYTES (${DEFAULT_MAX_SESSION_BYTES}).`
+first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_MAX_SESSION_BYTES (${DEFAULT_MAX_SESSION_BYTES}),
+PUBLIC_URL (links in webhook messages), WEBHOOK_ALLOW_PRIVATE (false).`
 
 // For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
 // code that serves /sdk.js and /sdk.mjs.
@@ -177,7 +184,34 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     print(`retention: deleted ${report.deleted} expired sessions across ${report.projects} projects`)
     return 0
   }
+  if (command === 'webhook') return webhookCommand(db, config, sub, rest.slice(1))
   throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"`)
+}
+
+async function webhookCommand(db: Kysely<Database>, config: Config, sub: string | undefined, rest: string[]): Promise<number> {
+  if (sub === 'add') {
+    const { values } = args(rest, { project: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean' } })
+    const added = await webhooks.addWebhook(db, required(values, 'project'), required(values, 'url'), config.webhooks)
+    print(values.json ? JSON.stringify(added) : `Webhook ${added.id} added: new issues and regressions are posted to ${added.url}`)
+    return 0
+  }
+  if (sub === 'list') {
+    const { values } = args(rest, { project: { type: 'string' }, json: { type: 'boolean' } })
+    const list = await webhooks.listWebhooks(db, required(values, 'project'))
+    if (values.json) print(JSON.stringify(list))
+    else if (list.length === 0) print('No webhooks yet: sessionwatch webhook add --project ID --url URL')
+    else for (const w of list) print(`${w.id}  ${w.url}  added ${w.createdAt}`)
+    return 0
+  }
+  if (sub === 'remove') {
+    const { values, positionals } = args(rest, { project: { type: 'string' } }, 1)
+    const id = positionals[0]
+    if (id === undefined) throw new UsageError('webhook remove needs a WEBHOOK_ID (webhook list shows them)')
+    await webhooks.removeWebhook(db, required(values, 'project'), id)
+    print(`Webhook ${id} removed`)
+    return 0
+  }
+  throw new UsageError(`unknown command "webhook${sub === undefined ? '' : ` ${sub}`}"`)
 }
 
 /** Honors back-pressure so exporting millions of sessions to a slow pipe does not buffer them all. */

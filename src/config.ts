@@ -33,6 +33,13 @@ export interface Config {
   readonly recording: { readonly maxChunkBytes: number; readonly maxSessionBytes: number }
   /** The dashboard password; null means the one generated on first start (kept hashed in the database). */
   readonly adminPassword: string | null
+  /**
+   * The address people open the service at (`https://sw.example.com`, no trailing slash), for the links in
+   * webhook messages; null: the links are relative paths (`/app#/p/…`), and chat messages carry none.
+   */
+  readonly publicUrl: string | null
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, private and other non-public addresses (a LAN chat server). */
+  readonly webhooks: { readonly allowPrivate: boolean }
 }
 
 export class ConfigError extends Error {
@@ -102,6 +109,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     raw.length >= MIN_ADMIN_PASSWORD_LENGTH
       ? ok(raw) : bad(`must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters (unset: one is generated on first start and printed)`),
   )
+  const publicUrl = read<string | null>('PUBLIC_URL', null, parsePublicUrl)
+  const allowPrivate = read('WEBHOOK_ALLOW_PRIVATE', false, (raw) =>
+    raw === 'true' ? ok(true) : raw === 'false' ? ok(false) : bad('must be true or false'))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -115,6 +125,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     logLevel,
     recording: Object.freeze({ maxChunkBytes, maxSessionBytes }),
     adminPassword,
+    publicUrl,
+    webhooks: Object.freeze({ allowPrivate }),
   })
 }
 
@@ -141,6 +153,21 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Pick<Dat
 type Parsed<T> = { value: T } | { problem: string }
 const ok = <T>(value: T): Parsed<T> => ({ value })
 const bad = (problem: string): { problem: string } => ({ problem })
+
+function parsePublicUrl(raw: string): Parsed<string> {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return bad('must be an http:// or https:// URL such as https://sessionwatch.example.com')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad('must start with http:// or https://')
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    return bad('must be the address the service is opened at, without credentials, query or fragment')
+  }
+  // A path is kept: behind a proxy the service may live under one (https://example.com/sessionwatch).
+  return ok(url.href.replace(/\/+$/, ''))
+}
 
 function parseTrustProxy(raw: string): Parsed<Config['trustProxy']> {
   if (raw === 'true') return ok(true)

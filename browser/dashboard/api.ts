@@ -32,3 +32,4 @@ export type { SessionDetailView as SessionItem, EventView as SessionEvent } from
 export type { RecordingView as RecordingInfo } from '../../src/recording/service.ts'
 export type { ProjectSummary, ProjectWithKeys } from '../../src/projects/service.ts'
 export type { IssueView as IssueItem, IssueListView as IssueList, IssueDetailView as IssueDetail } from '../../src/issues/schema.ts'
+export type { DeliveryView as DeliveryItem, WebhookView as WebhookItem } from '../../src/alerts/schema.ts'

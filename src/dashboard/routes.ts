@@ -1,5 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { webhookRoutes } from '../alerts/routes.ts'
 import { AppError } from '../errors.ts'
 import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
 import type { ReadAccess } from '../http/read-access.ts'
@@ -85,6 +86,7 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   app.post('/projects/:projectId/issues/:id/status', {
     schema: { ...hide, params: IssueInProjectParams, body: IssueStatusBody },
   }, async (request) => (await changeStatus(app.db, await getProject(app.db, request.params.projectId), request.params.id, request.body.status)).issue)
+  void app.register(webhookRoutes, { prefix: `${prefix}/webhooks` })
   done()
 }
 

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
+import type { WebhookDeliveryTable, WebhookTable } from '../alerts/table.ts'
 import type { ProjectTable } from '../projects/table.ts'
 import type {
   EventTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable, RecordingChunkTable, SessionDayTable, SessionTable,
@@ -22,6 +23,8 @@ export interface Database {
   issue_fingerprints: IssueFingerprintTable
   issue_sessions: IssueSessionTable
   issue_totals: IssueTotalTable
+  webhooks: WebhookTable
+  webhook_deliveries: WebhookDeliveryTable
 }
 
 /** Store functions take either the database or an open transaction. */

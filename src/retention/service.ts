@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { SWEEP_BATCH } from '../../common/limits.ts'
+import { deleteDeliveriesBefore } from '../alerts/store.ts'
 import type { Database } from '../db/database.ts'
 import { listProjects, retentionCutoff } from '../projects/service.ts'
 import { deleteExpired } from '../visits/delete.ts'
@@ -11,8 +12,8 @@ export interface SweepReport {
 }
 
 /**
- * Deletes every session past its project's retention, with its events, in bounded batches.
- * Readers already ignore expired sessions, so the sweep only reclaims space.
+ * Deletes every session past its project's retention, with its events, in bounded batches, and the project's
+ * webhook deliveries queued before it. Readers already ignore expired sessions, so the sweep only reclaims space.
  */
 export async function sweep(
   db: Kysely<Database>, now: number, onProgress?: (projectId: string, deleted: number) => void,
@@ -31,6 +32,8 @@ export async function sweep(
       await new Promise((resolve) => setImmediate(resolve))
     }
     deleted += inProject
+    // Webhook deliveries carry issue titles, visitor text: they live no longer than the sessions they came from.
+    await deleteDeliveriesBefore(db, project.id, cutoff)
   }
   return { projects: projects.length, deleted }
 }

@@ -11,6 +11,7 @@
  * after its visits expired is a regression, and an ignored one stays ignored.
  */
 import type { Kysely } from 'kysely'
+import { enqueueIssueAlert } from '../alerts/store.ts'
 import { canMatch, type Database, type Db } from '../db/database.ts'
 import type { EventRecord } from '../events/types.ts'
 import { createHash } from 'node:crypto'
@@ -101,7 +102,8 @@ async function findTargets(trx: Db, projectId: string, fingerprints: string[], i
 }
 
 /**
- * Counts the events this batch stored into their issues and links the issues to the visit. Reopens a
+ * Counts the events this batch stored into their issues, links the issues to the visit, and queues
+ * the alerts of the issues it created or reopened (src/alerts). Reopens a
  * resolved issue when an event happened after it was resolved (a late retry of an older event does
  * not). An issue created for this batch whose every event turned out already stored (a retry
  * grouped differently) is removed again. Issues are updated in id order, so concurrent batches on
@@ -156,6 +158,17 @@ export async function countIssueEvents(
         changes.push({ kind: 'regression', at: c.last, issue })
       }
     }
+  }
+  // In the batch's transaction: an alert is queued exactly when the change it tells of commits.
+  for (const c of changes) {
+    const i = c.issue
+    await enqueueIssueAlert(trx, {
+      projectId, kind: c.kind, at: c.at,
+      issue: {
+        id: i.id, type: i.type, title: i.title, culprit: i.culprit, firstSeenAt: i.first_seen_at, lastSeenAt: i.last_seen_at,
+        events: i.events, sessions: i.sessions,
+      },
+    })
   }
   for (const t of targets.values()) {
     if (!t.created || byIssue.has(t.issueId)) continue

@@ -1,5 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../../src/app.ts'
+import { buildApp, type BuildOptions } from '../../src/app.ts'
 import { loadConfig, type Engine } from '../../src/config.ts'
 import { createProject, type ProjectWithKeys } from '../../src/projects/service.ts'
 import { createTestDatabase } from './databases.ts'
@@ -17,11 +17,14 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-/** Builds the real app, exactly as production does, on a fresh database with one project. */
-export async function startTestApp(engine: Engine, env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * Builds the real app, exactly as production does, on a fresh database with one project. `build` passes the
+ * factory's test seams (the webhook worker's timings and DNS).
+ */
+export async function startTestApp(engine: Engine, env: Record<string, string> = {}, build: Omit<BuildOptions, 'config'> = {}): Promise<TestApp> {
   const db = await createTestDatabase(engine)
   const config = loadConfig({ DATABASE_URL: db.url, RETENTION_SWEEP_SECONDS: '0', ...env })
-  const app = await buildApp({ config })
+  const app = await buildApp({ ...build, config })
   const newProject = (name = 'Shop', retentionDays?: number) =>
     createProject(app.db, { name, domain: 'shop.example', retentionDays })
   const project = await newProject()

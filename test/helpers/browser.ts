@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import type { BuildOptions } from '../../src/app.ts'
 import { startTestApp, type TestApp } from './app.ts'
 
 /** The flags the developer guide gives for Debian's Chromium in this sandbox. */
@@ -39,16 +40,8 @@ export async function openServedPage(browser: Browser, base: string, pathname: s
   return { page, pageErrors }
 }
 
-/** Polls `check` every 100 ms until it returns a value, for at most `ms`. */
-export async function eventually<T>(check: () => Promise<T | null | undefined>, what: string, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== null && value !== undefined) return value
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+// Kept importable from here: the browser tests wait with it too.
+export { eventually } from './wait.ts'
 
 export interface BrowserTest {
   t: TestApp
@@ -58,8 +51,8 @@ export interface BrowserTest {
 }
 
 /** The real app listening on a free port (SQLite), and Chromium to drive against it. */
-export async function startBrowserTest(env: Record<string, string> = {}): Promise<BrowserTest> {
-  const t = await startTestApp('sqlite', env)
+export async function startBrowserTest(env: Record<string, string> = {}, build: Omit<BuildOptions, 'config'> = {}): Promise<BrowserTest> {
+  const t = await startTestApp('sqlite', env, build)
   const base = await t.app.listen({ host: '127.0.0.1', port: 0 })
   return { t, base, browser: await launchChromium() }
 }

@@ -139,9 +139,34 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     assert.notEqual(/New dashboard password: (\w{20})/.exec(second.stdout)?.[1], password)
   })
 
+  it('webhook add, list and remove; a bad URL or an unknown webhook fails naming it', async () => {
+    const project = (JSON.parse((await cli(['project', 'create', '--name', 'W', '--domain', 'w.example', '--json'], env)).stdout) as Record<string, string>).id ?? ''
+    const added = await cli(['webhook', 'add', '--project', project, '--url', 'https://hooks.slack.com/services/T0/B0/x', '--json'], env)
+    assert.equal(added.code, 0, added.stderr)
+    const hook = JSON.parse(added.stdout) as { id: string; url: string }
+    assert.match(hook.id, /^wh_/)
+    const listed = await cli(['webhook', 'list', '--project', project], env)
+    assert.match(listed.stdout, new RegExp(`^${hook.id}  https://hooks\\.slack\\.com/services/T0/B0/x  added `))
+    const local = await cli(['webhook', 'add', '--project', project, '--url', 'http://127.0.0.1:9000/'], env)
+    assert.equal(local.code, 1)
+    assert.match(local.stderr, /url is refused: 127\.0\.0\.1 is a loopback address.*WEBHOOK_ALLOW_PRIVATE=true/)
+    const allowed = await cli(['webhook', 'add', '--project', project, '--url', 'http://127.0.0.1:9000/'], { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' })
+    assert.equal(allowed.code, 0, allowed.stderr)
+    assert.match(allowed.stdout, /^Webhook wh_\S+ added: new issues and regressions are posted to http:\/\/127\.0\.0\.1:9000\//)
+    assert.equal((await cli(['webhook', 'add', '--project', project], env)).code, 2, '--url is required')
+    const removed = await cli(['webhook', 'remove', '--project', project, hook.id], env)
+    assert.equal(removed.code, 0, removed.stderr)
+    assert.equal((JSON.parse((await cli(['webhook', 'list', '--project', project, '--json'], env)).stdout) as unknown[]).length, 1)
+    const again = await cli(['webhook', 'remove', '--project', project, hook.id], env)
+    assert.equal(again.code, 1)
+    assert.match(again.stderr, new RegExp(`No webhook "${hook.id}"`))
+    assert.equal((await cli(['webhook', 'remove', '--project', project], env)).code, 2, 'WEBHOOK_ID is required')
+  })
+
   it('prints usage for help', async () => {
     const res = await cli(['help'], env)
     assert.equal(res.code, 0)
     assert.match(res.stdout, /project create --name NAME --domain DOMAIN/)
+    assert.match(res.stdout, /webhook add --project ID --url URL/)
   })
 })}

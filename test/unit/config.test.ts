@@ -45,6 +45,20 @@ describe('loadConfig', () => {
       error instanceof ConfigError && error.problems.length === 2 && /1 MiB request/.test(error.message) && /at least 8/.test(error.message))
   })
 
+  it('reads PUBLIC_URL as an http(s) URL without a trailing slash, and WEBHOOK_ALLOW_PRIVATE as a flag', () => {
+    const d = loadConfig({})
+    assert.deepEqual([d.publicUrl, d.webhooks.allowPrivate], [null, false])
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://sw.example.com/' }).publicUrl, 'https://sw.example.com')
+    assert.equal(loadConfig({ PUBLIC_URL: 'http://example.com/tools/sessionwatch/' }).publicUrl, 'http://example.com/tools/sessionwatch')
+    assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks.allowPrivate, true)
+    assert.ok(Object.isFrozen(d.webhooks))
+    assert.throws(() => loadConfig({ PUBLIC_URL: 'sw.example.com', WEBHOOK_ALLOW_PRIVATE: 'yes' }), (error: unknown) =>
+      error instanceof ConfigError && error.problems.length === 2 && /PUBLIC_URL="sw.example.com": must be an http:\/\/ or https:\/\/ URL/.test(error.message)
+      && /WEBHOOK_ALLOW_PRIVATE="yes": must be true or false/.test(error.message))
+    assert.throws(() => loadConfig({ PUBLIC_URL: 'ftp://sw.example.com' }), /must start with http:\/\/ or https:\/\//)
+    assert.throws(() => loadConfig({ PUBLIC_URL: 'https://sw.example.com/?x=1' }), /without credentials, query or fragment/)
+  })
+
   it('reports every bad variable at once', () => {
     try {
       loadConfig({ DATABASE_URL: 'mysql://x', PORT: 'eighty', TRUST_PROXY: 'maybe?', RETENTION_SWEEP_SECONDS: '-1', LOG_LEVEL: 'loud' })

@@ -36,6 +36,11 @@ describe('limits and defaults', () => {
     assert.equal(limits.MAX_CHUNK_JSON_BYTES, 32 * 1024 * 1024)
     assert.equal(limits.MAX_OFFSET, Number.MAX_SAFE_INTEGER)
     assert.equal(limits.SIGN_IN_WINDOW_MS, 15 * 60_000)
+    assert.equal(limits.WEBHOOK_RATE_WINDOW_MS, 10 * 60_000)
+    assert.equal(limits.WEBHOOK_BACKOFF_MAX_MS, 3600 * 1000)
+    assert.equal(limits.WEBHOOK_RETRY_FOR_MS, 24 * 3600 * 1000)
+    assert.ok(limits.WEBHOOK_LEASE_MS - limits.WEBHOOK_TIMEOUT_MS > 0, 'a delivery in flight is never taken over by another process')
+    assert.ok(limits.WEBHOOK_RESPONSE_MAX_BYTES - 4 * limits.WEBHOOK_ERROR_MAX_CHARS >= 0, 'enough bytes for the kept characters in any UTF-8')
   })
 
   it('an empty environment gives the defaults of common/limits.ts', () => {
@@ -76,6 +81,23 @@ describe('limits and defaults', () => {
     states('README.md', [
       `browser; ${limits.DASHBOARD_PAGE_SIZE} per page`,
       `ten failed sign-ins from one address lock it out for ${limits.SIGN_IN_WINDOW_MS / 60_000} minutes`,
+    ])
+  })
+
+  it('the README states the webhook limits, retries and settings', () => {
+    const table = configTable()
+    assert.equal(table.get('WEBHOOK_ALLOW_PRIVATE')?.[0], 'false')
+    assert.ok(table.has('PUBLIC_URL'))
+    states('README.md', [
+      `at most ${limits.WEBHOOK_RATE_LIMIT} deliveries per webhook in ${limits.WEBHOOK_RATE_WINDOW_MS / 60_000} minutes`,
+      `retried for ${limits.WEBHOOK_RETRY_FOR_MS / 3_600_000} hours`,
+      `first after ${limits.WEBHOOK_BACKOFF_BASE_MS / 1000} s, doubling up to ${limits.WEBHOOK_BACKOFF_MAX_MS / 3_600_000} hour`,
+      `within ${limits.WEBHOOK_TIMEOUT_MS / 1000} s`,
+      `every ${limits.WEBHOOK_POLL_MS / 1000} s`,
+      `at most ${limits.MAX_WEBHOOKS_PER_PROJECT} webhooks`,
+      `the latest ${limits.WEBHOOK_LOG_SIZE} deliveries`,
+      `first ${limits.WEBHOOK_ERROR_MAX_CHARS} characters`,
+      `at most ${limits.WEBHOOK_CHAT_MAX_CHARS} characters`,
     ])
   })
 

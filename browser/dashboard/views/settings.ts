@@ -1,8 +1,9 @@
 import { MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../../common/limits.ts'
 import { api, ApiError, type ProjectSummary } from '../api.ts'
 import { h } from '../dom.ts'
+import { renderWebhooks } from './webhooks.ts'
 
-/** Name, domain and retention of a project. */
+/** Name, domain and retention of a project, and its webhooks. */
 export function renderSettings(body: HTMLElement, project: ProjectSummary): void {
   const name = h('input', { id: 'set-name', required: true, maxlength: MAX_PROJECT_NAME_LENGTH, value: project.name })
   const domain = h('input', { id: 'set-domain', required: true, value: project.domain })
@@ -29,4 +30,5 @@ export function renderSettings(body: HTMLElement, project: ProjectSummary): void
       })
   })
   body.append(form)
+  renderWebhooks(body, project)
 }

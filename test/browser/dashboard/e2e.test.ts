@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { enqueueCommitted, issueAlert, startReceiver } from '../../helpers/alerts.ts'
 import { json, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
 import { closeBrowserTest, eventually, screenshot, servePage, startBrowserTest } from '../../helpers/browser.ts'
@@ -15,11 +16,14 @@ describe('dashboard, in Chromium', () => {
   let context: BrowserContext
   let page: Page
   let sessionId: string
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
   const dialogs: string[] = []
   const pageErrors: string[] = []
 
   before(async () => {
-    ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD }))
+    // A webhook receiver on this machine: allowed by WEBHOOK_ALLOW_PRIVATE; the worker polls often.
+    receiver = await startReceiver([200])
+    ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD, WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: { pollMs: 100 } }))
     sessionId = await recordHostileVisit()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
@@ -30,7 +34,10 @@ describe('dashboard, in Chromium', () => {
     })
     page.on('pageerror', (e) => pageErrors.push(e.message))
   })
-  after(() => closeBrowserTest({ t, browser }))
+  after(async () => {
+    await closeBrowserTest({ t, browser })
+    await receiver.close()
+  })
 
   /** A visit whose every visitor-controlled field carries a script-injection payload, recorded by the SDK. */
   async function recordHostileVisit(): Promise<string> {
@@ -112,6 +119,29 @@ describe('dashboard, in Chromium', () => {
     await page.click('#settings button[type=submit]')
     await page.locator('#settings-message', { hasText: '60 days' }).waitFor()
     await screenshot(page, '04-settings')
+  })
+
+  it('settings: adds a webhook, logs its delivery with the issue title as text, and removes it', async () => {
+    await page.fill('#webhook-url', 'ftp://files.example/hook')
+    await page.click('#add-webhook button[type=submit]')
+    await page.locator('#webhook-message.error', { hasText: 'url must use http or https, not ftp' }).waitFor()
+    await page.fill('#webhook-url', receiver.url)
+    await page.click('#add-webhook button[type=submit]')
+    await page.locator('#webhooks li', { hasText: receiver.url }).waitFor()
+    await page.locator('#no-deliveries').waitFor()
+    await enqueueCommitted(t.app.db, issueAlert(t.project.id, { issue: { title: `Checkout failed ${PAYLOAD_IMG}` } }))
+    await eventually(() => Promise.resolve(receiver.received.length === 1 ? true : null), 'the webhook delivery')
+    await eventually(async () => {
+      await page.click('#refresh-deliveries')
+      return (await page.locator('#deliveries tr[data-status=delivered]').count()) === 1 ? true : null
+    }, 'the delivered row in the log')
+    assert.equal(await page.textContent('#deliveries .issue-link'), `Checkout failed ${PAYLOAD_IMG}`, 'the title is shown literally')
+    assert.equal(await page.locator('#webhook-log img').count(), 0, 'no title became markup')
+    assert.match(await page.textContent('#deliveries tbody tr') ?? '', /New issue.*delivered.*1.*HTTP 200/)
+    await screenshot(page, '04-settings-webhooks')
+    await page.click('#webhooks .remove-webhook')
+    await page.locator('#no-webhooks').waitFor()
+    assert.ok(dialogs.some((d) => d.startsWith('confirm: Remove the webhook')), 'removing asks first')
   })
 
   it('sessions list: counters, country, recording, and the errors-only and recording filters', async () => {

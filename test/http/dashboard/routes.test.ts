@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { InjectOptions } from 'fastify'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
+import { insertWebhook } from '../../../src/alerts/store.ts'
+import { enqueueCommitted, issueAlert } from '../../helpers/alerts.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
@@ -114,6 +116,46 @@ for (const engine of testEngines()) {
       assert.equal(chunk.json<unknown[]>().length, 5)
       // A session is only found under its own project.
       assert.equal((await call('GET', `/projects/${t.project.id}/sessions/${recorded.sessionId}`)).statusCode, 404)
+    })
+
+    it('adds, lists and removes webhooks, refusing bad URLs with 400 naming the problem', async () => {
+      const owner = await t.newProject('Hooks')
+      const base = `/projects/${owner.id}/webhooks`
+      const added = await call('POST', base, { url: 'https://hooks.slack.com/services/T0/B0/secret' })
+      assert.equal(added.statusCode, 201, added.body)
+      const hook = json<{ id: string; url: string; createdAt: string }>(added)
+      assert.deepEqual(Object.keys(hook), ['id', 'url', 'createdAt'])
+      assert.deepEqual(json(await call('GET', base)), { webhooks: [hook] })
+      for (const [url, why] of [['ftp://example.com/x', /url must use http or https, not ftp/], ['https://u:p@example.com/', /credentials/],
+        ['http://127.0.0.1:9000/', /127\.0\.0\.1 is a loopback address/], ['http://localhost/', /this machine/],
+        [hook.url, /already a webhook of this project/]] as const) {
+        const bad = await call('POST', base, { url })
+        assert.equal(bad.statusCode, 400, url)
+        assert.deepEqual([json(bad).code, json(bad).parameter], ['invalid_body', 'url'])
+        assert.match(String(json(bad).message), why)
+      }
+      assert.equal((await call('POST', base, {})).statusCode, 400)
+      assert.equal((await call('GET', '/projects/p_nope/webhooks')).statusCode, 404)
+      assert.equal((await t.app.inject({ url: `/app/api${base}` })).statusCode, 401, 'signed in only')
+      assert.equal((await t.app.inject({ method: 'POST', url: `/app/api${base}`, headers: { cookie }, payload: { url: 'https://x.example/' } })).statusCode, 403)
+      assert.equal((await call('DELETE', `${base}/${hook.id}`)).statusCode, 204)
+      assert.equal((await call('DELETE', `${base}/${hook.id}`)).statusCode, 404)
+      assert.deepEqual(json(await call('GET', base)), { webhooks: [] })
+    })
+
+    it('shows the latest deliveries with the issue title as it came', async () => {
+      const owner = await t.newProject('Log')
+      // Planted, since adding refuses a loopback URL: the worker refuses it again when connecting.
+      await insertWebhook(t.app.db, { project_id: owner.id, id: 'wh_log', url: 'http://127.0.0.1:9/hook', created_at: Date.now() })
+      const alert = issueAlert(owner.id, { kind: 'regression', issue: { title: '<img src=x onerror=alert(1)>' } })
+      await enqueueCommitted(t.app.db, alert)
+      const log = json<{ deliveries: Record<string, unknown>[] }>(await call('GET', `/projects/${owner.id}/webhooks/deliveries`))
+      assert.equal(log.deliveries.length, 1)
+      const [delivery] = log.deliveries
+      assert.deepEqual([delivery?.webhookId, delivery?.kind, delivery?.issue], ['wh_log', 'regression', { id: alert.issue.id, title: '<img src=x onerror=alert(1)>' }])
+      assert.ok(delivery?.status === 'pending' || delivery?.status === 'failed')
+      assert.equal(typeof delivery.createdAt, 'string')
+      assert.equal((await call('GET', '/projects/p_nope/webhooks/deliveries')).statusCode, 404)
     })
 
     it('serves the page with a CSP that allows only its own scripts', async () => {

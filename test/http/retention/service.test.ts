@@ -2,9 +2,11 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
 import { SWEEP_BATCH } from '../../../common/limits.ts'
+import { insertWebhook } from '../../../src/alerts/store.ts'
 import { sweep } from '../../../src/retention/service.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
+import { enqueueCommitted, issueAlert, storedDeliveries } from '../../helpers/alerts.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
@@ -69,6 +71,15 @@ for (const engine of testEngines()) {
         .where('project_id', '=', t.project.id).where('session_id', '=', expiredId).execute()
       assert.deepEqual(orphans, [])
       assert.equal((await sweep(t.app.db, Date.now())).deleted, 0, 'a second sweep finds nothing')
+    })
+
+    it('deletes webhook deliveries past the project\'s retention with its sessions (their payloads hold visitor text)', async () => {
+      const brief = await t.newProject('Brief', 1)
+      await insertWebhook(t.app.db, { project_id: brief.id, id: 'wh_brief', url: 'https://hooks.example.com/brief', created_at: Date.now() })
+      await enqueueCommitted(t.app.db, issueAlert(brief.id))
+      assert.equal((await storedDeliveries(t.app.db, brief.id)).length, 1)
+      await sweep(t.app.db, Date.now() + 2 * DAY_MS)
+      assert.deepEqual(await storedDeliveries(t.app.db, brief.id), [])
     })
   })
 

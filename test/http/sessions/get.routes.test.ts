@@ -91,7 +91,7 @@ for (const engine of testEngines()) {
         url: 'https://shop.example/api', method: 'POST', message: null, stack: null, statusCode: 502, durationMs: 12.5,
         reqBody: '{"a":1}', resBody: 'Bad gateway', fingerprint: null, issueId: http?.issueId,
       })
-      assert.match(String(http?.issueId), /^[A-Za-z0-9_-]{12}$/, 'a failed request belongs to an issue')
+      assert.match(String(http.issueId), /^[A-Za-z0-9_-]{12}$/, 'a failed request belongs to an issue')
       const click = events.find((e) => e.type === 'CLICK')
       assert.deepEqual(click, {
         id: click?.id, type: 'CLICK', createdAt: new Date(t0 + 3000).toISOString(), message: 'button#buy',

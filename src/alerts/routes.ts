@@ -1,0 +1,27 @@
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
+import { ProjectParams } from '../dashboard/schema.ts'
+import { DeliveryLog, NewWebhookBody, WebhookList, WebhookParams, WebhookView } from './schema.ts'
+import { addWebhook, deliveryLog, listWebhooks, removeWebhook } from './service.ts'
+
+const hide = { hide: true }
+
+/**
+ * A project's webhooks and their delivery log, for the dashboard: registered inside its API, under
+ * /projects/:projectId/webhooks, so its sign-in and X-Sessionwatch checks guard them.
+ */
+export const webhookRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
+  app.get('/', { schema: { ...hide, params: ProjectParams, response: { 200: WebhookList } } }, async (request) =>
+    ({ webhooks: await listWebhooks(app.db, request.params.projectId) }))
+
+  app.post('/', { schema: { ...hide, params: ProjectParams, body: NewWebhookBody, response: { 201: WebhookView } } }, async (request, reply) =>
+    reply.code(201).send(await addWebhook(app.db, request.params.projectId, request.body.url, app.config.webhooks)))
+
+  app.delete('/:webhookId', { schema: { ...hide, params: WebhookParams } }, async (request, reply) => {
+    await removeWebhook(app.db, request.params.projectId, request.params.webhookId)
+    return reply.code(204).send()
+  })
+
+  app.get('/deliveries', { schema: { ...hide, params: ProjectParams, response: { 200: DeliveryLog } } }, async (request) =>
+    ({ deliveries: await deliveryLog(app.db, request.params.projectId) }))
+  done()
+}

@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict'
+import dns from 'node:dns'
+import type { LookupFunction } from 'node:net'
+import { Writable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { after, before, describe, it } from 'node:test'
+import pg from 'pg'
+import { WEBHOOK_CHAT_MAX_CHARS } from '../../../common/limits.ts'
+import { addWebhook } from '../../../src/alerts/service.ts'
+import { insertWebhook } from '../../../src/alerts/store.ts'
+import type { WebhookWorkerOptions } from '../../../src/alerts/worker.ts'
+import { buildApp, type BuildOptions } from '../../../src/app.ts'
+import { loadConfig, type Engine } from '../../../src/config.ts'
+import { createProject } from '../../../src/projects/service.ts'
+import { enqueueCommitted, issueAlert, startReceiver, storedDeliveries } from '../../helpers/alerts.ts'
+import { startTestApp, type TestApp } from '../../helpers/app.ts'
+import { createTestDatabase } from '../../helpers/databases.ts'
+import { testEngines } from '../../helpers/engines.ts'
+import { eventually } from '../../helpers/wait.ts'
+
+const POLL_MS = 50
+const BACKOFF_MS = 300
+/** Polls every 50 ms and retries after 300 ms, so a test sees a retry without waiting out production's 10 s. */
+const FAST: WebhookWorkerOptions = { pollMs: POLL_MS, backoffBaseMs: BACKOFF_MS }
+
+/** DNS as an attacker's name server answers: rebind.test resolves to this machine. */
+const rebinding: LookupFunction = (hostname, options, callback) => {
+  if (hostname !== 'rebind.test') {
+    dns.lookup(hostname, options, callback)
+    return
+  }
+  if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }])
+  else callback(null, '127.0.0.1', 4)
+}
+
+type Row = Awaited<ReturnType<typeof storedDeliveries>>[number]
+/** Waits until every delivery of the project satisfies `done`; returns them. */
+const settled = (t: Pick<TestApp, 'app'>, projectId: string, done: (row: Row) => boolean, what: string) =>
+  eventually(async () => {
+    const rows = await storedDeliveries(t.app.db, projectId)
+    return rows.length > 0 && rows.every(done) ? rows : null
+  }, what, 15_000, 20)
+
+let receiver: Awaited<ReturnType<typeof startReceiver>>
+let t: TestApp
+
+/** Before the enclosing suite: a receiver answering `statuses`, and an app that delivers to it; both closed after. */
+function receiverAndApp(engine: Engine, statuses: number[], env: Record<string, string>, build: Omit<BuildOptions, 'config'>): void {
+  before(async () => {
+    receiver = await startReceiver(statuses)
+    t = await startTestApp(engine, env, build)
+  })
+  after(async () => {
+    await t.close()
+    await receiver.close()
+  })
+}
+
+for (const engine of testEngines()) {
+  describe(`webhook delivery [${engine}]`, () => {
+    const privateOk = { WEBHOOK_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://sw.example.com/' }
+
+    describe('to a receiver that answers 200', () => {
+      receiverAndApp(engine, [200], privateOk, { webhooks: FAST })
+
+      it('posts the alert once, with its payload, webhook-id and webhook-timestamp', async () => {
+        await addWebhook(t.app.db, t.project.id, receiver.url, t.app.config.webhooks)
+        const alert = issueAlert(t.project.id, { issue: { title: 'TypeError: <b>cart</b> is undefined', events: 4, sessions: 2 } })
+        const before = Math.floor(Date.now() / 1000)
+        await enqueueCommitted(t.app.db, alert)
+        const [row] = await settled(t, t.project.id, (r) => r.status === 'delivered', 'the delivery')
+        await sleep(POLL_MS * 5)
+        assert.equal(receiver.received.length, 1, 'exactly one POST')
+        const [request] = receiver.received
+        assert.ok(request && row)
+        assert.equal(request.headers['webhook-id'], row.id)
+        const timestamp = Number(request.headers['webhook-timestamp'])
+        assert.ok(timestamp >= before && timestamp <= Math.ceil(Date.now() / 1000), 'Unix seconds of the attempt')
+        assert.equal(request.headers['content-type'], 'application/json')
+        assert.match(String(request.headers['user-agent']), /^Sessionwatch-Webhook\//)
+        const body = JSON.parse(request.body) as Record<string, unknown> & { text: string; content: string }
+        assert.equal(body.kind, 'new')
+        assert.deepEqual(body.project, { id: t.project.id, name: 'Shop' })
+        assert.deepEqual(body.issue, {
+          id: alert.issue.id, title: 'TypeError: <b>cart</b> is undefined', type: 'ERROR', culprit: 'checkout.js',
+          firstSeenAt: new Date(alert.at).toISOString(), lastSeenAt: new Date(alert.at).toISOString(), events: 4, sessions: 2,
+        })
+        const link = `https://sw.example.com/app#/p/${t.project.id}/issues/${alert.issue.id}`
+        assert.equal(body.url, link)
+        assert.ok(body.text.endsWith(`\n${link}`) && body.text.includes('&lt;b&gt;cart&lt;/b&gt;'), body.text)
+        assert.ok(body.content.length <= WEBHOOK_CHAT_MAX_CHARS && body.content.includes('`TypeError: <b>cart</b> is undefined`'))
+        assert.deepEqual([row.attempts, row.last_status, row.last_error, row.next_attempt_at], [1, 200, null, null])
+        assert.ok(row.delivered_at !== null && row.delivered_at >= row.created_at)
+      })
+    })
+
+    describe('to a receiver that answers 500, then 200', () => {
+      receiverAndApp(engine, [500, 200], privateOk, { webhooks: FAST })
+
+      it('records the failure, retries after the backoff with the same id and body, and delivers once', async () => {
+        await addWebhook(t.app.db, t.project.id, receiver.url, t.app.config.webhooks)
+        await enqueueCommitted(t.app.db, issueAlert(t.project.id))
+        const [failed] = await settled(t, t.project.id, (r) => r.attempts === 1 && r.status === 'pending', 'the first, failed attempt')
+        assert.deepEqual([failed?.last_status, failed?.last_error], [500, 'receiver says 500'])
+        const [row] = await settled(t, t.project.id, (r) => r.status === 'delivered', 'the retry')
+        await sleep(POLL_MS * 5)
+        assert.equal(receiver.received.length, 2)
+        const [first, second] = receiver.received
+        assert.ok(first && second && row)
+        assert.equal(second.headers['webhook-id'], first.headers['webhook-id'])
+        assert.equal(second.body, first.body, 'a retry sends the same body')
+        assert.ok(second.at - first.at >= BACKOFF_MS - 20, `retried ${second.at - first.at} ms later`)
+        assert.deepEqual([row.attempts, row.last_status, row.last_error], [2, 200, null])
+      })
+    })
+
+    it('hands a delivery in flight back on close, and the next process on the database delivers it', async () => {
+      receiver = await startReceiver([0, 200])
+      const database = await createTestDatabase(engine)
+      const config = loadConfig({ DATABASE_URL: database.url, RETENTION_SWEEP_SECONDS: '0', ...privateOk })
+      try {
+        const first = await buildApp({ config, webhooks: FAST })
+        const project = await createProject(first.db, { name: 'Restart', domain: 'shop.example' })
+        await addWebhook(first.db, project.id, receiver.url, config.webhooks)
+        await enqueueCommitted(first.db, issueAlert(project.id))
+        await eventually(() => Promise.resolve(receiver.received.length === 1 ? true : null), 'the first attempt (left unanswered)')
+        await first.close()
+        const second = await buildApp({ config, webhooks: FAST })
+        try {
+          const [row] = await settled({ app: second }, project.id, (r) => r.status === 'delivered', 'the delivery after the restart')
+          assert.equal(receiver.received.length, 2)
+          assert.equal(receiver.received[1]?.headers['webhook-id'], row?.id)
+          assert.equal(row?.attempts, 1, 'the attempt cut short by the close is not counted')
+        } finally {
+          await second.close()
+        }
+      } finally {
+        await receiver.close()
+        await database.cleanup()
+      }
+    })
+
+    describe('without WEBHOOK_ALLOW_PRIVATE', () => {
+      receiverAndApp(engine, [200], {}, { webhooks: { ...FAST, lookup: rebinding } })
+
+      it('refuses at connect time every address of this machine, however the host name resolves, and records why', async () => {
+        // Added as a host name, rebind.test passes the check on adding: only its address says where it leads.
+        await addWebhook(t.app.db, t.project.id, `http://rebind.test:${receiver.port}/hook`, t.app.config.webhooks)
+        // The others could not be added (the add check refuses them); planted directly, the connection refuses them too.
+        const planted = [`http://127.0.0.1:${receiver.port}/hook`, `http://localhost:${receiver.port}/hook`, `http://[::ffff:127.0.0.1]:${receiver.port}/hook`]
+        for (const [i, url] of planted.entries()) await insertWebhook(t.app.db, { project_id: t.project.id, id: `wh_planted_${i}`, url, created_at: i })
+        await enqueueCommitted(t.app.db, issueAlert(t.project.id))
+        const rows = await settled(t, t.project.id, (r) => r.status === 'failed', 'the refusals')
+        assert.equal(receiver.received.length, 0, 'nothing reached the receiver')
+        const why = new Map(rows.map((r) => [r.webhook_id, r.last_error ?? '']))
+        assert.match(why.get('wh_planted_0') ?? '', /^refused: 127\.0\.0\.1 is a loopback address/)
+        assert.match(why.get('wh_planted_1') ?? '', /^refused: localhost → (127\.0\.0\.1|::1) is a loopback address/)
+        assert.match(why.get('wh_planted_2') ?? '', /^refused: ::ffff:7f00:1 is an IPv4-mapped IPv6 address/)
+        const rebind = rows.find((r) => !r.webhook_id.startsWith('wh_planted'))
+        assert.match(rebind?.last_error ?? '', /^refused: rebind\.test → 127\.0\.0\.1 is a loopback address.*WEBHOOK_ALLOW_PRIVATE=true/)
+        for (const row of rows) assert.deepEqual([row.attempts, row.last_status, row.next_attempt_at], [1, null, null], 'failed at once, no retries')
+      })
+    })
+  })
+}
+
+if (testEngines().includes('postgres')) {
+  describe('webhook worker through a database outage [postgres]', () => {
+    const lines: string[] = []
+    const stream = new Writable({ write(chunk: Buffer, _encoding, done) { lines.push(chunk.toString()); done() } })
+    receiverAndApp('postgres', [200], { WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: FAST, logger: { level: 'info', stream } })
+
+    it('logs the outage once, recovers by itself, and delivers afterwards', async () => {
+      await addWebhook(t.app.db, t.project.id, receiver.url, t.app.config.webhooks)
+      // Every connection of the app ends at once, as in a server restart; polls in the meantime fail.
+      const admin = new pg.Client(t.databaseUrl)
+      await admin.connect()
+      for (let i = 0; i < 5; i++) {
+        await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')
+        await sleep(60)
+      }
+      await admin.end()
+      await enqueueCommitted(t.app.db, issueAlert(t.project.id))
+      await settled(t, t.project.id, (r) => r.status === 'delivered', 'the delivery after the outage')
+      const outage = lines.filter((l) => l.includes('database unreachable'))
+      assert.equal(outage.length, 1, lines.join(''))
+      assert.ok(lines.some((l) => l.includes('database reachable again')))
+      assert.ok(!lines.some((l) => l.includes('webhook worker failed')), 'an outage is not a worker bug')
+    })
+  })
+}
