@@ -43,7 +43,7 @@ describe('OpenAPI document', () => {
 
   it('states the parameter bounds and defaults of the spec', () => {
     const params = Object.fromEntries((doc.paths['/api/v1/sessions']?.get?.parameters ?? []).map((p) => [p.name, p]))
-    assert.deepEqual(Object.keys(params).sort(), ['date', 'from', 'limit', 'offset', 'to'])
+    assert.deepEqual(Object.keys(params).sort(), ['date', 'from', 'issue', 'limit', 'offset', 'to'])
     assert.deepEqual(params.limit?.schema, { type: 'integer', minimum: 1, maximum: 200, default: 50 })
     assert.deepEqual(params.offset?.schema, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
     assert.ok(Object.values(params).every((p) => p.in === 'query' && p.required !== true))
@@ -54,7 +54,7 @@ describe('OpenAPI document', () => {
     assert.equal(doc.components.securitySchemes.apiKeyHeader?.name, 'X-Api-Key')
     assert.deepEqual(doc.components.schemas.ApiError?.required?.sort(), ['code', 'error', 'message', 'statusCode'])
     assert.deepEqual(Object.keys(doc.components.schemas.SessionEvent?.properties ?? {}),
-      ['id', 'type', 'createdAt', 'url', 'method', 'message', 'stack', 'statusCode', 'durationMs', 'reqBody', 'resBody'])
+      ['id', 'type', 'createdAt', 'url', 'method', 'message', 'stack', 'statusCode', 'durationMs', 'reqBody', 'resBody', 'fingerprint', 'issueId'])
     assert.deepEqual(Object.keys(doc.components.schemas.Recording?.properties ?? {}), ['available', 'chunks'])
     for (const phrase of ['lastSeenAt descending, then id descending', 'Retention', 'WWW-Authenticate', 'never clamped', 'ERROR and HTTP_ERROR']) {
       assert.ok(doc.info.description.includes(phrase), phrase)
@@ -104,6 +104,17 @@ describe('OpenAPI document', () => {
     assert.deepEqual(list.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
     assert.deepEqual(Object.keys(chunk.responses).sort(), ['200', '401', '404', '503'])
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/app')), [])
+  })
+
+  it('documents the issues extension with the API key: list, get, and the sessions of an issue', () => {
+    const list = doc.paths['/api/v1/issues']?.get
+    const get = doc.paths['/api/v1/issues/{id}']?.get
+    assert.equal(list?.operationId, 'listIssues')
+    assert.equal(get?.operationId, 'getIssue')
+    assert.deepEqual(list.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
+    assert.deepEqual((list.parameters ?? []).map((p) => p.name).sort(), ['from', 'limit', 'offset', 'sort', 'status', 'to'])
+    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404', '503'])
+    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/issues')), ['/api/v1/issues', '/api/v1/issues/{id}'])
   })
 
   it('serves a readable HTML reference at /api/v1/docs', async () => {
