@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { ProjectTable } from '../projects/table.ts'
+import type { SourceMapTable } from '../sourcemaps/table.ts'
 import type { EventTable, RecordingChunkTable, SessionDayTable, SessionTable } from '../visits/tables.ts'
 
 /** The whole schema, assembled from each feature's table types. */
@@ -16,6 +17,7 @@ export interface Database {
   session_days: SessionDayTable
   events: EventTable
   recording_chunks: RecordingChunkTable
+  source_maps: SourceMapTable
 }
 
 /** Store functions take either the database or an open transaction. */
