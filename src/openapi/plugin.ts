@@ -26,6 +26,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'sessions', description: 'Read API v1: recorded visits and their events (API key).' },
         { name: 'recording', description: 'Read API v1 extension: a session\'s screen recording (API key).' },
         { name: 'ingest', description: 'Write side for the browser SDK (ingest key).' },
+        { name: 'sourcemaps', description: 'Source map upload for CI: the API key\'s one write (API key).' },
         { name: 'operations', description: 'Health checks for load balancers and orchestrators.' },
       ],
       components: {

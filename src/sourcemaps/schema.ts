@@ -71,7 +71,7 @@ export const SourceMapUploadQuery = Type.Object({
 export type SourceMapUploadQuery = Static<typeof SourceMapUploadQuery>
 
 /** The body is the map's bytes, parsed and checked by the service (as the CLI's files are), so the schema only documents it. */
-export const SourceMapUploadBody = Type.Unsafe<Buffer>({
+export const SourceMapUploadBody = Type.Unsafe<Uint8Array>({
   $id: 'SourceMapUpload', title: 'SourceMapUpload',
   description: `The source map file as the bundler wrote it (version 3 JSON), up to ${MAX_SOURCEMAP_BYTES} bytes uncompressed; `
     + 'with `Content-Encoding: gzip` it may be sent compressed.',

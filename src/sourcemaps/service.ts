@@ -76,7 +76,7 @@ export interface CheckedUpload {
  * Checks every upload fully — URL, release, debug ID, and the map itself — before anything is stored,
  * so one bad map stores nothing of its batch. All problems are reported at once, each naming its map.
  */
-export async function checkUploads(uploads: readonly MapUpload[]): Promise<CheckedUpload[]> {
+export async function checkUploads(uploads: readonly MapUpload[], checkedOne: (map: CheckedUpload) => void = () => undefined): Promise<CheckedUpload[]> {
   const problems: AppError[] = []
   const checked: CheckedUpload[] = []
   const byUrl = new Map<string, string>()
@@ -87,6 +87,7 @@ export async function checkUploads(uploads: readonly MapUpload[]): Promise<Check
       if (other !== undefined) throw invalidParameter('url', `${other} and ${upload.file} are both for ${one.url}: upload one map per minified file`)
       byUrl.set(one.url, upload.file)
       checked.push(one)
+      checkedOne(one)
     } catch (error) {
       if (!(error instanceof AppError)) throw error
       problems.push(error)
@@ -117,7 +118,8 @@ async function checkUpload(upload: MapUpload): Promise<CheckedUpload> {
   }
   const { debugId: own } = parseMap(upload.data, upload.file)
   if (given !== null && own !== null && given !== own) {
-    throw invalidParameter('debugId', `${upload.file}: its debug ID is ${own}, but the upload says ${given}: is it the map of another build?`)
+    throw invalidParameter('debugId', `${upload.file}: its debug ID is ${own}, but ${given} was given for it (the upload's debugId, `
+      + 'or its bundle\'s //# debugId line): is it the map of another build?')
   }
   return { url: script.url, file: upload.file, release, debugId: given ?? own, bytes: upload.data.length, gzipped: await gzip(upload.data) }
 }

@@ -9,7 +9,7 @@ import { createWriter } from '../visits/writer.ts'
 import { normalizeEvent } from '../events/normalize.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
-import { toEventView, toSessionView } from '../sessions/views.ts'
+import { toEventFields, toSessionView } from '../sessions/views.ts'
 import { chunksWithData, listEvents, sessionsAfter } from '../visits/read.ts'
 import type { ChunkRecord, SessionSeed } from '../visits/write.ts'
 import { DAY_MS, parseDate, parseInstant, toIso } from '../shared/time.ts'
@@ -50,7 +50,7 @@ export async function exportSessions(
       const recordingChunks = chunks > 0 && opts.recording !== false
         ? (await chunksWithData(db, project.id, row.id)).map((c) => ({ id: c.id, data: c.data?.toString('base64') ?? '', startedAt: toIso(c.started_at) }))
         : undefined
-      await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(toEventView), recordingChunks }))
+      await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(toEventFields), recordingChunks }))
       count++
       if (count % 10_000 === 0) progress(`exported ${count} sessions…`)
     }
