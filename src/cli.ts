@@ -3,8 +3,8 @@ import readline from 'node:readline'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Kysely } from 'kysely'
 import {
-  DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SQLITE_FILE,
-  DEFAULT_SWEEP_SECONDS,
+  byteSize, DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SOURCEMAP_CACHE_BYTES,
+  DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, MAX_SOURCEMAP_BYTES, SOURCEMAP_LOOKUP_TTL_MS,
 } from '../common/limits.ts'
 import { loadConfig, ConfigError, type Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
@@ -17,6 +17,8 @@ import { exportSessions, importSessions } from './transfer/service.ts'
 import { firstRun } from './first-run.ts'
 import { ensurePassword } from './dashboard/auth.ts'
 import { describeKeys } from './projects/format.ts'
+import { mapsInDirectory } from './sourcemaps/files.ts'
+import { checkUploads, deleteMaps, listMaps, storeUploads } from './sourcemaps/service.ts'
 
 const USAGE = `Usage: sessionwatch <command> [options]
 
@@ -32,12 +34,20 @@ Commands:
   export --project ID [--date YYYY-MM-DD] [--no-recording]
                                           Write the project's sessions (with their screen recordings,
                                           unless --no-recording) as NDJSON to standard output
+  sourcemaps upload --project ID --url-prefix URL DIR [--release R]
+                                          Upload every *.map under DIR for the minified file beside it: its
+                                          URL is URL + its path in DIR (URL may be ~/path: any host). All maps
+                                          are checked first; one bad map stores none. Up to ${byteSize(MAX_SOURCEMAP_BYTES)} each
+  sourcemaps list --project ID [--json]   List the project's source maps
+  sourcemaps delete --project ID (--url URL | --all)
+                                          Delete the map of one minified file's URL, or all of the project's
   retention run                           Delete every session past its project's retention now
   admin reset-password                    Set a new generated dashboard password and print it
 
 Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT}), HOST (${DEFAULT_HOST}), TRUST_PROXY,
 GEOIP_DB, RETENTION_SWEEP_SECONDS (${DEFAULT_SWEEP_SECONDS}), LOG_LEVEL (${DEFAULT_LOG_LEVEL}), ADMIN_PASSWORD (dashboard; unset: generated on
-first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_MAX_SESSION_BYTES (${DEFAULT_MAX_SESSION_BYTES}).`
+first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_MAX_SESSION_BYTES (${DEFAULT_MAX_SESSION_BYTES}),
+SOURCEMAP_CACHE_BYTES (${DEFAULT_SOURCEMAP_CACHE_BYTES}).`
 
 // For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
 // code that serves /sdk.js and /sdk.mjs.
@@ -158,6 +168,40 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     }
     if (report.expired > 0) note(`${report.expired} imported sessions are already past the project's retention; the next sweep removes them`)
     return report.bad.length > 0 ? 1 : 0
+  }
+  if (command === 'sourcemaps' && sub === 'upload') {
+    const { values, positionals } = args(rest.slice(1), { project: { type: 'string' }, 'url-prefix': { type: 'string' }, release: { type: 'string' } }, 1)
+    const dir = positionals[0]
+    if (dir === undefined) throw new UsageError('sourcemaps upload needs the DIR the build wrote')
+    const project = await projects.getProject(db, required(values, 'project'))
+    const found = await mapsInDirectory(dir, required(values, 'url-prefix'), values.release ?? null)
+    if (found.length === 0) throw new AppError(400, 'invalid_parameter', `No *.map file under ${dir}: build with source maps (external) first`)
+    note(`checking ${found.length} source maps…`)
+    // Every map is checked before any is stored: one bad map stores nothing of the run.
+    const checked = await checkUploads(found, (map) => {
+      note(`  ${map.file} → ${map.url} (${byteSize(map.bytes)}${map.debugId === null ? '' : `, debug ID ${map.debugId}`})`)
+    })
+    const stored = await storeUploads(db, null, project.id, checked)
+    print(`uploaded ${stored.length} source maps (${byteSize(stored.reduce((n, m) => n + m.bytes, 0))}) to project ${project.id}; `
+      + `a running service uses them within ${SOURCEMAP_LOOKUP_TTL_MS / 1000} s`)
+    return 0
+  }
+  if (command === 'sourcemaps' && sub === 'list') {
+    const { values } = args(rest.slice(1), { project: { type: 'string' }, json: { type: 'boolean' } })
+    const list = await listMaps(db, (await projects.getProject(db, required(values, 'project'))).id)
+    if (values.json) print(JSON.stringify(list))
+    else if (list.length === 0) print('No source maps yet: sessionwatch sourcemaps upload --project ID --url-prefix URL DIR')
+    else for (const m of list) print(`${m.url}  ${m.file}  ${byteSize(m.bytes)}  ${m.createdAt}${m.release === null ? '' : `  release ${m.release}`}${m.debugId === null ? '' : `  debug ID ${m.debugId}`}`)
+    return 0
+  }
+  if (command === 'sourcemaps' && sub === 'delete') {
+    const { values } = args(rest.slice(1), { project: { type: 'string' }, url: { type: 'string' }, all: { type: 'boolean' } })
+    if ((values.url === undefined) === (values.all !== true)) throw new UsageError('sourcemaps delete takes either --url URL or --all')
+    const project = await projects.getProject(db, required(values, 'project'))
+    const deleted = await deleteMaps(db, null, project.id, values.url ?? null)
+    if (deleted === 0 && values.url !== undefined) throw new AppError(404, 'not_found', `No source map is stored for ${values.url}`)
+    print(`deleted ${deleted} source maps`)
+    return 0
   }
   if (command === 'retention' && sub === 'run') {
     args(rest.slice(1), {})
