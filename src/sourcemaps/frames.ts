@@ -42,7 +42,7 @@ export function loadedMap(map: TraceMap): LoadedMap {
 
 /** A frame no map applies to: as printed. */
 export function unmappedFrame(frame: Frame): ResolvedFrame {
-  return { ...frame, mapped: false, inApp: !notInApp(frame.file), context: null, generated: null }
+  return { ...frame, mapped: false, inApp: !notInApp(frame.file), context: null }
 }
 
 /** Library or browser code rather than the site's own: people look past these frames to find their bug. */
@@ -74,15 +74,17 @@ export function mapFrame(loaded: LoadedMap, frame: Frame): ResolvedFrame {
   const enclosing = text !== null && starts ? enclosingFunction(text, starts, sourceLine, sourceColumn) : null
   // Async and constructor frames say so before the name (`async u`, `new t`): the original name keeps the word.
   const prefix = /^(?:async|new) /.exec(frame.function ?? '')?.[0] ?? ''
+  const inApp = !notInApp(source) && !notInApp(frame.file) && !(map.ignoreList?.includes(sourceIndex) ?? false)
   const resolved: ResolvedFrame = {
     function: frame.function !== null && enclosing !== null ? prefix + enclosing : frame.function,
     file: source,
     line: sourceLine + 1,
     column: sourceColumn + 1,
     mapped: true,
-    inApp: !notInApp(source) && !notInApp(frame.file) && !(map.ignoreList?.includes(sourceIndex) ?? false),
-    context: text !== null && starts ? contextAt(text, starts, sourceLine, sourceColumn) : null,
-    generated: { ...frame },
+    inApp,
+    // Library code is rarely what a reader looks at, and its context would make a page of errors
+    // several times larger (each frame's 11 lines, for every event): only the site's own code gets it.
+    context: inApp && text !== null && starts ? contextAt(text, starts, sourceLine, sourceColumn) : null,
   }
   if (loaded.frames.size >= SOURCEMAP_FRAME_MEMO) loaded.frames.clear()
   loaded.frames.set(memoKey, resolved)

@@ -5,19 +5,15 @@ import { Nullable } from '../shared/schema.ts'
 /** How a debug ID may be written: hex digits and dashes (the TC39 proposal's reader pattern). */
 export const DEBUG_ID_PATTERN = '^[a-fA-F0-9-]{12,}$'
 
-const FrameFields = {
+/** One stack frame of an error event, mapped to the original source through an uploaded source map when one matches. */
+export const ResolvedFrameSchema = Type.Object({
   function: Nullable(Type.String({ description: 'Function name; null when anonymous.' })),
   file: Nullable(Type.String({ description: 'Script URL, or the original source file when mapped.' })),
   line: Nullable(Type.Integer({ minimum: 1, description: 'Line, 1-based.' })),
   column: Nullable(Type.Integer({ minimum: 1, description: 'Column, 1-based.' })),
-}
-
-/** One stack frame of an error event, mapped to the original source through an uploaded source map when one matches. */
-export const ResolvedFrameSchema = Type.Object({
-  ...FrameFields,
   mapped: Type.Boolean({
     description: 'Whether an uploaded source map gave the original position. When false, function, file, line and '
-      + 'column are as the browser printed them, and context and generated are null.',
+      + 'column are as the browser printed them (as in `stack`, which keeps every frame as printed), and context is null.',
   }),
   inApp: Type.Boolean({
     description: 'false for library and browser code: a source under node_modules, one the map lists in its '
@@ -29,11 +25,8 @@ export const ResolvedFrameSchema = Type.Object({
     post: Type.Array(Type.String(), { description: `Up to ${SOURCE_CONTEXT_LINES} lines after line.` }),
   }, {
     additionalProperties: false,
-    description: 'The original source around the frame, from the map\'s sourcesContent; null when unmapped or the map has none.',
-  })),
-  generated: Nullable(Type.Object(FrameFields, {
-    additionalProperties: false,
-    description: 'The frame as the browser printed it (minified file, line, column, name); null when not mapped.',
+    description: 'The original source around the frame, from the map\'s sourcesContent; null when unmapped, when the map has '
+      + 'none, and for library frames (inApp false).',
   })),
 }, {
   $id: 'ResolvedFrame', title: 'ResolvedFrame', additionalProperties: false,

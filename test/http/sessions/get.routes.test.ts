@@ -99,7 +99,7 @@ for (const engine of testEngines()) {
       const error = events.find((e) => e.type === 'ERROR')
       assert.equal(error?.stack, 'at x (app.js:1:1)')
       assert.deepEqual(error.frames, [{
-        function: 'x', file: 'app.js', line: 1, column: 1, mapped: false, inApp: true, context: null, generated: null,
+        function: 'x', file: 'app.js', line: 1, column: 1, mapped: false, inApp: true, context: null,
       }], 'a stack with no map for its script: its frames as printed')
       const slow = events.find((e) => e.type === 'SLOW_REQUEST')
       assert.ok(slow && !('method' in slow), 'a resource has no method')
