@@ -84,9 +84,15 @@ export const DEFAULT_SOURCEMAP_CACHE_BYTES = 268_435_456 // 256 MiB
 export const SOURCEMAP_LOOKUP_TTL_MS = 10_000 // 10 s
 /** Script URLs (and debug IDs) whose lookup a process remembers at most. */
 export const SOURCEMAP_LOOKUP_ENTRIES = 10_000
-/** Resolved frames remembered per parsed map: the frames of a page's events repeat, and are worked out once. */
+/**
+ * Resolved frames remembered per parsed map: the frames of a page's events repeat, and each is worked
+ * out once (its function name and context) rather than once per event.
+ */
 export const SOURCEMAP_FRAME_MEMO = 1000
-/** Lines above a frame searched for the header of the function around it. */
+/**
+ * Lines above a frame searched for the header of the function around it: longer functions than this keep
+ * the name the browser printed, and a frame in top-level code stops searching here.
+ */
 export const SOURCE_FUNCTION_SCAN_LINES = 2000
 /** Lines of original source shown before and after a mapped frame's line. */
 export const SOURCE_CONTEXT_LINES = 5

@@ -61,7 +61,7 @@ async function ingestProject(request: FastifyRequest<{ Querystring: { key?: stri
   }
   const project = await projectForIngestKey(request.server.db, key)
   if (!project) {
-    const hint = key.startsWith('sw_api_') ? ' This is the secret API key, which only reads; ingest takes the ingest key (sw_ing_…).' : ''
+    const hint = key.startsWith('sw_api_') ? ' This is the secret API key, which reads (and uploads source maps); ingest takes the ingest key (sw_ing_…).' : ''
     throw new AppError(401, 'invalid_ingest_key', `The ingest key is not valid.${hint}`)
   }
   return project

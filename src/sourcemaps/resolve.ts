@@ -45,7 +45,7 @@ export interface ResolverOptions {
  *
  * Two caches: what each script URL (or debug ID) resolves to — a map id or "none" — kept for
  * `lookupTtlMs`, so a page of events on unmapped scripts asks the database once, not once per event;
- * and the parsed maps by id, an LRU bounded by estimated heap (SOURCEMAP_HEAP_FACTOR × the map's size).
+ * and the parsed maps by id, an LRU bounded by their estimated heap (frames.ts `heapOf`).
  * A map is parsed once however many frames ask for it at once.
  */
 export function createResolver(db: Db, { cacheBytes, lookupTtlMs = SOURCEMAP_LOOKUP_TTL_MS }: ResolverOptions): SourceMapResolver {

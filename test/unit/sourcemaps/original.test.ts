@@ -12,45 +12,48 @@ function nameAt(source: string): string | null {
   return enclosingFunction(text, starts, line, at - (starts[line] ?? 0))
 }
 
+/** Each case: a source with `@` at the position, and the name expected there. */
+function names(cases: readonly (readonly [string, string | null])[]): void {
+  for (const [source, name] of cases) assert.equal(nameAt(source), name, source)
+}
+
 describe('enclosingFunction: the original function around a position', () => {
-  it('recognizes declarations, assigned functions and arrows, object properties and methods', () => {
-    assert.equal(nameAt('export function checkout(cart, user) {\n  return user.@coupon.code\n}'), 'checkout')
-    assert.equal(nameAt('async function* pages(url) {\n  yield @fetch(url)\n}'), 'pages')
-    assert.equal(nameAt('const total = function (items) {\n  return @items.length\n}'), 'total')
-    assert.equal(nameAt('const total = async (items, tax = 1) => {\n  return @items.length\n}'), 'total')
-    assert.equal(nameAt('const total = items => {\n  return @items.length\n}'), 'total')
-    assert.equal(nameAt('export const total = (items: Item[]): number => {\n  return @items.length\n}'), 'total')
-    assert.equal(nameAt('const api = {\n  load: function () {\n    @x()\n  },\n}'), 'load')
-    assert.equal(nameAt('const api = {\n  save: async () => {\n    @x()\n  },\n}'), 'save')
-    assert.equal(nameAt('class Cart {\n  static async total(items: Item[]): Promise<number> {\n    return @sum(items)\n  }\n}'), 'total')
-    assert.equal(nameAt('class Cart {\n  #secret() {\n    @x()\n  }\n}'), '#secret')
-  })
+  it('recognizes declarations, assigned functions and arrows, object properties and methods', () => names([
+    ['export function checkout(cart, user) {\n  return user.@coupon.code\n}', 'checkout'],
+    ['async function* pages(url) {\n  yield @fetch(url)\n}', 'pages'],
+    ['const total = function (items) {\n  return @items.length\n}', 'total'],
+    ['const total = async (items, tax = 1) => {\n  return @items.length\n}', 'total'],
+    ['const total = items => {\n  return @items.length\n}', 'total'],
+    ['export const total = (items: Item[]): number => {\n  return @items.length\n}', 'total'],
+    ['const api = {\n  load: function () {\n    @x()\n  },\n}', 'load'],
+    ['const api = {\n  save: async () => {\n    @x()\n  },\n}', 'save'],
+    ['class Cart {\n  static async total(items: Item[]): Promise<number> {\n    return @sum(items)\n  }\n}', 'total'],
+    ['class Cart {\n  #secret() {\n    @x()\n  }\n}', '#secret'],
+  ]))
 
-  it('takes the innermost function, not a sibling that closed before the position', () => {
-    const source = 'function outer() {\n  function helper() {\n    return 1\n  }\n  if (ok) {\n    for (;;) { @boom() }\n  }\n}'
-    assert.equal(nameAt(source), 'outer')
-    assert.equal(nameAt('function outer() {\n  function inner() {\n    @boom()\n  }\n}'), 'inner')
-    assert.equal(nameAt('function a() {}\nfunction b() {\n  @boom()\n}'), 'b')
-  })
+  it('takes the innermost function, not a sibling that closed before the position', () => names([
+    ['function outer() {\n  function helper() {\n    return 1\n  }\n  if (ok) {\n    for (;;) { @boom() }\n  }\n}', 'outer'],
+    ['function outer() {\n  function inner() {\n    @boom()\n  }\n}', 'inner'],
+    ['function a() {}\nfunction b() {\n  @boom()\n}', 'b'],
+  ]))
 
-  it('is not fooled by braces in strings, comments and template literals', () => {
-    const source = 'function render(user) {\n  const s = "}}}" + \'}\' // }\n  /* } */ const t = `${user.name} }`\n  return @t\n}'
-    assert.equal(nameAt(source), 'render')
-  })
+  it('is not fooled by braces in strings, comments and template literals', () => names([
+    ['function render(user) {\n  const s = "}}}" + \'}\' // }\n  /* } */ const t = `${user.name} }`\n  return @t\n}', 'render'],
+  ]))
 
-  it('is null in an anonymous function, a constructor, or top-level code', () => {
-    assert.equal(nameAt('function checkout() {\n  items.forEach((item) => {\n    @item.price.x\n  })\n}'), null)
-    assert.equal(nameAt('function checkout() {\n  items.forEach(function (item) {\n    @item.price.x\n  })\n}'), null)
-    assert.equal(nameAt('class Cart {\n  constructor(items) {\n    @items.x\n  }\n}'), null)
-    assert.equal(nameAt('const a = 1\n@boom()\n'), null)
-    assert.equal(nameAt('function done() {\n  return 1\n}\n@boom()'), null)
-  })
+  it('is null in an anonymous function, a constructor, or top-level code', () => names([
+    ['function checkout() {\n  items.forEach((item) => {\n    @item.price.x\n  })\n}', null],
+    ['function checkout() {\n  items.forEach(function (item) {\n    @item.price.x\n  })\n}', null],
+    ['class Cart {\n  constructor(items) {\n    @items.x\n  }\n}', null],
+    ['const a = 1\n@boom()\n', null],
+    ['function done() {\n  return 1\n}\n@boom()', null],
+  ]))
 
-  it('does not take calls, control statements or expression-bodied arrows for a function', () => {
-    assert.equal(nameAt('function outer() {\n  helper(a, b);\n  if (x) {\n    @boom()\n  }\n}'), 'outer')
-    assert.equal(nameAt('function outer() {\n  const f = (a) => a + 1\n  @boom()\n}'), 'outer')
-    assert.equal(nameAt('function outer() {\n  while (x) {\n    @boom()\n  }\n}'), 'outer')
-  })
+  it('does not take calls, control statements or expression-bodied arrows for a function', () => names([
+    ['function outer() {\n  helper(a, b);\n  if (x) {\n    @boom()\n  }\n}', 'outer'],
+    ['function outer() {\n  const f = (a) => a + 1\n  @boom()\n}', 'outer'],
+    ['function outer() {\n  while (x) {\n    @boom()\n  }\n}', 'outer'],
+  ]))
 })
 
 describe('contextAt: the source around a frame', () => {
