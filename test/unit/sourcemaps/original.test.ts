@@ -12,13 +12,13 @@ function nameAt(source: string): string | null {
   return enclosingFunction(text, starts, line, at - (starts[line] ?? 0))
 }
 
-/** Each case: a source with `@` at the position, and the name expected there. */
-function names(cases: readonly (readonly [string, string | null])[]): void {
+/** A test of cases: each a source with `@` at the position, and the name expected there. */
+const names = (cases: readonly (readonly [string, string | null])[]) => (): void => {
   for (const [source, name] of cases) assert.equal(nameAt(source), name, source)
 }
 
 describe('enclosingFunction: the original function around a position', () => {
-  it('recognizes declarations, assigned functions and arrows, object properties and methods', () => names([
+  it('recognizes declarations, assigned functions and arrows, object properties and methods', names([
     ['export function checkout(cart, user) {\n  return user.@coupon.code\n}', 'checkout'],
     ['async function* pages(url) {\n  yield @fetch(url)\n}', 'pages'],
     ['const total = function (items) {\n  return @items.length\n}', 'total'],
@@ -31,17 +31,17 @@ describe('enclosingFunction: the original function around a position', () => {
     ['class Cart {\n  #secret() {\n    @x()\n  }\n}', '#secret'],
   ]))
 
-  it('takes the innermost function, not a sibling that closed before the position', () => names([
+  it('takes the innermost function, not a sibling that closed before the position', names([
     ['function outer() {\n  function helper() {\n    return 1\n  }\n  if (ok) {\n    for (;;) { @boom() }\n  }\n}', 'outer'],
     ['function outer() {\n  function inner() {\n    @boom()\n  }\n}', 'inner'],
     ['function a() {}\nfunction b() {\n  @boom()\n}', 'b'],
   ]))
 
-  it('is not fooled by braces in strings, comments and template literals', () => names([
+  it('is not fooled by braces in strings, comments and template literals', names([
     ['function render(user) {\n  const s = "}}}" + \'}\' // }\n  /* } */ const t = `${user.name} }`\n  return @t\n}', 'render'],
   ]))
 
-  it('is null in an anonymous function, a constructor, or top-level code', () => names([
+  it('is null in an anonymous function, a constructor, or top-level code', names([
     ['function checkout() {\n  items.forEach((item) => {\n    @item.price.x\n  })\n}', null],
     ['function checkout() {\n  items.forEach(function (item) {\n    @item.price.x\n  })\n}', null],
     ['class Cart {\n  constructor(items) {\n    @items.x\n  }\n}', null],
@@ -49,7 +49,7 @@ describe('enclosingFunction: the original function around a position', () => {
     ['function done() {\n  return 1\n}\n@boom()', null],
   ]))
 
-  it('does not take calls, control statements or expression-bodied arrows for a function', () => names([
+  it('does not take calls, control statements or expression-bodied arrows for a function', names([
     ['function outer() {\n  helper(a, b);\n  if (x) {\n    @boom()\n  }\n}', 'outer'],
     ['function outer() {\n  const f = (a) => a + 1\n  @boom()\n}', 'outer'],
     ['function outer() {\n  while (x) {\n    @boom()\n  }\n}', 'outer'],
