@@ -151,7 +151,10 @@ export function createResolver(db: Db, { cacheBytes, lookupTtlMs = SOURCEMAP_LOO
     resolveStack: async (projectId, stack) => (stack === null ? null : resolveFrames(projectId, parseStack(stack))),
     forget: (projectId) => {
       generations.set(projectId, (generations.get(projectId) ?? 0) + 1)
-      for (const k of lookups.keys()) if (k.startsWith(`${projectId}\u0000`)) lookups.delete(k)
+      const prefix = `${projectId}\u0000`
+      for (const k of lookups.keys()) if (k.startsWith(prefix)) lookups.delete(k)
+      // A lookup still running may have read before the change: later reads must not join it.
+      for (const k of pending.keys()) if (k.startsWith(prefix)) pending.delete(k)
     },
   }
 }
