@@ -81,6 +81,7 @@ describe('limits and defaults', () => {
     const size = limits.byteSize(limits.MAX_SOURCEMAP_BYTES)
     const ttl = `${limits.SOURCEMAP_LOOKUP_TTL_MS / 1000} s`
     states('README.md', [`one map per request, up to ${size}`, `else within ${ttl}`])
+    states('docs/scaling.md', [`is used within ${ttl}`, `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`])
     states('docs/api.md', [
       `Up to ${size} uncompressed`,
       `a source map over ${size} (uncompressed)`,
