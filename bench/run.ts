@@ -22,6 +22,7 @@ import { cpuSeconds } from './lib/cpu.ts'
 import { load, type LoadResult } from './lib/load.ts'
 import { sampleMax, startCeiling } from './lib/processes.ts'
 import { ROOT, startService } from './lib/service.ts'
+import { ensureMapSessions, type MapSessions } from './lib/sourcemaps.ts'
 import { evaluate, printReport, resultsFile, verdict, type Row } from './lib/report.ts'
 
 const { values } = parseArgs({ options: {
@@ -67,33 +68,40 @@ try {
     // One connection without a statement timeout: generating millions of rows takes minutes.
     const handle = await openDatabase(loadConfig({ DATABASE_URL: url, DATABASE_POOL_SIZE: '1', DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database)
     let dataset: Dataset
+    let maps: MapSessions
     try {
       dataset = await ensureDataset(handle.db, engine, spec, log)
+      maps = await ensureMapSessions(handle.db, log)
     } finally {
       await handle.close()
     }
     const service = await startService(url)
     const peak = sampleMax(() => service.rss(), 100)
     const offset = Math.min(100_000, Math.floor(spec.sessions / 2))
-    const scenarios = [
+    const scenarios: { name: string; route: string; vs: 'ceiling' | 'list' | 'unmapped'; apiKey?: string }[] = [
       { name: 'list: first page, exact total', route: '/api/v1/sessions', vs: 'ceiling' },
       { name: 'list: date= a busy day', route: `/api/v1/sessions?date=${dataset.busyDay}`, vs: 'list' },
       { name: `list: offset=${offset}`, route: `/api/v1/sessions?offset=${offset}`, vs: 'list' },
       { name: 'get: 200 events', route: '/api/v1/sessions/bench-200', vs: 'ceiling' },
       { name: 'get: 10,000 events', route: '/api/v1/sessions/bench-10k', vs: 'ceiling' },
-    ] as const
+      { name: 'get: 200 errors, no source map', route: `/api/v1/sessions/${maps.unmapped}`, vs: 'ceiling', apiKey: maps.apiKey },
+      { name: 'get: 200 errors, source-mapped', route: `/api/v1/sessions/${maps.mapped}`, vs: 'unmapped', apiKey: maps.apiKey },
+    ]
     let listRps = 0
+    let unmappedRps = 0
     for (const s of scenarios) {
-      const probe = await fetch(`${service.url}${s.route}`, { headers: { authorization: `Bearer ${dataset.apiKey}` } })
+      const apiKey = s.apiKey ?? dataset.apiKey
+      const probe = await fetch(`${service.url}${s.route}`, { headers: { authorization: `Bearer ${apiKey}` } })
       const bytes = (await probe.arrayBuffer()).byteLength
       if (probe.status !== 200) throw new Error(`${s.route} answered ${probe.status}`)
       log(`${s.name}: ${bytes} bytes; ceiling…`)
       const ceil = await measure(ceiling.url, `/ceiling/${bytes}`)
       log(`${s.name}: service…`)
-      const result = await measure(service.url, s.route, dataset.apiKey)
+      const result = await measure(service.url, s.route, apiKey)
       if (s.route === '/api/v1/sessions') listRps = result.rps
+      if (s.route.endsWith(maps.unmapped)) unmappedRps = result.rps
       rows.push({ engine, scenario: s.name, bytes, ...result, ceiling: ceil.rps, ratio: result.rps / ceil.rps,
-        vsList: s.vs === 'list' ? result.rps / listRps : undefined })
+        vsList: s.vs === 'list' ? result.rps / listRps : undefined, vsUnmapped: s.vs === 'unmapped' ? result.rps / unmappedRps : undefined })
     }
     log('get: 100,000 events, streamed…')
     const bigId = Object.keys(spec.big).at(-1) ?? ''

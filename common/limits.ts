@@ -77,6 +77,40 @@ export const DEFAULT_MAX_SESSION_BYTES = 33_554_432 // 32 MiB
 /** A chunk that inflates beyond this is treated as too large rather than parsed. */
 export const MAX_CHUNK_JSON_BYTES = 33_554_432 // 32 MiB
 
+// --- Source maps ---
+
+/**
+ * Largest source map accepted (uncompressed), by the upload endpoint and the CLI alike. Maps of a
+ * large app with sourcesContent reach 100 MB; the self-hosted complaints of the peers are 413s on
+ * maps over 16–20 MB, so the bound sits well above any real map.
+ */
+export const MAX_SOURCEMAP_BYTES = 268_435_456 // 256 MiB
+/** Default of SOURCEMAP_CACHE_BYTES: the estimated memory of the parsed maps a process keeps for reads. */
+export const DEFAULT_SOURCEMAP_CACHE_BYTES = 268_435_456 // 256 MiB
+/**
+ * How long a process trusts what it looked up about a script URL (its map, or that it has none).
+ * An upload or delete in the same process forgets at once; other processes see it within this time.
+ */
+export const SOURCEMAP_LOOKUP_TTL_MS = 10_000 // 10 s
+/** Script URLs (and debug IDs) whose lookup a process remembers at most. */
+export const SOURCEMAP_LOOKUP_ENTRIES = 10_000
+/**
+ * Resolved frames remembered per parsed map: the frames of a page's events repeat, and each is worked
+ * out once (its function name and context) rather than once per event.
+ */
+export const SOURCEMAP_FRAME_MEMO = 1000
+/**
+ * Lines above a frame searched for the header of the function around it: longer functions than this keep
+ * the name the browser printed, and a frame in top-level code stops searching here.
+ */
+export const SOURCE_FUNCTION_SCAN_LINES = 2000
+/** Lines of original source shown before and after a mapped frame's line. */
+export const SOURCE_CONTEXT_LINES = 5
+/** Longest line of source context, in characters: a minified vendor file would otherwise put a whole bundle in each frame. */
+export const MAX_SOURCE_CONTEXT_LINE_LENGTH = 500
+/** Longest release name of a source map. */
+export const MAX_RELEASE_LENGTH = 200
+
 // --- Projects and retention ---
 
 /** Days a new project keeps sessions when no retention is given. */

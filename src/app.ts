@@ -29,6 +29,9 @@ import { issueSchemas } from './issues/schema.ts'
 import { sessionListRoutes, sessionReadRoutes } from './sessions/routes.ts'
 import { apiKeyAccess } from './auth/api-key.ts'
 import { ErrorBody } from './shared/schema.ts'
+import { createResolver, type SourceMapResolver } from './sourcemaps/resolve.ts'
+import { sourceMapRoutes } from './sourcemaps/routes.ts'
+import { sourceMapSchemas } from './sourcemaps/schema.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,6 +40,8 @@ declare module 'fastify' {
     geo: CountryLookup
     config: Config
     databaseStatus: DatabaseStatus
+    /** Maps stack frames through the uploaded source maps: getSession's `frames`, and grouping at ingest. */
+    sourceMaps: SourceMapResolver
   }
 }
 
@@ -76,11 +81,12 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     app.decorate('databaseStatus', status)
     app.decorate('geo', openCountryLookup(config.geoipDatabase))
     app.decorate('config', config)
+    app.decorate('sourceMaps', createResolver(database.db, { cacheBytes: config.sourceMapCacheBytes }))
     app.decorateRequest('project', null)
     const writer = createWriter(database.db, { onCommitted: () => { status.written() } })
     app.decorate('writer', writer)
     installErrorHandler(base)
-    for (const schema of [ErrorBody, ...sharedSchemas, ...issueSchemas, ...recordingSchemas, ...ingestSchemas, Health]) app.addSchema(schema)
+    for (const schema of [ErrorBody, ...sourceMapSchemas, ...sharedSchemas, ...issueSchemas, ...recordingSchemas, ...ingestSchemas, Health]) app.addSchema(schema)
 
     await registerOpenApi(base)
     await app.register(sessionListRoutes, { prefix: '/api/v1' })
@@ -88,6 +94,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     await app.register(recordingRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(issueReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
+    await app.register(sourceMapRoutes, { prefix: '/upload/v1' })
     await app.register(dashboardApi(adminAuth(database.db, config.adminPassword)), { prefix: '/app/api' })
     await app.register(dashboardPages)
     await app.register(homeRoutes)

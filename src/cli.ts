@@ -3,8 +3,8 @@ import readline from 'node:readline'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Kysely } from 'kysely'
 import {
-  DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SQLITE_FILE,
-  DEFAULT_SWEEP_SECONDS,
+  byteSize, DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SOURCEMAP_CACHE_BYTES,
+  DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, MAX_SOURCEMAP_BYTES, SOURCEMAP_LOOKUP_TTL_MS,
 } from '../common/limits.ts'
 import { loadConfig, ConfigError, type Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
@@ -19,6 +19,10 @@ import { firstRun } from './first-run.ts'
 import { changeStatus, STATUS_OF_ACTION } from './issues/service.ts'
 import { ensurePassword } from './dashboard/auth.ts'
 import { describeKeys } from './projects/format.ts'
+import { mapsInDirectory } from './sourcemaps/files.ts'
+import { createResolver } from './sourcemaps/resolve.ts'
+import { sourceMapMapper } from './issues/grouping.ts'
+import { checkUploads, deleteMaps, listMaps, storeUploads } from './sourcemaps/service.ts'
 
 const USAGE = `Usage: sessionwatch <command> [options]
 
@@ -34,6 +38,13 @@ Commands:
   export --project ID [--date YYYY-MM-DD] [--no-recording]
                                           Write the project's sessions (with their screen recordings,
                                           unless --no-recording) as NDJSON to standard output
+  sourcemaps upload --project ID --url-prefix URL DIR [--release R]
+                                          Upload every *.map under DIR for the minified file beside it: its
+                                          URL is URL + its path in DIR (URL may be ~/path: any host). All maps
+                                          are checked first; one bad map stores none. Up to ${byteSize(MAX_SOURCEMAP_BYTES)} each
+  sourcemaps list --project ID [--json]   List the project's source maps
+  sourcemaps delete --project ID (--url URL | --all)
+                                          Delete the map of one minified file's URL, or all of the project's
   retention run                           Delete every session past its project's retention now
   issue resolve|ignore|reopen --project ID ISSUE_ID
                                           Set an issue's status (a resolved issue reopens when it occurs again)
@@ -47,7 +58,7 @@ Commands:
 Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT}), HOST (${DEFAULT_HOST}), TRUST_PROXY,
 GEOIP_DB, RETENTION_SWEEP_SECONDS (${DEFAULT_SWEEP_SECONDS}), LOG_LEVEL (${DEFAULT_LOG_LEVEL}), ADMIN_PASSWORD (dashboard; unset: generated on
 first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_MAX_SESSION_BYTES (${DEFAULT_MAX_SESSION_BYTES}),
-PUBLIC_URL (links in webhook messages), WEBHOOK_ALLOW_PRIVATE (false).`
+PUBLIC_URL (links in webhook messages), WEBHOOK_ALLOW_PRIVATE (false), SOURCEMAP_CACHE_BYTES (${DEFAULT_SOURCEMAP_CACHE_BYTES}).`
 
 // For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
 // code that serves /sdk.js and /sdk.mjs.
@@ -159,7 +170,9 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     const project = await projects.getProject(db, required(values, 'project'))
     const input = file === '-' ? process.stdin : fs.createReadStream(file)
     const lines = readline.createInterface({ input, crlfDelay: Infinity })
-    const report = await importSessions(db, project, lines, config.recording, { progress: note })
+    // Grouped as ingest groups them: through the project's source maps.
+    const mapFrames = sourceMapMapper(createResolver(db, { cacheBytes: config.sourceMapCacheBytes }), project.id)
+    const report = await importSessions(db, project, lines, config.recording, { progress: note, mapFrames })
     for (const bad of report.bad) note(`line ${bad.line}: ${bad.reason}`)
     note(`imported ${report.imported} sessions (${report.events} new events, ${report.duplicates} already stored); `
       + `${report.bad.length} bad lines skipped`)
@@ -176,6 +189,40 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     const project = await projects.getProject(db, required(values, 'project'))
     const { before, issue } = await changeStatus(db, project, id, STATUS_OF_ACTION[sub as keyof typeof STATUS_OF_ACTION])
     print(before === issue.status ? `${issue.id} was already ${issue.status}: ${issue.title}` : `${issue.id} ${before} → ${issue.status}: ${issue.title}`)
+    return 0
+  }
+  if (command === 'sourcemaps' && sub === 'upload') {
+    const { values, positionals } = args(rest.slice(1), { project: { type: 'string' }, 'url-prefix': { type: 'string' }, release: { type: 'string' } }, 1)
+    const dir = positionals[0]
+    if (dir === undefined) throw new UsageError('sourcemaps upload needs the DIR the build wrote')
+    const project = await projects.getProject(db, required(values, 'project'))
+    const found = await mapsInDirectory(dir, required(values, 'url-prefix'), values.release ?? null)
+    if (found.length === 0) throw new AppError(400, 'invalid_parameter', `No *.map file under ${dir}: build with source maps (external) first`)
+    note(`checking ${found.length} source maps…`)
+    // Every map is checked before any is stored: one bad map stores nothing of the run.
+    const checked = await checkUploads(found, (map) => {
+      note(`  ${map.file} → ${map.url} (${byteSize(map.bytes)}${map.debugId === null ? '' : `, debug ID ${map.debugId}`})`)
+    })
+    const stored = await storeUploads(db, null, project.id, checked)
+    print(`uploaded ${stored.length} source maps (${byteSize(stored.reduce((n, m) => n + m.bytes, 0))}) to project ${project.id}; `
+      + `a running service uses them within ${SOURCEMAP_LOOKUP_TTL_MS / 1000} s`)
+    return 0
+  }
+  if (command === 'sourcemaps' && sub === 'list') {
+    const { values } = args(rest.slice(1), { project: { type: 'string' }, json: { type: 'boolean' } })
+    const list = await listMaps(db, (await projects.getProject(db, required(values, 'project'))).id)
+    if (values.json) print(JSON.stringify(list))
+    else if (list.length === 0) print('No source maps yet: sessionwatch sourcemaps upload --project ID --url-prefix URL DIR')
+    else for (const m of list) print(`${m.url}  ${m.file}  ${byteSize(m.bytes)}  ${m.createdAt}${m.release === null ? '' : `  release ${m.release}`}${m.debugId === null ? '' : `  debug ID ${m.debugId}`}`)
+    return 0
+  }
+  if (command === 'sourcemaps' && sub === 'delete') {
+    const { values } = args(rest.slice(1), { project: { type: 'string' }, url: { type: 'string' }, all: { type: 'boolean' } })
+    if ((values.url === undefined) === (values.all !== true)) throw new UsageError('sourcemaps delete takes either --url URL or --all')
+    const project = await projects.getProject(db, required(values, 'project'))
+    const deleted = await deleteMaps(db, null, project.id, values.url ?? null)
+    if (deleted === 0 && values.url !== undefined) throw new AppError(404, 'not_found', `No source map is stored for ${values.url}`)
+    print(`deleted ${deleted} source maps`)
     return 0
   }
   if (command === 'retention' && sub === 'run') {

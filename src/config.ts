@@ -1,7 +1,8 @@
 import path from 'node:path'
 import {
   byteSize, DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
-  DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, MAX_BATCH_BYTES, MAX_CHUNK_BYTES_SETTING,
+  DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, MAX_BATCH_BYTES,
+  MAX_CHUNK_BYTES_SETTING,
   MAX_POOL_SIZE, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
 } from '../common/limits.ts'
 
@@ -40,6 +41,8 @@ export interface Config {
   readonly publicUrl: string | null
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, private and other non-public addresses (a LAN chat server). */
   readonly webhooks: { readonly allowPrivate: boolean }
+  /** Estimated bytes of parsed source maps a process keeps in memory for reads (an LRU bounded by this). */
+  readonly sourceMapCacheBytes: number
 }
 
 export class ConfigError extends Error {
@@ -112,6 +115,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const publicUrl = read<string | null>('PUBLIC_URL', null, parsePublicUrl)
   const allowPrivate = read('WEBHOOK_ALLOW_PRIVATE', false, (raw) =>
     raw === 'true' ? ok(true) : raw === 'false' ? ok(false) : bad('must be true or false'))
+  const sourceMapCacheBytes = read('SOURCEMAP_CACHE_BYTES', DEFAULT_SOURCEMAP_CACHE_BYTES, (raw) =>
+    /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw))
+      ? ok(Number(raw)) : bad('must be a whole number of bytes (0 keeps no parsed map: each read parses again)'),
+  )
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -127,6 +134,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     adminPassword,
     publicUrl,
     webhooks: Object.freeze({ allowPrivate }),
+    sourceMapCacheBytes,
   })
 }
 

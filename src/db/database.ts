@@ -4,6 +4,7 @@ import type { ProjectTable } from '../projects/table.ts'
 import type {
   EventTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable, RecordingChunkTable, SessionDayTable, SessionTable,
 } from '../visits/tables.ts'
+import type { SourceMapTable } from '../sourcemaps/table.ts'
 
 /** The whole schema, assembled from each feature's table types. */
 /** Service-wide facts claimed once across processes. */
@@ -25,6 +26,7 @@ export interface Database {
   issue_totals: IssueTotalTable
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
+  source_maps: SourceMapTable
 }
 
 /** Store functions take either the database or an open transaction. */

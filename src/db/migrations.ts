@@ -246,16 +246,43 @@ const webhooks = (key: RawBuilder<unknown>): Migration => ({
   },
 })
 
+/**
+ * Uploaded source maps (src/sourcemaps/), looked up by the script URL of a stack frame or by debug ID.
+ * One map per (project, url): a newer upload replaces the row, so the unique key is also the lookup index.
+ * `data` is the gzip of the map as uploaded; `bytes` its uncompressed size, which the parsed-map cache weighs.
+ */
+const sourceMaps = (key: RawBuilder<unknown>, bytes: RawBuilder<unknown>): Migration => ({
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('source_maps')
+      .addColumn('project_id', key, (c) => c.notNull())
+      .addColumn('id', key, (c) => c.notNull())
+      .addColumn('url', key, (c) => c.notNull())
+      .addColumn('debug_id', key)
+      .addColumn('release', 'text')
+      .addColumn('file', 'text', (c) => c.notNull())
+      .addColumn('bytes', 'bigint', (c) => c.notNull())
+      .addColumn('data', bytes, (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('source_maps_pk', ['project_id', 'id'])
+      .addUniqueConstraint('source_maps_url_uq', ['project_id', 'url'])
+      .execute()
+    await db.schema.createIndex('source_maps_debug_id_idx').on('source_maps').columns(['project_id', 'debug_id']).execute()
+  },
+})
+
 /** Versioned migrations, applied in key order on every start. */
 export function migrations(engine: Engine): Record<string, Migration> {
   const key = engine === 'postgres' ? sql`text collate "C"` : sql`text`
+  const blob = engine === 'postgres' ? sql`bytea` : sql`blob`
   return {
     '0001_initial': initial(key),
     '0002_meta': meta(key),
-    '0003_recording': recording(key, engine === 'postgres' ? sql`bytea` : sql`blob`),
+    '0003_recording': recording(key, blob),
     '0004_session_filters': sessionFilters,
     '0005_issues': issues(key),
     '0006_webhooks': webhooks(key),
+    '0007_source_maps': sourceMaps(key, blob),
   }
 }
 

@@ -11,7 +11,10 @@ export const EVENT_FIELDS = {
   url: Type.String({ description: 'Page URL or request URL.' }),
   method: Type.String({ description: 'HTTP method of the request.' }),
   message: Type.String({ description: 'Error text or event caption.' }),
-  stack: Type.String({ description: 'JavaScript stack trace of an error.' }),
+  stack: Type.String({
+    description: 'JavaScript stack trace of an error, kept as the browser printed it (minified when the code is): '
+      + 'getSession\'s `frames` holds it mapped through uploaded source maps.',
+  }),
   statusCode: Type.Integer({ minimum: 100, maximum: 599, description: 'HTTP status of a network event; null on network failure.' }),
   durationMs: Type.Number({ minimum: 0, maximum: MAX_DURATION_MS, description: 'Request duration in milliseconds.' }),
   reqBody: Type.String({ description: 'Request body; password-like values masked as "***", card numbers as "[card …1234]".' }),

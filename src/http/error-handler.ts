@@ -1,11 +1,12 @@
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { byteSize, MAX_BATCH_BYTES, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../../common/limits.ts'
+import { byteSize, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../../common/limits.ts'
 import type { DatabaseFault } from '../db/errors.ts'
 import { AppError, type ErrorCode } from '../errors.ts'
 import type { ErrorBody } from '../shared/schema.ts'
 import { INSTANT_HELP, INSTANT_PATTERN } from '../shared/time.ts'
+import { DEBUG_ID_PATTERN } from '../sourcemaps/schema.ts'
 
 interface ValidationIssue {
   instancePath: string
@@ -15,10 +16,15 @@ interface ValidationIssue {
   message?: string
 }
 
-type PropertySchema = { type?: string; minimum?: number; maximum?: number; format?: string; pattern?: string; description?: string }
+type PropertySchema = {
+  type?: string; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; format?: string; pattern?: string; description?: string
+}
 
 /** Patterns whose meaning has words: a message says what is allowed, not the expression. */
-const PATTERN_HELP: Record<string, string> = { [INSTANT_PATTERN]: INSTANT_HELP }
+const PATTERN_HELP: Record<string, string> = {
+  [INSTANT_PATTERN]: INSTANT_HELP,
+  [DEBUG_ID_PATTERN]: 'a debug ID: a UUID such as 85314830-023f-4cf1-a267-535f4e37bb17',
+}
 
 /** Fastify's own client errors, mapped onto our stable codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -112,16 +118,19 @@ export function toErrorBody(error: FastifyError, request: FastifyRequest, fault:
     return errorBody(503, 'service_unavailable', 'The database is unreachable right now; retry in a few seconds.')
   }
   const mapped = FASTIFY_CODES[error.code]
-  if (mapped) return errorBody(error.statusCode ?? 400, mapped, clientMessage(error))
+  if (mapped) return errorBody(error.statusCode ?? 400, mapped, clientMessage(error, request))
   if (error instanceof SyntaxError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
-    return errorBody(error.statusCode ?? 400, 'invalid_body', clientMessage(error))
+    return errorBody(error.statusCode ?? 400, 'invalid_body', clientMessage(error, request))
   }
   return errorBody(500, 'internal_error', 'The server failed to handle this request; it has been logged. Try again later.')
 }
 
-function clientMessage(error: FastifyError): string {
+function clientMessage(error: FastifyError, request: FastifyRequest): string {
   switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': return `The request body is larger than allowed (${byteSize(MAX_BATCH_BYTES)} for an ingest batch)`
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      // Each route that takes a body declares its own limit (an ingest batch, a source map).
+      return `The request body is larger than allowed (${byteSize(request.routeOptions.bodyLimit)} for ${request.method} ${request.routeOptions.url ?? 'this route'})`
+    }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return 'Send the body as application/json (or text/plain holding JSON)'
     default: return error.message
   }
@@ -138,6 +147,7 @@ function validationBody(issues: readonly ValidationIssue[], context: string | un
     const raw = new URL(request.url, 'http://localhost').searchParams.getAll(name)
     const got = raw.length > 0 ? ` (got ${raw.map((v) => JSON.stringify(v)).join(', ')})` : ''
     const schema = querySchema(request, context)?.[name]
+    if (missing !== undefined) return errorBody(400, 'invalid_parameter', `${name} is required: ${schema?.description ?? 'see the API reference'}`, name)
     return errorBody(400, 'invalid_parameter', `${name} must be ${describeAllowed(schema, issue)}${got}`, name)
   }
   const field = fieldName(path)
@@ -184,6 +194,9 @@ export function describeAllowed(schema: PropertySchema | undefined, issue?: Vali
     return 'an integer'
   }
   if (schema?.format === 'date') return 'a calendar date YYYY-MM-DD'
+  if (schema?.type === 'string' && schema.maxLength !== undefined && (issue?.keyword === 'maxLength' || issue?.keyword === 'minLength')) {
+    return `${schema.minLength ?? 0} to ${schema.maxLength} characters`
+  }
   const pattern = schema?.pattern ?? (typeof issue?.params.pattern === 'string' ? issue.params.pattern : undefined)
   if (pattern !== undefined && PATTERN_HELP[pattern] !== undefined) return PATTERN_HELP[pattern]
   return issue?.message ?? 'a valid value'

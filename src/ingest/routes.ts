@@ -8,6 +8,7 @@ import { projectForIngestKey, type ProjectContext } from '../projects/service.ts
 import { errorResponses, ref } from '../shared/schema.ts'
 import { IngestBody, IngestQuery, IngestResponse } from './schema.ts'
 import { ingestBatch } from './service.ts'
+import { sourceMapMapper } from '../issues/grouping.ts'
 
 /** Ingest from the browser SDK, under /ingest/v1. Cross-origin by design: the ingest key is public and write-only. */
 export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -48,7 +49,8 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const project = await ingestProject(request, request.body.key)
     const ip = normalizeIp(request.ip)
     const visitor = { ip, country: app.geo.country(ip), userAgent: request.headers['user-agent'] || null }
-    return ingestBatch(app.db, app.writer, project, request.body, visitor, app.config.recording, Date.now())
+    return ingestBatch(app.db, app.writer, project, request.body, visitor, app.config.recording, Date.now(),
+      sourceMapMapper(app.sourceMaps, project.id))
   })
 }
 
@@ -61,7 +63,7 @@ async function ingestProject(request: FastifyRequest<{ Querystring: { key?: stri
   }
   const project = await projectForIngestKey(request.server.db, key)
   if (!project) {
-    const hint = key.startsWith('sw_api_') ? ' This is the secret API key, which only reads; ingest takes the ingest key (sw_ing_…).' : ''
+    const hint = key.startsWith('sw_api_') ? ' This is the secret API key, which reads (and uploads source maps); ingest takes the ingest key (sw_ing_…).' : ''
     throw new AppError(401, 'invalid_ingest_key', `The ingest key is not valid.${hint}`)
   }
   return project

@@ -12,7 +12,7 @@ import type { IngestBody, IngestEvent } from './schema.ts'
 import { liveSessionId } from '../visits/read.ts'
 import type { AppendResult } from '../visits/write.ts'
 import type { Writer } from '../visits/writer.ts'
-import { groupEvents } from '../issues/grouping.ts'
+import { groupEvents, type FrameMapper } from '../issues/grouping.ts'
 
 /** What the server knows of the visitor, independent of the body. */
 export interface Visitor {
@@ -35,6 +35,7 @@ export type IngestResult = Omit<AppendResult, 'sessionId'> & { sessionId: string
  */
 export async function ingestBatch(
   db: Db, writer: Writer, project: ProjectContext, body: IngestBody, visitor: Visitor, limits: RecordingLimits, now: number,
+  mapFrames?: FrameMapper,
 ): Promise<IngestResult> {
   const skew = clockSkew(body.sentAt, now)
   const events = body.events.map((e, i) => toRecord(e, `${body.batchId}-${i}`, i, skew, now))
@@ -57,7 +58,7 @@ export async function ingestBatch(
     }),
   }
   return writer.submit({
-    projectId: project.id, seed, events, groups: await groupEvents(events), cutoff: retentionCutoff(project, now), now,
+    projectId: project.id, seed, events, groups: await groupEvents(events, mapFrames), cutoff: retentionCutoff(project, now), now,
     ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: limits.maxSessionBytes } }),
   })
 }

@@ -1,4 +1,5 @@
 import type { EventRecord } from '../events/types.ts'
+import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import type { EventGroup } from '../visits/issues.ts'
 import { groupEvent } from './fingerprint.ts'
 import { parseStack, type Frame } from './stack.ts'
@@ -25,3 +26,8 @@ export async function groupEvents(events: readonly EventRecord[], mapFrames?: Fr
   }
   return groups
 }
+
+/** The FrameMapper of a project's uploaded source maps: the frames a map matches, as the original source names them. */
+export const sourceMapMapper = (sourceMaps: SourceMapResolver, projectId: string): FrameMapper => async (frames) =>
+  (await sourceMaps.resolveFrames(projectId, frames))
+    .map((f) => (f.mapped ? { function: f.function, file: f.file, line: f.line, column: f.column } : null))

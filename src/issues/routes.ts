@@ -34,6 +34,6 @@ export const issueReadRoutes: FastifyPluginCallbackTypebox<{ access: ReadAccess 
       params: IssueParams,
       response: { 200: ref(IssueDetailResponse), ...errorResponses(401, 404, 503) },
     },
-  }, (request) => service.getIssue(app.db, projectOf(request), request.params.id))
+  }, (request) => service.getIssue(app.db, app.sourceMaps, projectOf(request), request.params.id))
   done()
 }

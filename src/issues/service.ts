@@ -5,6 +5,7 @@ import { notFound } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
 import { countThenPage, parseRange } from '../sessions/service.ts'
 import type { EventView, SessionView } from '../sessions/schema.ts'
+import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { toEventView, toSessionView } from '../sessions/views.ts'
 import { toIso } from '../shared/time.ts'
 import * as store from '../visits/read.ts'
@@ -58,7 +59,9 @@ export async function listIssues(db: Db, project: ProjectContext, query: IssueLi
  * getIssue: the issue, its latest stored event and recent visits. Unknown ids and other projects'
  * issues answer the same 404.
  */
-export async function getIssue(db: Db, project: ProjectContext, id: string, now = Date.now()): Promise<IssueDetailResult> {
+export async function getIssue(
+  db: Db, sourceMaps: SourceMapResolver, project: ProjectContext, id: string, now = Date.now(),
+): Promise<IssueDetailResult> {
   const row = await store.findIssue(db, project.id, id)
   if (!row) throw notFound(`Issue "${id}" not found`)
   const cutoff = retentionCutoff(project, now)
@@ -69,7 +72,7 @@ export async function getIssue(db: Db, project: ProjectContext, id: string, now 
   return {
     project: publicProject(project),
     issue: toIssueView(row),
-    latestEvent: latest ? { sessionId: latest.session_id, event: toEventView(latest) } : null,
+    latestEvent: latest ? { sessionId: latest.session_id, event: toEventView(latest, await sourceMaps.resolveStack(project.id, latest.stack)) } : null,
     sessions: visits.map(toSessionView),
   }
 }

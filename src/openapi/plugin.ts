@@ -27,6 +27,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'recording', description: 'Read API v1 extension: a session\'s screen recording (API key).' },
         { name: 'issues', description: 'Read API v1 extension: errors grouped across visits into issues (API key).' },
         { name: 'ingest', description: 'Write side for the browser SDK (ingest key).' },
+        { name: 'sourcemaps', description: 'Source map upload for CI: the API key\'s one write (API key).' },
         { name: 'operations', description: 'Health checks for load balancers and orchestrators.' },
       ],
       components: {

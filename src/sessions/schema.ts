@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { DEFAULT_LIMIT, MAX_ISSUE_ID_LENGTH, MAX_LIMIT, MAX_OFFSET, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
 import { Nullable, ref } from '../shared/schema.ts'
+import { ResolvedFrameSchema } from '../sourcemaps/schema.ts'
 import { INSTANT_PATTERN } from '../shared/time.ts'
 import { viewFields } from '../events/schema.ts'
 import { viewFacts } from '../visits/facts.ts'
@@ -49,6 +50,11 @@ export const EventSchema = Type.Object({
   createdAt: DateTime('When the event happened (ISO 8601 UTC, milliseconds), corrected for the visitor clock skew.'),
   ...viewFields(),
   issueId: Nullable(Type.String({ description: 'The issue (GET /api/v1/issues/{id}) an ERROR or HTTP_ERROR event was grouped into; null for other types.' })),
+  frames: Nullable(Type.Array(ref(ResolvedFrameSchema), {
+    description: 'The frames of `stack`, newest first, each mapped to the original source when an uploaded source map '
+      + 'matches its script — also for events stored before the map was uploaded, since stacks are mapped when read. '
+      + '`stack` keeps the text as the browser sent it. Null when the event has no stack.',
+  })),
 }, {
   // Not "Event": a generated client would shadow the DOM's Event.
   $id: 'SessionEvent', title: 'SessionEvent', additionalProperties: false,

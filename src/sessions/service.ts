@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import { canMatch, type Db } from '../db/database.ts'
+import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { invalidParameter } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
 import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../shared/time.ts'
@@ -8,7 +9,7 @@ import type { ListQuery } from './schema.ts'
 import * as store from '../visits/read.ts'
 import { streamSession } from './stream.ts'
 import type { EventView, SessionDetailView, SessionView } from './schema.ts'
-import { toDetailView, toEventView, toSessionView } from './views.ts'
+import { toDetailView, toEventViews, toSessionView } from './views.ts'
 
 export interface ListResult {
   project: Project
@@ -86,11 +87,13 @@ export const STREAM_ABOVE = 2000
  * project's ids.
  */
 export async function getSession(
-  db: Db, project: ProjectContext, id: string, opts: { now?: number; streamAbove?: number } = {},
+  db: Db, sourceMaps: SourceMapResolver, project: ProjectContext, id: string, opts: { now?: number; streamAbove?: number } = {},
 ): Promise<DetailResult | Readable> {
   const row = await store.liveSession(db, project, id, opts.now ?? Date.now())
   const session = toDetailView(row)
-  if (row.events_total > (opts.streamAbove ?? STREAM_ABOVE)) return streamSession(db, project.id, publicProject(project), session)
+  if (row.events_total > (opts.streamAbove ?? STREAM_ABOVE)) {
+    return streamSession(db, sourceMaps, project.id, publicProject(project), session)
+  }
   const events = await store.listEvents(db, project.id, id)
-  return { project: publicProject(project), session, events: events.map(toEventView) }
+  return { project: publicProject(project), session, events: await toEventViews(sourceMaps, project.id, events) }
 }

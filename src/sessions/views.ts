@@ -1,6 +1,8 @@
 import { toIso } from '../shared/time.ts'
 import type { EventView, SessionDetailView, SessionView } from './schema.ts'
 import type { EventRow, SessionListRow } from '../visits/read.ts'
+import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
+import type { ResolvedFrame } from '../sourcemaps/schema.ts'
 import { factsOf } from '../visits/facts.ts'
 
 export function toSessionView(row: SessionListRow): SessionView {
@@ -19,8 +21,11 @@ export function toDetailView(row: SessionListRow): SessionDetailView {
   return { ...toSessionView(row), recording: { available: chunks > 0, chunks } }
 }
 
-export function toEventView(row: EventRow): EventView {
-  const view: EventView = {
+/** An event's stored fields as the API writes them: all of SessionEvent but `frames`, which reads compute (export writes these). */
+export type EventFields = Omit<EventView, 'frames'>
+
+export function toEventFields(row: EventRow): EventFields {
+  const view: EventFields = {
     id: row.id,
     type: row.type,
     createdAt: toIso(row.created_at),
@@ -36,4 +41,27 @@ export function toEventView(row: EventRow): EventView {
   if (row.url !== null) view.url = row.url
   if (row.method !== null) view.method = row.method
   return view
+}
+
+/** The API's event: its fields, and its stack's frames as resolved (null without a stack). */
+export function toEventView(row: EventRow, frames: ResolvedFrame[] | null): EventView {
+  return { ...toEventFields(row), frames }
+}
+
+/**
+ * The API's events, their stacks mapped through the project's source maps as they are read. The
+ * events of a page often repeat one stack, so each distinct stack is resolved once.
+ */
+export async function toEventViews(sourceMaps: SourceMapResolver, projectId: string, rows: readonly EventRow[]): Promise<EventView[]> {
+  const stacks = new Map<string, Promise<ResolvedFrame[] | null>>()
+  const framesOf = (stack: string | null) => {
+    if (stack === null) return null
+    let frames = stacks.get(stack)
+    if (!frames) {
+      frames = sourceMaps.resolveStack(projectId, stack)
+      stacks.set(stack, frames)
+    }
+    return frames
+  }
+  return Promise.all(rows.map(async (row) => toEventView(row, await framesOf(row.stack))))
 }

@@ -7,10 +7,10 @@ import { missingFields } from '../events/types.ts'
 import { cleanFacts } from '../visits/facts.ts'
 import { createWriter } from '../visits/writer.ts'
 import { normalizeEvent } from '../events/normalize.ts'
-import { groupEvents } from '../issues/grouping.ts'
+import { groupEvents, type FrameMapper } from '../issues/grouping.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
-import { toEventView, toSessionView } from '../sessions/views.ts'
+import { toEventFields, toSessionView } from '../sessions/views.ts'
 import { chunksWithData, listEvents, sessionsAfter } from '../visits/read.ts'
 import type { ChunkRecord, SessionSeed } from '../visits/write.ts'
 import { DAY_MS, parseDate, parseInstant, toIso } from '../shared/time.ts'
@@ -51,7 +51,7 @@ export async function exportSessions(
       const recordingChunks = chunks > 0 && opts.recording !== false
         ? (await chunksWithData(db, project.id, row.id)).map((c) => ({ id: c.id, data: c.data?.toString('base64') ?? '', startedAt: toIso(c.started_at) }))
         : undefined
-      await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(toEventView), recordingChunks }))
+      await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(toEventFields), recordingChunks }))
       count++
       if (count % 10_000 === 0) progress(`exported ${count} sessions…`)
     }
@@ -81,7 +81,7 @@ export interface ImportReport {
  */
 export async function importSessions(
   db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string> | Iterable<string>, limits: RecordingLimits,
-  { progress = () => undefined, now = Date.now() }: { progress?: Progress; now?: number } = {},
+  { progress = () => undefined, now = Date.now(), mapFrames }: { progress?: Progress; now?: number; mapFrames?: FrameMapper } = {},
 ): Promise<ImportReport> {
   const report: ImportReport = { imported: 0, events: 0, duplicates: 0, bad: [], expired: 0, droppedChunks: 0 }
   const cutoff = retentionCutoff(project, now)
@@ -92,7 +92,7 @@ export async function importSessions(
     try {
       const chunks = await importChunks(recording, limits, now)
       const result = await writer.submit({
-        projectId: project.id, seed, events, groups: await groupEvents(events), cutoff, now,
+        projectId: project.id, seed, events, groups: await groupEvents(events, mapFrames), cutoff, now,
         ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: limits.maxSessionBytes } }),
       })
       report.imported++

@@ -44,6 +44,12 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ RECORDING_MAX_CHUNK_BYTES: '2000000', ADMIN_PASSWORD: 'short' }), (error: unknown) =>
       error instanceof ConfigError && error.problems.length === 2 && /1 MiB request/.test(error.message) && /at least 8/.test(error.message))
   })
+  it('reads the source map cache size', () => {
+    assert.equal(loadConfig({}).sourceMapCacheBytes, 268_435_456)
+    assert.equal(loadConfig({ SOURCEMAP_CACHE_BYTES: '0' }).sourceMapCacheBytes, 0)
+    assert.throws(() => loadConfig({ SOURCEMAP_CACHE_BYTES: '256MB' }), (error: unknown) =>
+      error instanceof ConfigError && /SOURCEMAP_CACHE_BYTES="256MB": must be a whole number of bytes/.test(error.message))
+  })
 
   it('reads PUBLIC_URL as an http(s) URL without a trailing slash, and WEBHOOK_ALLOW_PRIVATE as a flag', () => {
     const d = loadConfig({})

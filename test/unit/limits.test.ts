@@ -41,6 +41,9 @@ describe('limits and defaults', () => {
     assert.equal(limits.WEBHOOK_RETRY_FOR_MS, 24 * 3600 * 1000)
     assert.ok(limits.WEBHOOK_LEASE_MS - limits.WEBHOOK_TIMEOUT_MS > 0, 'a delivery in flight is never taken over by another process')
     assert.ok(limits.WEBHOOK_RESPONSE_MAX_BYTES - 4 * limits.WEBHOOK_ERROR_MAX_CHARS >= 0, 'enough bytes for the kept characters in any UTF-8')
+    assert.equal(limits.MAX_SOURCEMAP_BYTES, 256 * 1024 * 1024)
+    assert.equal(limits.DEFAULT_SOURCEMAP_CACHE_BYTES, 256 * 1024 * 1024)
+    assert.equal(limits.SOURCEMAP_LOOKUP_TTL_MS, 10 * 1000)
   })
 
   it('an empty environment gives the defaults of common/limits.ts', () => {
@@ -53,6 +56,7 @@ describe('limits and defaults', () => {
     assert.equal(config.retentionSweepSeconds, limits.DEFAULT_SWEEP_SECONDS)
     assert.equal(config.logLevel, limits.DEFAULT_LOG_LEVEL)
     assert.deepEqual(config.recording, { maxChunkBytes: limits.DEFAULT_MAX_CHUNK_BYTES, maxSessionBytes: limits.DEFAULT_MAX_SESSION_BYTES })
+    assert.equal(config.sourceMapCacheBytes, limits.DEFAULT_SOURCEMAP_CACHE_BYTES)
   })
 
   it('the README Configuration table states the defaults and bounds', () => {
@@ -67,6 +71,7 @@ describe('limits and defaults', () => {
       LOG_LEVEL: limits.DEFAULT_LOG_LEVEL,
       RECORDING_MAX_CHUNK_BYTES: limits.DEFAULT_MAX_CHUNK_BYTES,
       RECORDING_MAX_SESSION_BYTES: limits.DEFAULT_MAX_SESSION_BYTES,
+      SOURCEMAP_CACHE_BYTES: limits.DEFAULT_SOURCEMAP_CACHE_BYTES,
     }
     for (const [name, value] of Object.entries(defaults)) assert.equal(table.get(name)?.[0], String(value), `README default of ${name}`)
     const meaning = (name: string) => table.get(name)?.[1] ?? ''
@@ -74,6 +79,23 @@ describe('limits and defaults', () => {
       `(${limits.MIN_CHUNK_BYTES_SETTING} to ${limits.MAX_CHUNK_BYTES_SETTING} bytes: its base64 must fit the ${limits.byteSize(limits.MAX_BATCH_BYTES)} ingest request)`))
     assert.ok(meaning('RECORDING_MAX_SESSION_BYTES').includes(`(${limits.byteSize(limits.DEFAULT_MAX_SESSION_BYTES)})`))
     assert.ok(meaning('ADMIN_PASSWORD').includes(`(${limits.MIN_ADMIN_PASSWORD_LENGTH}+ characters)`))
+    assert.ok(meaning('SOURCEMAP_CACHE_BYTES').includes(`(${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`))
+  })
+
+  it('the README and docs/api.md state the source map limits', () => {
+    const size = limits.byteSize(limits.MAX_SOURCEMAP_BYTES)
+    const ttl = `${limits.SOURCEMAP_LOOKUP_TTL_MS / 1000} s`
+    states('README.md', [`one map per request, up to ${size}`, `else within ${ttl}`])
+    states('docs/scaling.md', [`is used within ${ttl}`, `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`])
+    states('docs/api.md', [
+      `Up to ${size} uncompressed`,
+      `a source map over ${size} (uncompressed)`,
+      `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)}, estimated heap)`,
+      `remembers for ${ttl} what a script URL resolved to`,
+      `use it within ${ttl}`,
+      `\`context\` is \`{pre, line, post}\`: ${limits.SOURCE_CONTEXT_LINES} lines of original source`,
+      `each cut to ${limits.MAX_SOURCE_CONTEXT_LINE_LENGTH} characters`,
+    ])
   })
 
   it('the README states the dashboard page size and sign-in lockout', () => {

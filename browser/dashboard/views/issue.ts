@@ -1,6 +1,7 @@
 import { api, type IssueDetail, type IssueItem, type ProjectSummary } from '../api.ts'
 import { clear, formatDuration, formatTime, h } from '../dom.ts'
 import { browserName } from './sessions.ts'
+import { stackBlock } from './stack.ts'
 
 const ACTIONS = [['resolve', 'resolved', 'Resolve'], ['ignore', 'ignored', 'Ignore'], ['reopen', 'open', 'Reopen']] as const
 
@@ -51,7 +52,7 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
       e.message ? h('p', { class: 'message' }, e.message) : null,
       e.url ? h('p', {}, h('b', {}, 'URL '), e.method ? `${e.method} ` : '', e.url) : null,
       e.statusCode !== null ? h('p', {}, h('b', {}, 'Status '), e.statusCode) : null,
-      e.stack ? h('pre', { class: 'stack', id: 'issue-stack' }, e.stack) : null))
+      stackBlock(e, 'issue-stack')))
   }
 
   main.append(h('h2', {}, 'Visits that hit it'))

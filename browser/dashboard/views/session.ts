@@ -2,6 +2,7 @@ import { api, type ProjectSummary, type RecordingInfo, type SessionEvent, type S
 import { formatDuration, formatTime, h } from '../dom.ts'
 import { mountReplay, noReplay, type Replay } from './replay.ts'
 import { browserName } from './sessions.ts'
+import { stackBlock } from './stack.ts'
 
 interface Detail { session: SessionItem; events: SessionEvent[] }
 
@@ -73,7 +74,8 @@ function eventItem(e: SessionEvent, started: number, project: ProjectSummary): H
   if (e.url) extra.push(h('p', {}, h('b', {}, 'URL '), e.method ? `${e.method} ` : '', e.url))
   if (e.statusCode !== null) extra.push(h('p', {}, h('b', {}, 'Status '), e.statusCode))
   if (e.durationMs !== null) extra.push(h('p', {}, h('b', {}, 'Duration '), `${Math.round(e.durationMs)} ms`))
-  if (e.stack) extra.push(h('b', {}, 'Stack'), h('pre', { class: 'stack' }, e.stack))
+  const stack = stackBlock(e)
+  if (stack) extra.push(h('b', {}, 'Stack'), stack)
   if (e.reqBody) extra.push(h('b', {}, 'Request body'), h('pre', {}, e.reqBody))
   if (e.resBody) extra.push(h('b', {}, 'Response body'), h('pre', {}, e.resBody))
   const kind = e.type === 'ERROR' || e.type === 'HTTP_ERROR' ? 'error' : e.type === 'SLOW_REQUEST' ? 'slow' : 'info'

@@ -12,10 +12,11 @@ import type { Browser, Page } from 'playwright-core'
 import { addWebhook } from '../../../src/alerts/service.ts'
 import { startReceiver } from '../../helpers/alerts.ts'
 import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, servePage, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, screenshot, servePage, startBrowserTest } from '../../helpers/browser.ts'
 import { eventually } from '../../helpers/wait.ts'
 
 const CDN = 'https://cdn.shop.test/static'
+const PASSWORD = 'correct horse battery staple'
 /** The shop's source as its developers wrote it: the original the map leads back to. */
 const CART_SOURCE = `export function checkout(order) {
   if (order.items.length === 0) {
@@ -47,7 +48,7 @@ describe('issues from a minified bundle, mapped after the fact, in Chromium', ()
 
   before(async () => {
     receiver = await startReceiver([200])
-    ;({ t, base, browser } = await startBrowserTest({ WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: { pollMs: 50 } }))
+    ;({ t, base, browser } = await startBrowserTest({ WEBHOOK_ALLOW_PRIVATE: 'true', ADMIN_PASSWORD: PASSWORD }, { webhooks: { pollMs: 50 } }))
     await addWebhook(t.app.db, t.project.id, receiver.url, { allowPrivate: true })
     const out = await build({
       stdin: { contents: MAIN_SOURCE, resolveDir: '/shop/src', sourcefile: 'main.js' },
@@ -138,6 +139,24 @@ describe('issues from a minified bundle, mapped after the fact, in Chromium', ()
     assert.ok(other)
     const render = json<{ latestEvent: { event: { frames: Frame[] } } }>(await t.get(`/api/v1/issues/${other.id}`)).latestEvent.event.frames[0]
     assert.deepEqual([render?.function, render?.line], ['renderTotal', 9])
+  })
+
+  it('the dashboard\'s issue page shows the mapped stack with its source', async () => {
+    const list = json<IssueList>(await t.get('/api/v1/issues'))
+    const order = list.issues.find((i) => i.title.includes('Order'))
+    assert.ok(order)
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    const page = await context.newPage()
+    await page.goto(`${base}/app#/login`)
+    await page.fill('#password', PASSWORD)
+    await page.click('#login button[type=submit]')
+    await page.waitForSelector('#projects')
+    await page.goto(`${base}/app#/p/${t.project.id}/issues/${order.id}`)
+    await page.waitForSelector('#issue-stack .frame.mapped')
+    assert.match(await page.textContent('#issue-stack .frame.mapped .frame-head') ?? '', /checkout .*cart\.js:3:\d+/)
+    assert.match(await page.textContent('#issue-stack .frame.mapped .line.current') ?? '', /has no items/)
+    await screenshot(page, '10-issue-mapped-stack')
+    await context.close()
   })
 
   it('the webhook got exactly one "new issue" delivery per issue', async () => {

@@ -10,6 +10,8 @@ describe('describeAllowed', () => {
     assert.equal(describeAllowed({ type: 'integer', minimum: 1, maximum: 200 }), 'an integer from 1 to 200')
     assert.equal(describeAllowed({ type: 'integer', minimum: 0 }), 'an integer, 0 or more')
     assert.equal(describeAllowed({ type: 'string', format: 'date' }), 'a calendar date YYYY-MM-DD')
+    const tooLong = { instancePath: '/release', schemaPath: '#/properties/release/maxLength', keyword: 'maxLength', params: {} }
+    assert.equal(describeAllowed({ type: 'string', minLength: 1, maxLength: 200 }, tooLong), '1 to 200 characters')
   })
 })
 

@@ -24,7 +24,7 @@ for (const engine of testEngines()) {
       assert.equal(json(wrong).code, 'invalid_ingest_key')
       const apiKey = await t.ingest(body, { headers: { 'x-ingest-key': t.project.apiKey } })
       assert.equal(apiKey.statusCode, 401)
-      assert.match(String(json(apiKey).message), /only reads/)
+      assert.match(String(json(apiKey).message), /secret API key, which reads \(and uploads source maps\); ingest takes the ingest key/)
     })
 
     it('answers 401 for an ingest key holding a NUL byte, in the query or the body', async () => {

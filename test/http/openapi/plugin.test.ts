@@ -54,7 +54,7 @@ describe('OpenAPI document', () => {
     assert.equal(doc.components.securitySchemes.apiKeyHeader?.name, 'X-Api-Key')
     assert.deepEqual(doc.components.schemas.ApiError?.required?.sort(), ['code', 'error', 'message', 'statusCode'])
     assert.deepEqual(Object.keys(doc.components.schemas.SessionEvent?.properties ?? {}),
-      ['id', 'type', 'createdAt', 'url', 'method', 'message', 'stack', 'statusCode', 'durationMs', 'reqBody', 'resBody', 'fingerprint', 'issueId'])
+      ['id', 'type', 'createdAt', 'url', 'method', 'message', 'stack', 'statusCode', 'durationMs', 'reqBody', 'resBody', 'fingerprint', 'issueId', 'frames'])
     assert.deepEqual(Object.keys(doc.components.schemas.Recording?.properties ?? {}), ['available', 'chunks'])
     for (const phrase of ['lastSeenAt descending, then id descending', 'Retention', 'WWW-Authenticate', 'never clamped', 'ERROR and HTTP_ERROR']) {
       assert.ok(doc.info.description.includes(phrase), phrase)
@@ -94,6 +94,22 @@ describe('OpenAPI document', () => {
     assert.ok(op)
     assert.equal(op.operationId, 'ingestBatch')
     assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415', '503'])
+  })
+
+  it('documents the source map upload as the API key\'s one write, with the map as the raw body', () => {
+    const op = doc.paths['/upload/v1/sourcemaps']?.post
+    assert.ok(op)
+    assert.equal(op.operationId, 'uploadSourceMap')
+    assert.deepEqual(op.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
+    assert.deepEqual(Object.keys(op.responses).sort(), ['201', '400', '401', '413', '415', '503'])
+    assert.deepEqual(op.parameters?.map((p) => [p.name, p.in, p.required === true]), [
+      ['url', 'query', true], ['release', 'query', false], ['debugId', 'query', false], ['file', 'query', false],
+    ])
+    assert.deepEqual(Object.keys(op.requestBody?.content ?? {}), ['application/json', 'application/octet-stream'])
+    assert.ok(doc.components.schemas.StoredSourceMap && doc.components.schemas.ResolvedFrame)
+    const writes = Object.entries(doc.paths).flatMap(([url, ops]) => Object.entries(ops)
+      .filter(([method, o]) => method !== 'get' && o.security.some((s) => 'bearerAuth' in (s as object))).map(() => url))
+    assert.deepEqual(writes, ['/upload/v1/sourcemaps'], 'the API key writes nothing else')
   })
 
   it('documents the recording extension with the API key, and keeps the dashboard\'s own API out', () => {

@@ -89,16 +89,19 @@ for (const engine of testEngines()) {
       assert.deepEqual(http, {
         id: http?.id, type: 'HTTP_ERROR', createdAt: new Date(t0 + 2000).toISOString(),
         url: 'https://shop.example/api', method: 'POST', message: null, stack: null, statusCode: 502, durationMs: 12.5,
-        reqBody: '{"a":1}', resBody: 'Bad gateway', fingerprint: null, issueId: http?.issueId,
+        reqBody: '{"a":1}', resBody: 'Bad gateway', fingerprint: null, issueId: http?.issueId, frames: null,
       })
       assert.match(String(http.issueId), /^[A-Za-z0-9_-]{12}$/, 'a failed request belongs to an issue')
       const click = events.find((e) => e.type === 'CLICK')
       assert.deepEqual(click, {
         id: click?.id, type: 'CLICK', createdAt: new Date(t0 + 3000).toISOString(), message: 'button#buy',
-        stack: null, statusCode: null, durationMs: null, reqBody: null, resBody: null, fingerprint: null, issueId: null,
+        reqBody: '{"a":1}', resBody: 'Bad gateway', fingerprint: null, issueId: http.issueId, frames: null,
       })
       const error = events.find((e) => e.type === 'ERROR')
       assert.equal(error?.stack, 'at x (app.js:1:1)')
+      assert.deepEqual(error.frames, [{
+        function: 'x', file: 'app.js', line: 1, column: 1, mapped: false, inApp: true, context: null,
+      }], 'a stack with no map for its script: its frames as printed')
       const slow = events.find((e) => e.type === 'SLOW_REQUEST')
       assert.ok(slow && !('method' in slow), 'a resource has no method')
       assert.equal(slow.durationMs, 3100)
@@ -193,7 +196,7 @@ for (const engine of testEngines()) {
       const { getProject } = await import('../../../src/projects/service.ts')
       const project = await getProject(t.app.db, t.project.id)
       const whole = await t.get(`/api/v1/sessions/${smallId}`)
-      const streamed = await getSession(t.app.db, project, smallId, { streamAbove: 0 })
+      const streamed = await getSession(t.app.db, t.app.sourceMaps, project, smallId, { streamAbove: 0 })
       assert.ok(!('events' in streamed), 'streamAbove 0 streams')
       let text = ''
       for await (const chunk of streamed) text += String(chunk)
