@@ -32,6 +32,8 @@ export const MAX_CHUNK_ID_LENGTH = 100
 export const MAX_ISSUE_ID_LENGTH = 64
 /** Visits getIssue returns with an issue. */
 export const ISSUE_VISITS = 10
+/** ERROR issues (the most recently seen) grouped again after a source map upload, so their bug keeps its issue. */
+export const REGROUP_ISSUES = 1000
 /** Days of the dashboard's occurrences-over-time chart of an issue. */
 export const ISSUE_HISTOGRAM_DAYS = 30
 

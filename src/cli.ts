@@ -23,6 +23,7 @@ import { mapsInDirectory } from './sourcemaps/files.ts'
 import { createResolver } from './sourcemaps/resolve.ts'
 import { sourceMapMapper } from './issues/grouping.ts'
 import { checkUploads, deleteMaps, listMaps, storeUploads } from './sourcemaps/service.ts'
+import { regroupAfterUpload } from './issues/regroup.ts'
 
 const USAGE = `Usage: sessionwatch <command> [options]
 
@@ -204,6 +205,8 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
       note(`  ${map.file} → ${map.url} (${byteSize(map.bytes)}${map.debugId === null ? '' : `, debug ID ${map.debugId}`})`)
     })
     const stored = await storeUploads(db, null, project.id, checked)
+    const regrouped = await regroupAfterUpload(db, createResolver(db, { cacheBytes: config.sourceMapCacheBytes }), project.id)
+    if (regrouped > 0) note(`${regrouped} existing issues now also match their bugs' mapped stacks`)
     print(`uploaded ${stored.length} source maps (${byteSize(stored.reduce((n, m) => n + m.bytes, 0))}) to project ${project.id}; `
       + `a running service uses them within ${SOURCEMAP_LOOKUP_TTL_MS / 1000} s`)
     return 0

@@ -7,6 +7,7 @@ import { AppError, invalidBody } from '../errors.ts'
 import { API_KEY_SECURITY, errorResponses, ref } from '../shared/schema.ts'
 import { SourceMapUploadBody, SourceMapUploadQuery, StoredSourceMapSchema } from './schema.ts'
 import { uploadMap } from './service.ts'
+import { regroupAfterUpload } from '../issues/regroup.ts'
 
 const gunzip = promisify(gunzipCb)
 
@@ -44,7 +45,11 @@ export const sourceMapRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) 
     const { url, release, debugId } = request.query
     const data = await inflate(request.body, request.headers['content-encoding'])
     const file = request.query.file ?? `${url.replace(/[?#].*$/s, '').split('/').pop() || 'sourcemap'}.map`
-    return reply.code(201).send(await uploadMap(app.db, app.sourceMaps, projectOf(request).id, { url, file, data, release, debugId }))
+    const projectId = projectOf(request).id
+    const stored = await uploadMap(app.db, app.sourceMaps, projectId, { url, file, data, release, debugId })
+    // The issues of stacks this map now reads keep their bugs' next (mapped) events.
+    await regroupAfterUpload(app.db, app.sourceMaps, projectId)
+    return reply.code(201).send(stored)
   })
   done()
 }

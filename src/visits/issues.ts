@@ -233,3 +233,21 @@ export async function setIssueStatus(
     }
   })
 }
+
+/**
+ * Points further fingerprints at existing issues — a stack grouped again once its source map arrived —
+ * so the bug's later events join its issue instead of opening a second one. A fingerprint already
+ * leading somewhere keeps its issue. Returns how many were added.
+ */
+export async function aliasFingerprints(
+  db: Kysely<Database>, projectId: string, aliases: readonly { fingerprint: string; version: number; issueId: string }[],
+): Promise<number> {
+  let added = 0
+  for (const a of aliases) {
+    const result = await db.insertInto('issue_fingerprints')
+      .values({ project_id: projectId, fingerprint: a.fingerprint, grouping_version: a.version, issue_id: a.issueId })
+      .onConflict((oc) => oc.columns(['project_id', 'fingerprint']).doNothing()).executeTakeFirst()
+    added += Number(result.numInsertedOrUpdatedRows ?? 0)
+  }
+  return added
+}

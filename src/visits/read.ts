@@ -284,3 +284,10 @@ export async function issueEventsPerDay(db: Db, projectId: string, issueId: stri
     .groupBy(day).execute()
   return rows.map((r) => ({ day: Number(r.day), events: Number(r.n) }))
 }
+
+/** The project's ERROR issues most recently seen first, at most `limit`: the ones a new source map may regroup. */
+export async function recentErrorIssues(db: Db, projectId: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('issues').select('id').where('project_id', '=', projectId).where('type', '=', 'ERROR')
+    .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
+  return rows.map((r) => r.id)
+}

@@ -136,6 +136,8 @@ describe('limits and defaults', () => {
       `(default ${limits.DEFAULT_RETENTION_DAYS} days; \`--retention-days\` at creation)`,
       `(every \`RETENTION_SWEEP_SECONDS\`, default ${limits.DEFAULT_SWEEP_SECONDS})`,
       `in transactions of ${limits.SWEEP_BATCH} sessions`,
+      `and up to ${limits.ISSUE_VISITS} recent visits that hit it`,
+      `the project's ${limits.REGROUP_ISSUES} most recently seen`,
       `an ingest body over ${limits.byteSize(limits.MAX_BATCH_BYTES)}`,
       `retry after \`Retry-After\` (${limits.UNAVAILABLE_RETRY_SECONDS} s)`,
       `retry after \`Retry-After\` (${limits.STORAGE_FULL_RETRY_SECONDS} s)`,

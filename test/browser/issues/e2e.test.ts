@@ -141,6 +141,17 @@ describe('issues from a minified bundle, mapped after the fact, in Chromium', ()
     assert.deepEqual([render?.function, render?.line], ['renderTotal', 9])
   })
 
+  it('after the upload the same bug, now grouped through the map, still joins its issue', async () => {
+    await visit(async (page) => { await page.evaluate('shop.buy(5)') })
+    const list = await eventually(async () => {
+      const body = json<IssueList>(await t.get('/api/v1/issues'))
+      return body.issues.reduce((n, i) => n + i.events, 0) >= 4 ? body : null
+    }, 'the fourth error grouped')
+    assert.equal(list.total, 2, list.issues.map((i) => i.title).join(' | '))
+    const order = list.issues.find((i) => i.title.includes('Order'))
+    assert.deepEqual([order?.events, order?.sessions], [3, 3])
+  })
+
   it('the dashboard\'s issue page shows the mapped stack with its source', async () => {
     const list = json<IssueList>(await t.get('/api/v1/issues'))
     const order = list.issues.find((i) => i.title.includes('Order'))

@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely'
+import { REGROUP_ISSUES } from '../../common/limits.ts'
+import type { Database } from '../db/database.ts'
+import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
+import { aliasFingerprints } from '../visits/issues.ts'
+import { latestIssueEvent, recentErrorIssues } from '../visits/read.ts'
+import { groupEvent } from './fingerprint.ts'
+import { sourceMapMapper } from './grouping.ts'
+import { parseStack } from './stack.ts'
+
+/**
+ * After source maps are uploaded: the same bug fingerprints differently once its frames are mapped
+ * (`u@app-X.js` before, `checkout@src/cart.ts` after). Each recent ERROR issue's latest stack is
+ * grouped again through the maps, and a new fingerprint is pointed at the issue it came from, so
+ * the bug's next events join that issue instead of opening a second one. Returns how many
+ * fingerprints it added. Bounded to REGROUP_ISSUES issues, the most recently seen.
+ */
+export async function regroupAfterUpload(db: Kysely<Database>, sourceMaps: SourceMapResolver, projectId: string): Promise<number> {
+  const mapFrames = sourceMapMapper(sourceMaps, projectId)
+  const aliases: { fingerprint: string; version: number; issueId: string }[] = []
+  for (const issueId of await recentErrorIssues(db, projectId, REGROUP_ISSUES)) {
+    const e = await latestIssueEvent(db, projectId, issueId, 0)
+    // A page-chosen fingerprint ignores the stack, so a map changes nothing for it.
+    if (!e?.stack || e.fingerprint !== null) continue
+    const mapped = await mapFrames(parseStack(e.stack))
+    if (!mapped.some((f) => f !== null)) continue
+    const group = groupEvent({
+      type: e.type, message: e.message, stack: e.stack, url: e.url, method: e.method, statusCode: e.status_code, fingerprint: null,
+    }, mapped)
+    if (group) aliases.push({ fingerprint: group.fingerprint, version: group.version, issueId })
+  }
+  return aliasFingerprints(db, projectId, aliases)
+}
