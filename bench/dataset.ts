@@ -141,7 +141,7 @@ export async function ensureDataset(
 }
 
 /** The integers 0..max as a table `alias(n)`: generate_series on PostgreSQL, a recursive CTE on SQLite. */
-function series(engine: Engine, max: number, alias = 'g0'): string {
+export function series(engine: Engine, max: number, alias = 'g0'): string {
   return engine === 'postgres'
     ? `generate_series(0::bigint, ${max}) as ${alias}(n)`
     : `(with recursive r(n) as (select 0 union all select n + 1 from r where n < ${max}) select n from r) as ${alias}`

@@ -17,8 +17,9 @@ import { openDatabase } from '../src/db/connect.ts'
 import { createProject } from '../src/projects/service.ts'
 import { startTestPostgres, type TestPostgres } from '../scripts/lib/postgres-server.ts'
 import { ensureDataset, FULL, QUICK, type Dataset } from './dataset.ts'
-import { batchFactory } from './lib/batches.ts'
+import { batchFactory, errorBatchFactory } from './lib/batches.ts'
 import { cpuSeconds } from './lib/cpu.ts'
+import { ensureIssues } from './lib/issues.ts'
 import { load, type LoadResult } from './lib/load.ts'
 import { sampleMax, startCeiling } from './lib/processes.ts'
 import { ROOT, startService } from './lib/service.ts'
@@ -72,6 +73,7 @@ try {
     try {
       dataset = await ensureDataset(handle.db, engine, spec, log)
       maps = await ensureMapSessions(handle.db, log)
+      await ensureIssues(handle.db, engine, dataset, log)
     } finally {
       await handle.close()
     }
@@ -82,6 +84,8 @@ try {
       { name: 'list: first page, exact total', route: '/api/v1/sessions', vs: 'ceiling' },
       { name: 'list: date= a busy day', route: `/api/v1/sessions?date=${dataset.busyDay}`, vs: 'list' },
       { name: `list: offset=${offset}`, route: `/api/v1/sessions?offset=${offset}`, vs: 'list' },
+      { name: 'issues: first page, exact total', route: '/api/v1/issues', vs: 'list' },
+      { name: 'issues: open, exact total', route: '/api/v1/issues?status=open', vs: 'list' },
       { name: 'get: 200 events', route: '/api/v1/sessions/bench-200', vs: 'ceiling' },
       { name: 'get: 10,000 events', route: '/api/v1/sessions/bench-10k', vs: 'ceiling' },
       { name: 'get: 200 errors, no source map', route: `/api/v1/sessions/${maps.unmapped}`, vs: 'ceiling', apiKey: maps.apiKey },
@@ -132,6 +136,13 @@ try {
     const cpuPerBatch = (cpuSeconds([writer.child.pid ?? 0]) - cpu0) * 1000 / ingest.requests
     rows.push({ engine, scenario: 'ingest: events/s (20-event batches)', bytes: 0, ...ingest, rps: ingest.rps * 20,
       p50: ingest.p50, p99: ingest.p99, cpuMsPerBatch: cpuPerBatch })
+    // Issue 12: every event an error, fingerprinted and counted into its issue.
+    const postErrors = (tag: string, secs: number) => load({ url: writer.url, path: '/ingest/v1/batch', method: 'POST', seconds: secs,
+      connections, headers: { 'content-type': 'application/json', 'x-ingest-key': project.ingestKey }, body: errorBatchFactory(tag) })
+    await postErrors('warm-errors', warmup)
+    const errorIngest = await postErrors('run-errors', seconds)
+    rows.push({ engine, scenario: 'ingest errors: events/s (20-error batches)', bytes: 0, ...errorIngest, rps: errorIngest.rps * 20,
+      p50: errorIngest.p50, p99: errorIngest.p99 })
     const ingestRss = await ingestPeak.stop()
     await writer.stop()
     rows.push({ engine, scenario: 'peak RSS (MB)', bytes: 0, requests: 0, rps: Math.max(peakRss, ingestRss) / 1048576, p50: 0, p99: 0,

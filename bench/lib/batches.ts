@@ -2,6 +2,32 @@
 export const EVENTS_PER_BATCH = 20
 const BATCHES_PER_SESSION = 5
 
+/**
+ * An error-heavy batch (issue 12's grouping cost): 20 errors of 5 bugs — 10 ERRORs whose messages differ
+ * by ids and numbers, with stacks of hashed chunks, and 10 failed requests to id-bearing URLs — so every
+ * event is fingerprinted and counted into an issue that already exists after the first batches.
+ */
+export function errorBatchFactory(prefix: string): () => string {
+  let n = 0
+  return () => {
+    const i = n++
+    const now = Date.now()
+    const events = [
+      ...Array.from({ length: 10 }, (_, k) => ({
+        type: 'ERROR', message: `Uncaught TypeError: Order ${i * 10 + k} of user ${k}@shop.example has no items (bug ${k % 3})`,
+        stack: `TypeError: Order ${i} has no items\n    at u (https://shop.example/static/app-7RZI5MVM.js:1:${4000 + (k % 3)})\n`
+          + '    at Object.checkout (https://shop.example/static/app-7RZI5MVM.js:1:9120)\n    at HTMLButtonElement.<anonymous> (https://shop.example/static/vendor-Db-Q2xY9.js:2:311)',
+        url: `https://shop.example/cart/${i}`, createdAt: now - 900 + k,
+      })),
+      ...Array.from({ length: 10 }, (_, k) => ({
+        type: 'HTTP_ERROR', url: `https://shop.example/api/orders/${i * 10 + k}/items/${k % 2 === 0 ? 'a1b2c3d4e5' : 'f00dbeef42'}`,
+        method: k % 2 === 0 ? 'POST' : 'GET', statusCode: 500, durationMs: 120, createdAt: now - 500 + k,
+      })),
+    ]
+    return JSON.stringify({ sessionKey: `${prefix}-${Math.floor(i / BATCHES_PER_SESSION)}-errors`, batchId: `e${i}`, sentAt: now, events })
+  }
+}
+
 /** A realistic SDK batch: navigation, clicks, inputs, two failed requests, a slow one and an error. */
 export function batchFactory(prefix: string): () => string {
   let n = 0

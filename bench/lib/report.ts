@@ -38,6 +38,9 @@ export function evaluate(rows: Row[]): Check[] {
     // Issue 12: mapping 200 errors' stacks at read time costs at most twice the unmapped read (≥ 0.5× its req/s).
     add('get 200 errors source-mapped ≥ 0.5× unmapped', engine, find(rows, engine, 'get: 200 errors, source-mapped')?.vsUnmapped,
       (v) => v >= 0.5, '×')
+    // Issue 12: the issues list (100k issues) with its exact total costs no more than the sessions list (1M sessions).
+    add('issues first page ≥ 1× list first page', engine, find(rows, engine, 'issues: first')?.vsList, (v) => v >= 1, '×')
+    add('issues open ≥ 1× list first page', engine, find(rows, engine, 'issues: open')?.vsList, (v) => v >= 1, '×')
     add('get streamed: RSS growth ≤ 64 MB', engine,
       rows.find((r) => r.engine === engine && r.rssGrowthMB !== undefined)?.rssGrowthMB, (v) => v <= 64, ' MB')
     add('ingest ≥ 50,000 events/s', engine, find(rows, engine, 'ingest')?.rps, (v) => v >= 50_000)
