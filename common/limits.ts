@@ -150,9 +150,10 @@ export const MAX_WEBHOOKS_PER_PROJECT = 10
 /** Longest webhook URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048
 /**
- * Deliveries to one webhook within WEBHOOK_RATE_WINDOW_MS; beyond them a delivery is stored as `dropped` with the
- * reason. Per webhook, so every destination of a project gets the same first alerts of a burst; 20 in 10 minutes
- * is about what a chat channel can take before alerts stop being read (Slack allows about one message a second).
+ * Alerts (new issues, regressions) of one project within WEBHOOK_RATE_WINDOW_MS; beyond them an alert's deliveries
+ * are stored as `dropped` with the reason. Each alert goes to every webhook of the project, so all of them get the
+ * same first alerts of a burst; 20 in 10 minutes is about what a chat channel can take before alerts stop being
+ * read (Slack allows about one message a second).
  */
 export const WEBHOOK_RATE_LIMIT = 20
 /** The window of WEBHOOK_RATE_LIMIT: 10 minutes. */

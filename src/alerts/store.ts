@@ -19,7 +19,7 @@ export interface IssueAlert {
 }
 
 /** Why a delivery over the rate limit was never sent, as the delivery log shows it. */
-export const RATE_LIMITED = `dropped: over ${WEBHOOK_RATE_LIMIT} deliveries to this webhook in ${WEBHOOK_RATE_WINDOW_MS / 60_000} minutes`
+export const RATE_LIMITED = `dropped: over ${WEBHOOK_RATE_LIMIT} alerts of this project in ${WEBHOOK_RATE_WINDOW_MS / 60_000} minutes`
 
 /** Queues one delivery per webhook of the project, in the caller's transaction (so a delivery exists iff the issue change committed). Cheap (one indexed query) when the project has no webhooks. */
 export async function enqueueIssueAlert(trx: Db, alert: IssueAlert): Promise<void> {
@@ -28,15 +28,15 @@ export async function enqueueIssueAlert(trx: Db, alert: IssueAlert): Promise<voi
   const name = hooks[0]?.name
   if (name === undefined) return
   const now = Date.now()
-  const recent = await trx.selectFrom('webhook_deliveries')
-    .select((eb) => ['webhook_id', eb.fn.countAll<number | string>().as('n')])
+  // The project's alerts sent in the window, each counted once however many webhooks it went to: every
+  // webhook of a project gets the same alerts, and a burst stops for all of them at once.
+  const recent = await trx.selectFrom('webhook_deliveries').select(['issue_id', 'kind', 'alert_at']).distinct()
     .where('project_id', '=', alert.projectId).where('created_at', '>', now - WEBHOOK_RATE_WINDOW_MS)
-    .where('status', '<>', 'dropped').groupBy('webhook_id').execute()
+    .where('status', '<>', 'dropped').execute()
   // A flood guard, not a quota: on PostgreSQL two concurrent ingest transactions may both see room for one more.
-  const sent = new Map(recent.map((r) => [r.webhook_id, Number(r.n)]))
+  const over = recent.length >= WEBHOOK_RATE_LIMIT
   const payload = JSON.stringify(alertFacts(alert, name))
   const rows = hooks.map((hook): Selectable<WebhookDeliveryTable> => {
-    const over = (sent.get(hook.id) ?? 0) >= WEBHOOK_RATE_LIMIT
     return {
       project_id: alert.projectId, id: newId('d_', 12), webhook_id: hook.id, issue_id: alert.issue.id, kind: alert.kind,
       alert_at: alert.at, payload, status: over ? 'dropped' : 'pending', attempts: 0, next_attempt_at: over ? null : now,

@@ -17,7 +17,7 @@ export interface WebhookTable {
  * - `pending`: waiting for its next attempt (or being sent, while a process holds its lease);
  * - `delivered`: a 2xx answer;
  * - `failed`: no 2xx within WEBHOOK_RETRY_FOR_MS, or an answer that no retry can change (a 4xx, a redirect, a refused address);
- * - `dropped`: over the webhook's rate limit, never sent.
+ * - `dropped`: over the project's rate limit of alerts, never sent.
  */
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped'
 

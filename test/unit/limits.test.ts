@@ -111,7 +111,7 @@ describe('limits and defaults', () => {
     assert.equal(table.get('WEBHOOK_ALLOW_PRIVATE')?.[0], 'false')
     assert.ok(table.has('PUBLIC_URL'))
     states('README.md', [
-      `at most ${limits.WEBHOOK_RATE_LIMIT} deliveries per webhook in ${limits.WEBHOOK_RATE_WINDOW_MS / 60_000} minutes`,
+      `at most ${limits.WEBHOOK_RATE_LIMIT} alerts per project in ${limits.WEBHOOK_RATE_WINDOW_MS / 60_000} minutes`,
       `retried for ${limits.WEBHOOK_RETRY_FOR_MS / 3_600_000} hours`,
       `first after ${limits.WEBHOOK_BACKOFF_BASE_MS / 1000} s, doubling up to ${limits.WEBHOOK_BACKOFF_MAX_MS / 3_600_000} hour`,
       `within ${limits.WEBHOOK_TIMEOUT_MS / 1000} s`,

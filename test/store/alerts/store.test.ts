@@ -53,7 +53,7 @@ for (const engine of testEngines()) {
       assert.deepEqual(await storedDeliveries(handle.db, id), [])
     })
 
-    it(`stores deliveries beyond ${WEBHOOK_RATE_LIMIT} per webhook in the window as dropped, with the reason`, async () => {
+    it(`stores the deliveries of alerts beyond ${WEBHOOK_RATE_LIMIT} per project in the window as dropped, with the reason`, async () => {
       const id = await project('Burst', 1)
       for (let i = 0; i <= WEBHOOK_RATE_LIMIT + 1; i++) await enqueueCommitted(handle.db, issueAlert(id))
       const rows = await storedDeliveries(handle.db, id)
@@ -61,12 +61,12 @@ for (const engine of testEngines()) {
       const dropped = rows.filter((r) => r.status === 'dropped')
       assert.equal(dropped.length, 2)
       assert.deepEqual(dropped.map((r) => [r.last_error, r.next_attempt_at]), [[RATE_LIMITED, null], [RATE_LIMITED, null]])
-      assert.match(RATE_LIMITED, /over 20 deliveries to this webhook in 10 minutes/)
-      // Another webhook of the project has its own allowance.
+      assert.match(RATE_LIMITED, /over 20 alerts of this project in 10 minutes/)
+      // The limit is the project's: a webhook added during the burst gets no allowance of its own.
       await insertWebhook(handle.db, { project_id: id, id: 'wh_Burst_new', url: 'https://hooks.example.com/new', created_at: 1 })
       await enqueueCommitted(handle.db, issueAlert(id))
       const latest = (await storedDeliveries(handle.db, id)).filter((r) => r.webhook_id === 'wh_Burst_new')
-      assert.deepEqual(latest.map((r) => r.status), ['pending'])
+      assert.deepEqual(latest.map((r) => r.status), ['dropped'])
     })
 
     it('lets exactly one of several claimers take a due delivery, and only the lease holder record its attempt', async () => {
