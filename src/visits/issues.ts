@@ -34,7 +34,7 @@ export interface IssueChange {
 }
 
 /** The issue a fingerprint leads to, as the batch found or made it. */
-interface Target {
+export interface IssueTarget {
   issueId: string
   created: boolean
   status: IssueStatus
@@ -46,11 +46,16 @@ interface Target {
  * row is claimed first: whoever inserts it creates the issue, and a concurrent batch that lost the
  * race (PostgreSQL waits for the winner's commit) reads the winner's issue. Returns, per event, the
  * issue id its row is stored with (null for events that are not grouped), and the targets.
+ *
+ * `known` holds what earlier batches of the same group commit found, so a popular issue is looked up
+ * once per group rather than once per batch; the issues a batch creates are added to it and listed in
+ * `created`, for the caller to take out again if the batch's savepoint is rolled back.
  */
 export async function issueTargets(
   trx: Db, projectId: string, events: readonly EventRecord[], groups: readonly (EventGroup | null)[], now: number,
-): Promise<{ issueIds: (string | null)[]; targets: Map<string, Target> }> {
-  const targets = new Map<string, Target>()
+  known: { cache: Map<string, IssueTarget>; created: string[] } = { cache: new Map(), created: [] },
+): Promise<{ issueIds: (string | null)[]; targets: Map<string, IssueTarget> }> {
+  const targets = new Map<string, IssueTarget>()
   const wanted = new Map<string, { group: EventGroup; type: string; first: number; last: number }>()
   events.forEach((e, i) => {
     const group = groups[i]
@@ -64,7 +69,19 @@ export async function issueTargets(
     }
   })
   if (wanted.size === 0) return { issueIds: events.map(() => null), targets }
-  await findTargets(trx, projectId, [...wanted.keys()], targets)
+  const cacheKey = (fingerprint: string) => `${projectId}\u0000${fingerprint}`
+  const unknown: string[] = []
+  for (const fingerprint of wanted.keys()) {
+    const cached = known.cache.get(cacheKey(fingerprint))
+    // Created by an earlier batch of the group: an existing issue for this one.
+    if (cached) targets.set(fingerprint, { ...cached, created: false })
+    else unknown.push(fingerprint)
+  }
+  if (unknown.length > 0) await findTargets(trx, projectId, unknown, targets)
+  for (const fingerprint of unknown) {
+    const found = targets.get(fingerprint)
+    if (found) known.cache.set(cacheKey(fingerprint), found)
+  }
   for (const [fingerprint, w] of wanted) {
     if (targets.has(fingerprint)) continue
     const issueId = issueIdOf(fingerprint)
@@ -81,7 +98,10 @@ export async function issueTargets(
       resolved_at: null, created_at: now,
     }).execute()
     await addTotal(trx, projectId, 'open', 1)
-    targets.set(fingerprint, { issueId, created: true, status: 'open', resolvedAt: null })
+    const created: IssueTarget = { issueId, created: true, status: 'open', resolvedAt: null }
+    targets.set(fingerprint, created)
+    known.cache.set(cacheKey(fingerprint), created)
+    known.created.push(cacheKey(fingerprint))
   }
   return { issueIds: groups.map((g) => (g ? targets.get(g.fingerprint)?.issueId ?? null : null)), targets }
 }
@@ -93,7 +113,7 @@ export async function issueTargets(
  */
 const issueIdOf = (fingerprint: string): string => createHash('sha256').update(fingerprint).digest('base64url').slice(0, 12)
 
-async function findTargets(trx: Db, projectId: string, fingerprints: string[], into: Map<string, Target>): Promise<void> {
+async function findTargets(trx: Db, projectId: string, fingerprints: string[], into: Map<string, IssueTarget>): Promise<void> {
   const rows = await trx.selectFrom('issue_fingerprints as f')
     .innerJoin('issues as i', (j) => j.onRef('i.project_id', '=', 'f.project_id').onRef('i.id', '=', 'f.issue_id'))
     .select(['f.fingerprint', 'i.id', 'i.status', 'i.resolved_at'])
@@ -101,83 +121,156 @@ async function findTargets(trx: Db, projectId: string, fingerprints: string[], i
   for (const r of rows) into.set(r.fingerprint, { issueId: r.id, created: false, status: r.status, resolvedAt: r.resolved_at })
 }
 
+interface IssueCount {
+  projectId: string
+  events: number
+  first: number
+  last: number
+  target: IssueTarget | undefined
+  /** The job of the group that first stored events in it: its result carries the issue's change. */
+  job: number
+}
+
 /**
- * Counts the events this batch stored into their issues, links the issues to the visit, and queues
- * the alerts of the issues it created or reopened (src/alerts). Reopens a
- * resolved issue when an event happened after it was resolved (a late retry of an older event does
- * not). An issue created for this batch whose every event turned out already stored (a retry
- * grouped differently) is removed again. Issues are updated in id order, so concurrent batches on
- * PostgreSQL lock them in the same order and cannot deadlock on them.
+ * What the batches of one group commit add to their issues, applied once before the commit, like the
+ * day counters: one UPDATE per issue the group touched and one upsert of its issue–visit links, however
+ * many batches hit the same issue. On PostgreSQL a popular issue's row is locked once per group commit
+ * rather than once per batch. A batch that fails alone (its savepoint rolled back) is never merged in.
  */
-export async function countIssueEvents(
-  trx: Db, projectId: string, sessionId: string, stored: readonly { issueId: string | null; createdAt: number }[],
-  targets: ReadonlyMap<string, Target>,
-): Promise<IssueChange[]> {
-  const byIssue = new Map<string, { events: number; first: number; last: number }>()
-  for (const s of stored) {
-    if (s.issueId === null) continue
-    const c = byIssue.get(s.issueId)
-    if (c) {
-      c.events++
-      c.first = Math.min(c.first, s.createdAt)
-      c.last = Math.max(c.last, s.createdAt)
-    } else {
-      byIssue.set(s.issueId, { events: 1, first: s.createdAt, last: s.createdAt })
+export class IssueDeltas {
+  private readonly issues = new Map<string, IssueCount>()
+  private readonly links = new Map<string, { projectId: string; issueId: string; sessionId: string; events: number }>()
+  private readonly created = new Map<string, { projectId: string; issueId: string }>()
+
+  /** Counts the events a batch stored (with the issue ids they were stored with) into their issues and its visit. */
+  add(
+    projectId: string, sessionId: string, stored: readonly { issueId: string | null; createdAt: number }[],
+    targets: ReadonlyMap<string, IssueTarget>, job: number,
+  ): void {
+    const targetOf = new Map([...targets.values()].map((t) => [t.issueId, t]))
+    for (const t of targets.values()) if (t.created) this.created.set(`${projectId}\u0000${t.issueId}`, { projectId, issueId: t.issueId })
+    for (const s of stored) {
+      if (s.issueId === null) continue
+      const key = `${projectId}\u0000${s.issueId}`
+      const c = this.issues.get(key)
+      if (c) {
+        c.events++
+        c.first = Math.min(c.first, s.createdAt)
+        c.last = Math.max(c.last, s.createdAt)
+      } else {
+        this.issues.set(key, { projectId, events: 1, first: s.createdAt, last: s.createdAt, target: targetOf.get(s.issueId), job })
+      }
+      const linkKey = `${key}\u0000${sessionId}`
+      const link = this.links.get(linkKey)
+      if (link) link.events++
+      else this.links.set(linkKey, { projectId, issueId: s.issueId, sessionId, events: 1 })
     }
   }
-  const changes: IssueChange[] = []
-  const targetOf = new Map([...targets.values()].map((t) => [t.issueId, t]))
-  for (const [issueId, c] of [...byIssue].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const linked = await trx.updateTable('issue_sessions').set((eb) => ({ events: eb('events', '+', c.events) }))
-      .where('project_id', '=', projectId).where('issue_id', '=', issueId).where('session_id', '=', sessionId)
-      .executeTakeFirst()
-    let newVisit = 0
-    if (Number(linked.numUpdatedRows) === 0) {
-      await trx.insertInto('issue_sessions')
-        .values({ project_id: projectId, issue_id: issueId, session_id: sessionId, events: c.events }).execute()
-      newVisit = 1
+
+  mergeInto(other: IssueDeltas): void {
+    for (const [k, c] of this.issues) {
+      const o = other.issues.get(k)
+      if (!o) {
+        other.issues.set(k, { ...c })
+        continue
+      }
+      o.events += c.events
+      o.first = Math.min(o.first, c.first)
+      o.last = Math.max(o.last, c.last)
+      // The earliest knowledge of the issue decides whether it was created or resolved before this group.
+      if (o.target === undefined) o.target = c.target
     }
-    const issue = await trx.updateTable('issues').set((eb) => ({
-      events: eb('events', '+', c.events),
-      sessions: eb('sessions', '+', newVisit),
-      first_seen_at: eb.case().when('first_seen_at', '>', c.first).then(c.first).else(eb.ref('first_seen_at')).end(),
-      last_seen_at: eb.case().when('last_seen_at', '<', c.last).then(c.last).else(eb.ref('last_seen_at')).end(),
-    })).where('project_id', '=', projectId).where('id', '=', issueId)
-      .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions'])
-      .executeTakeFirstOrThrow()
-    const target = targetOf.get(issueId)
-    if (target?.created) changes.push({ kind: 'new', at: issue.first_seen_at, issue })
-    if (target?.status === 'resolved' && (target.resolvedAt ?? Infinity) < c.last) {
-      // Conditional, so of two batches that both saw it resolved only one reopens it.
-      const reopened = await trx.updateTable('issues').set({ status: 'open', resolved_at: null })
-        .where('project_id', '=', projectId).where('id', '=', issueId)
-        .where('status', '=', 'resolved').where('resolved_at', '<', c.last).executeTakeFirst()
-      if (Number(reopened.numUpdatedRows) > 0) {
-        await addTotal(trx, projectId, 'resolved', -1)
-        await addTotal(trx, projectId, 'open', 1)
-        changes.push({ kind: 'regression', at: c.last, issue })
+    for (const [k, l] of this.links) {
+      const o = other.links.get(k)
+      if (o) o.events += l.events
+      else other.links.set(k, { ...l })
+    }
+    for (const [k, c] of this.created) other.created.set(k, c)
+  }
+
+  /**
+   * Applies the group's counts: links first (which visits are new to an issue), then the issues in
+   * key order, so concurrent group commits on PostgreSQL lock them in the same order and cannot
+   * deadlock on them. Reopens a resolved issue when an event happened after it was resolved (a late
+   * retry of an older event does not), queues the alerts of new and reopened issues in the same
+   * transaction (src/alerts), and removes an issue created in the group whose every event turned out
+   * already stored (a retry grouped differently). Returns the changes with the job each belongs to.
+   */
+  async apply(trx: Db): Promise<{ job: number; change: IssueChange }[]> {
+    const newVisits = await this.applyLinks(trx)
+    const changes: { job: number; change: IssueChange }[] = []
+    for (const [key, c] of [...this.issues].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const issueId = key.slice(key.indexOf('\u0000') + 1)
+      const issue = await trx.updateTable('issues').set((eb) => ({
+        events: eb('events', '+', c.events),
+        sessions: eb('sessions', '+', newVisits.get(key) ?? 0),
+        first_seen_at: eb.case().when('first_seen_at', '>', c.first).then(c.first).else(eb.ref('first_seen_at')).end(),
+        last_seen_at: eb.case().when('last_seen_at', '<', c.last).then(c.last).else(eb.ref('last_seen_at')).end(),
+      })).where('project_id', '=', c.projectId).where('id', '=', issueId)
+        .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions'])
+        .executeTakeFirstOrThrow()
+      if (this.created.has(key)) changes.push({ job: c.job, change: { kind: 'new', at: issue.first_seen_at, issue } })
+      if (c.target?.status === 'resolved' && (c.target.resolvedAt ?? Infinity) < c.last) {
+        // Conditional, so of two groups that both saw it resolved only one reopens it.
+        const reopened = await trx.updateTable('issues').set({ status: 'open', resolved_at: null })
+          .where('project_id', '=', c.projectId).where('id', '=', issueId)
+          .where('status', '=', 'resolved').where('resolved_at', '<', c.last).executeTakeFirst()
+        if (Number(reopened.numUpdatedRows) > 0) {
+          await addTotal(trx, c.projectId, 'resolved', -1)
+          await addTotal(trx, c.projectId, 'open', 1)
+          changes.push({ job: c.job, change: { kind: 'regression', at: c.last, issue } })
+        }
       }
     }
+    // In the group's transaction: an alert is queued exactly when the change it tells of commits.
+    for (const { change: { kind, at, issue: i } } of changes) {
+      await enqueueIssueAlert(trx, {
+        projectId: i.project_id, kind, at,
+        issue: {
+          id: i.id, type: i.type, title: i.title, culprit: i.culprit, firstSeenAt: i.first_seen_at, lastSeenAt: i.last_seen_at,
+          events: i.events, sessions: i.sessions,
+        },
+      })
+    }
+    for (const [key, { projectId, issueId }] of this.created) {
+      if (this.issues.has(key)) continue
+      await trx.deleteFrom('issue_fingerprints').where('project_id', '=', projectId).where('issue_id', '=', issueId).execute()
+      await trx.deleteFrom('issues').where('project_id', '=', projectId).where('id', '=', issueId).execute()
+      await addTotal(trx, projectId, 'open', -1)
+    }
+    return changes
   }
-  // In the batch's transaction: an alert is queued exactly when the change it tells of commits.
-  for (const c of changes) {
-    const i = c.issue
-    await enqueueIssueAlert(trx, {
-      projectId, kind: c.kind, at: c.at,
-      issue: {
-        id: i.id, type: i.type, title: i.title, culprit: i.culprit, firstSeenAt: i.first_seen_at, lastSeenAt: i.last_seen_at,
-        events: i.events, sessions: i.sessions,
-      },
-    })
+
+  /** Upserts the group's issue–visit links; returns, per issue key, how many of its visits are new to it. */
+  private async applyLinks(trx: Db): Promise<Map<string, number>> {
+    const newVisits = new Map<string, number>()
+    const byProject = new Map<string, { issueId: string; sessionId: string; events: number }[]>()
+    for (const l of this.links.values()) byProject.set(l.projectId, [...(byProject.get(l.projectId) ?? []), l])
+    for (const [projectId, links] of byProject) {
+      for (let i = 0; i < links.length; i += LINK_CHUNK) {
+        const chunk = links.slice(i, i + LINK_CHUNK)
+        const known = await trx.selectFrom('issue_sessions').select(['issue_id', 'session_id']).where('project_id', '=', projectId)
+          .where('issue_id', 'in', [...new Set(chunk.map((l) => l.issueId))])
+          .where('session_id', 'in', [...new Set(chunk.map((l) => l.sessionId))]).execute()
+        const seen = new Set(known.map((k) => `${k.issue_id}\u0000${k.session_id}`))
+        for (const l of chunk) {
+          if (seen.has(`${l.issueId}\u0000${l.sessionId}`)) continue
+          const key = `${projectId}\u0000${l.issueId}`
+          newVisits.set(key, (newVisits.get(key) ?? 0) + 1)
+        }
+        await trx.insertInto('issue_sessions')
+          .values(chunk.map((l) => ({ project_id: projectId, issue_id: l.issueId, session_id: l.sessionId, events: l.events })))
+          .onConflict((oc) => oc.columns(['project_id', 'issue_id', 'session_id'])
+            .doUpdateSet((eb) => ({ events: eb('issue_sessions.events', '+', eb.ref('excluded.events')) })))
+          .execute()
+      }
+    }
+    return newVisits
   }
-  for (const t of targets.values()) {
-    if (!t.created || byIssue.has(t.issueId)) continue
-    await trx.deleteFrom('issue_fingerprints').where('project_id', '=', projectId).where('issue_id', '=', t.issueId).execute()
-    await trx.deleteFrom('issues').where('project_id', '=', projectId).where('id', '=', t.issueId).execute()
-    await addTotal(trx, projectId, 'open', -1)
-  }
-  return changes
 }
+
+/** Links per statement: 4 parameters each, well under both engines' limits. */
+const LINK_CHUNK = 500
 
 /** Takes deleted visits out of their issues' counts and drops their links. Before the visits' rows go. */
 export async function forgetVisits(trx: Db, projectId: string, sessionIds: readonly string[]): Promise<void> {

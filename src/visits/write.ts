@@ -15,7 +15,7 @@ import { DayDeltas } from './days.ts'
 import { deleteSessions } from './delete.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
 import { factColumns, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
-import { countIssueEvents, issueTargets, type EventGroup, type IssueChange } from './issues.ts'
+import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type IssueTarget } from './issues.ts'
 
 /** What is known of a session before its events are stored. */
 export interface SessionSeed extends VisitorFacts {
@@ -45,11 +45,18 @@ export interface AppendResult {
   accepted: number
   duplicates: number
   recording?: RecordingResult
-  /** Issues this batch created or reopened, already queued for alerting in its transaction. */
+  /** Issues this batch created or reopened (first in its group to store their events), queued for alerting in its transaction. */
   issues?: IssueChange[]
 }
 
 type SessionRow = Selectable<SessionTable>
+/** Where a batch counts its issue events (applied for the whole group before the commit), and its place in the group. */
+interface IssueBatch {
+  deltas: IssueDeltas
+  job: number
+  /** The issues of fingerprints the group has looked up or created so far (issueTargets). */
+  known: { cache: Map<string, IssueTarget>; created: string[] }
+}
 /** Events per INSERT: well under both engines' bound-parameter limits (16 columns each). */
 const INSERT_CHUNK = 500
 
@@ -59,7 +66,7 @@ const INSERT_CHUNK = 500
  * was new. Run inside a transaction and apply `days` before it commits. On PostgreSQL the first
  * statement locks the session row, which serializes concurrent batches of one session.
  */
-async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas): Promise<AppendResult> {
+async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas, issues: IssueBatch): Promise<AppendResult> {
   const { seed, events, now } = job
   let first = seed.startedAt ?? Infinity
   let last = seed.lastSeenAt ?? -Infinity
@@ -69,8 +76,8 @@ async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas): Promise<Ap
   }
   const startedAt = Number.isFinite(first) ? first : now
   const lastSeenAt = Number.isFinite(last) ? last : startedAt
-  return (await appendToLiveSession(trx, job, startedAt, lastSeenAt))
-    ?? appendGeneral(trx, job, startedAt, lastSeenAt, days)
+  return (await appendToLiveSession(trx, job, startedAt, lastSeenAt, issues))
+    ?? appendGeneral(trx, job, startedAt, lastSeenAt, days, issues)
 }
 
 /**
@@ -79,7 +86,9 @@ async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas): Promise<Ap
  * batch is corrected below), one INSERT stores the events. No row matches — new, expired, or an
  * event earlier than the session's start — and the general path takes over.
  */
-async function appendToLiveSession(trx: Db, job: WriteJob, startedAt: number, lastSeenAt: number): Promise<AppendResult | null> {
+async function appendToLiveSession(
+  trx: Db, job: WriteJob, startedAt: number, lastSeenAt: number, issues: IssueBatch,
+): Promise<AppendResult | null> {
   const { projectId, seed, events, cutoff } = job
   const n = events.length
   if (n === 0) return null
@@ -98,10 +107,10 @@ async function appendToLiveSession(trx: Db, job: WriteJob, startedAt: number, la
   // Import names the session; a key owned by another session is a conflict (the savepoint undoes the UPDATE).
   if (seed.id !== undefined && row.id !== seed.id) throw keyConflict(seed, row.id)
   const base = row.next_seq - n
-  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now)
+  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known)
   const inserted = await insertEvents(trx, projectId, row.id, base, events, issueIds)
   const rows = await insertedRows(trx, projectId, row.id, base, events, issueIds, inserted)
-  const issues = targets.size > 0 ? await countIssueEvents(trx, projectId, row.id, rows, targets) : undefined
+  if (targets.size > 0) issues.deltas.add(projectId, row.id, rows, targets, issues.job)
   if (inserted < n) {
     const stored = countTypes(rows.map((r) => r.type))
     await trx.updateTable('sessions').set((eb) => ({
@@ -110,10 +119,12 @@ async function appendToLiveSession(trx: Db, job: WriteJob, startedAt: number, la
       events_slow: eb('events_slow', '-', counts.slow - stored.slow),
     })).where('project_id', '=', projectId).where('id', '=', row.id).execute()
   }
-  return { sessionId: row.id, accepted: inserted, duplicates: n - inserted, ...(issues && issues.length > 0 && { issues }) }
+  return { sessionId: row.id, accepted: inserted, duplicates: n - inserted }
 }
 
-async function appendGeneral(trx: Db, job: WriteJob, startedAt: number, lastSeenAt: number, days: DayDeltas): Promise<AppendResult> {
+async function appendGeneral(
+  trx: Db, job: WriteJob, startedAt: number, lastSeenAt: number, days: DayDeltas, issues: IssueBatch,
+): Promise<AppendResult> {
   const { projectId, seed, events, cutoff } = job
   let session = await findSession(trx, projectId, seed)
   if (session && session.last_seen_at < cutoff) {
@@ -124,13 +135,13 @@ async function appendGeneral(trx: Db, job: WriteJob, startedAt: number, lastSeen
   const sessionId = session?.id ?? (await createSession(trx, projectId, seed, startedAt, lastSeenAt, days))
   const locked = await reserveSeq(trx, projectId, sessionId, events.length)
   const base = locked.next_seq - events.length
-  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now)
+  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known)
   const inserted = await insertEvents(trx, projectId, sessionId, base, events, issueIds)
   const rows = await insertedRows(trx, projectId, sessionId, base, events, issueIds, inserted)
-  const issues = targets.size > 0 ? await countIssueEvents(trx, projectId, sessionId, rows, targets) : undefined
+  if (targets.size > 0) issues.deltas.add(projectId, sessionId, rows, targets, issues.job)
   await updateSession(trx, locked, seed, rows.map((r) => r.type), Math.min(startedAt, locked.started_at),
     Math.max(lastSeenAt, locked.last_seen_at), days)
-  return { sessionId, accepted: inserted, duplicates: events.length - inserted, ...(issues && issues.length > 0 && { issues }) }
+  return { sessionId, accepted: inserted, duplicates: events.length - inserted }
 }
 
 const keyConflict = (seed: SessionSeed, owner: string): AppError =>
@@ -324,29 +335,40 @@ export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob
     try {
       return await db.transaction().execute(async (trx) => {
         const days = new DayDeltas()
+        const issues = new IssueDeltas()
+        const known = { cache: new Map<string, IssueTarget>(), created: [] as string[] }
         const outcomes: Outcome[] = []
-        for (const job of jobs) {
+        for (const [index, job] of jobs.entries()) {
           await sql`savepoint batch`.execute(trx)
           const before = new DayDeltas()
+          const batchIssues = new IssueDeltas()
           try {
-            const result = await appendEvents(trx, job, before)
+            known.created = []
+            const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known })
             if (job.recording) {
               const { chunks, maxSessionBytes } = job.recording
               result.recording = await appendChunks(trx, job.projectId, result.sessionId, chunks, maxSessionBytes, job.now)
             }
             await sql`release savepoint batch`.execute(trx)
             before.mergeInto(days)
+            batchIssues.mergeInto(issues)
             outcomes.push({ result })
           } catch (error) {
             // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails
             // (or runs again) with the error that says why, and the transaction may be gone anyway.
             if (classifyDatabaseError(error) !== null) throw error
             await sql`rollback to savepoint batch`.execute(trx)
+            // The issues this batch created are gone with its savepoint.
+            for (const key of known.created) known.cache.delete(key)
             await sql`release savepoint batch`.execute(trx)
             outcomes.push({ error })
           }
         }
         await days.apply(trx)
+        for (const { job, change } of await issues.apply(trx)) {
+          const outcome = outcomes[job]
+          if (outcome && 'result' in outcome) (outcome.result.issues ??= []).push(change)
+        }
         return outcomes
       })
     } catch (error) {

@@ -99,6 +99,22 @@ for (const engine of testEngines()) {
       assert.equal(await countIssues(db, projectId, {}), 2)
     })
 
+    it('a group commit counts every batch of the group once, and a batch that fails alone counts nothing', async () => {
+      const project = (await createProject(db, { name: 'Group', domain: 'group.example' })).id
+      const job = (key: string, id: string) => writeJob(project, key, [error(id, now - 100, 'G')], now, 0, [group('G')])
+      await writeBatches(db, [{ ...writeJob(project, 'g3', [], now), seed: { ...writeJob(project, 'g3', [], now).seed, id: 'g3-owner' } }])
+      // Import semantics: the key belongs to another session id, so this batch is refused, alone.
+      const bad = { ...job('g3', 'c'), seed: { ...job('g3', 'c').seed, id: 'someone-else' } }
+      const outcomes = await writeBatches(db, [job('g1', 'a'), bad, job('g2', 'b'), job('g1', 'd')])
+      assert.deepEqual(outcomes.map((o) => 'result' in o), [true, false, true, true])
+      const first = outcomes[0]
+      assert.ok(first && 'result' in first)
+      assert.deepEqual(first.result.issues?.map((c) => [c.kind, c.issue.events, c.issue.sessions]), [['new', 3, 2]],
+        'the first batch of the group to store its events carries the new issue')
+      const [g] = await listIssues(db, project, {}, { limit: 10, offset: 0 })
+      assert.deepEqual([g?.events, g?.sessions], [3, 2])
+    })
+
     it('retention takes deleted visits out of the counts and keeps the issue with its status', async () => {
       const project = (await createProject(db, { name: 'Expiring', domain: 'expiring.example' })).id
       const old = now - 40 * DAY_MS
