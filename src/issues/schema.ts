@@ -1,7 +1,6 @@
 import Type, { type Static } from 'typebox'
-import { DEFAULT_LIMIT, ISSUE_VISITS, MAX_ISSUE_ID_LENGTH, MAX_LIMIT, MAX_OFFSET } from '../../common/limits.ts'
-import { Nullable, ref } from '../shared/schema.ts'
-import { INSTANT_PATTERN } from '../shared/time.ts'
+import { ISSUE_VISITS, MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
+import { Nullable, pageQuery, periodQuery, ref } from '../shared/schema.ts'
 import { EventSchema, ProjectSchema, SessionSchema } from '../sessions/schema.ts'
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
@@ -27,26 +26,12 @@ export const IssueSchema = Type.Object({
 
 export const IssueListQuery = Type.Object({
   status: Type.Optional(Status('Only issues with this status.')),
-  from: Type.Optional(Type.String({
-    pattern: INSTANT_PATTERN,
-    description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). Start of the period by lastSeenAt, '
-      + 'inclusive. Must not be later than to.',
-    examples: ['2026-11-20T00:00:00Z'],
-  })),
-  to: Type.Optional(Type.String({
-    pattern: INSTANT_PATTERN,
-    description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). End of the period by lastSeenAt, exclusive.',
-  })),
+  ...periodQuery('lastSeenAt'),
   sort: Type.Optional(Type.Union([Type.Literal('lastSeen'), Type.Literal('events'), Type.Literal('sessions')], {
     default: 'lastSeen',
     description: 'lastSeen: most recent lastSeenAt first; events or sessions: the most first, then by lastSeenAt. id breaks ties.',
   })),
-  limit: Type.Optional(Type.Integer({
-    minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Number of issues to return, 1 to ${MAX_LIMIT}.`,
-  })),
-  offset: Type.Optional(Type.Integer({
-    minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Number of issues to skip, 0 to ${MAX_OFFSET} (2^53−1).`,
-  })),
+  ...pageQuery('issues'),
 })
 export type IssueListQuery = Static<typeof IssueListQuery>
 

@@ -28,7 +28,7 @@ export interface IssueDetailResult {
   sessions: SessionView[]
 }
 
-export function toIssueView(row: store.IssueRow): IssueView {
+function toIssueView(row: store.IssueRow): IssueView {
   return {
     id: row.id,
     type: row.type,

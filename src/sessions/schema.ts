@@ -1,8 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { DEFAULT_LIMIT, MAX_ISSUE_ID_LENGTH, MAX_LIMIT, MAX_OFFSET, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
-import { Nullable, ref } from '../shared/schema.ts'
+import { MAX_ISSUE_ID_LENGTH, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
+import { Nullable, pageQuery, periodQuery, ref } from '../shared/schema.ts'
 import { ResolvedFrameSchema } from '../sourcemaps/schema.ts'
-import { INSTANT_PATTERN } from '../shared/time.ts'
 import { viewFields } from '../events/schema.ts'
 import { viewFacts } from '../visits/facts.ts'
 
@@ -66,27 +65,12 @@ export const ListQuery = Type.Object({
   date: Type.Optional(Type.String({
     format: 'date', description: 'YYYY-MM-DD: sessions that started on that UTC day. Overrides from and to.', examples: ['2026-11-20'],
   })),
-  from: Type.Optional(Type.String({
-    pattern: INSTANT_PATTERN,
-    description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). '
-      + 'Start of the period by startedAt, inclusive. Must not be later than to.',
-    examples: ['2026-11-20T00:00:00Z'],
-  })),
-  to: Type.Optional(Type.String({
-    pattern: INSTANT_PATTERN,
-    description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). End of the period by startedAt, exclusive.',
-    examples: ['2026-11-21T00:00:00+03:00'],
-  })),
+  ...periodQuery('startedAt'),
   issue: Type.Optional(Type.String({
     minLength: 1, maxLength: MAX_ISSUE_ID_LENGTH,
     description: 'Only the visits that hit this issue (an id from listIssues); an unknown id lists none.',
   })),
-  limit: Type.Optional(Type.Integer({
-    minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Number of sessions to return, 1 to ${MAX_LIMIT}.`,
-  })),
-  offset: Type.Optional(Type.Integer({
-    minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Number of sessions to skip, 0 to ${MAX_OFFSET} (2^53−1).`,
-  })),
+  ...pageQuery('sessions'),
 })
 export type ListQuery = Static<typeof ListQuery>
 

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { MAX_LIMIT } from '../../common/limits.ts'
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from '../../common/limits.ts'
 import { ERROR_CODES, type ErrorCode } from '../errors.ts'
+import { INSTANT_PATTERN } from './time.ts'
 
 /** The body of every error answer. */
 export const ErrorBody = Type.Object(
@@ -64,3 +65,28 @@ const ERROR_TEXT: Record<number, string> = {
 
 /** OpenAPI security of the read API: the project API key as a Bearer token or in X-Api-Key. */
 export const API_KEY_SECURITY: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
+
+/** `from` and `to` of a list: a period by `field`, in the forms parseRange reads. */
+export const periodQuery = (field: string) => ({
+  from: Type.Optional(Type.String({
+    pattern: INSTANT_PATTERN,
+    description: 'ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). '
+      + `Start of the period by ${field}, inclusive. Must not be later than to.`,
+    examples: ['2026-11-20T00:00:00Z'],
+  })),
+  to: Type.Optional(Type.String({
+    pattern: INSTANT_PATTERN,
+    description: `ISO 8601 date-time with Z or an offset, or a bare date (its UTC midnight). End of the period by ${field}, exclusive.`,
+    examples: ['2026-11-21T00:00:00+03:00'],
+  })),
+})
+
+/** `limit` and `offset` of a list of `noun`, as every list of the API pages. */
+export const pageQuery = (noun: string) => ({
+  limit: Type.Optional(Type.Integer({
+    minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Number of ${noun} to return, 1 to ${MAX_LIMIT}.`,
+  })),
+  offset: Type.Optional(Type.Integer({
+    minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Number of ${noun} to skip, 0 to ${MAX_OFFSET} (2^53−1).`,
+  })),
+})

@@ -245,7 +245,11 @@ export class IssueDeltas {
   private async applyLinks(trx: Db): Promise<Map<string, number>> {
     const newVisits = new Map<string, number>()
     const byProject = new Map<string, { issueId: string; sessionId: string; events: number }[]>()
-    for (const l of this.links.values()) byProject.set(l.projectId, [...(byProject.get(l.projectId) ?? []), l])
+    for (const l of this.links.values()) {
+      const list = byProject.get(l.projectId)
+      if (list) list.push(l)
+      else byProject.set(l.projectId, [l])
+    }
     for (const [projectId, links] of byProject) {
       for (let i = 0; i < links.length; i += LINK_CHUNK) {
         const chunk = links.slice(i, i + LINK_CHUNK)
@@ -293,7 +297,7 @@ export async function forgetVisits(trx: Db, projectId: string, sessionIds: reado
 }
 
 /** Moves a project's count of issues in `status` by `delta`. */
-export async function addTotal(trx: Db, projectId: string, status: IssueStatus, delta: number): Promise<void> {
+async function addTotal(trx: Db, projectId: string, status: IssueStatus, delta: number): Promise<void> {
   await trx.insertInto('issue_totals').values({ project_id: projectId, status, issues: delta })
     .onConflict((oc) => oc.columns(['project_id', 'status']).doUpdateSet((eb) => ({ issues: eb('issue_totals.issues', '+', eb.ref('excluded.issues')) })))
     .execute()

@@ -205,13 +205,13 @@ export function chunksWithData(db: Db, projectId: string, sessionId: string): Pr
     .orderBy('started_at').orderBy('id').execute()
 }
 
-export const issueColumns = [
+const issueColumns = [
   'id', 'grouping_version', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions', 'status',
 ] as const satisfies readonly (keyof IssueTable)[]
 export type IssueRow = Pick<Selectable<IssueTable>, (typeof issueColumns)[number]>
 
 /** Issues whose lastSeenAt is in [from, to), of one status or all. */
-export interface IssueFilter {
+interface IssueFilter {
   status?: IssueStatus
   from?: number
   to?: number
