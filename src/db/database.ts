@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { WebhookDeliveryTable, WebhookTable } from '../alerts/table.ts'
 import type { ProjectTable } from '../projects/table.ts'
 import type {
-  EventTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable, RecordingChunkTable, SessionDayTable, SessionTable,
+  EventTable, IssueDayTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable, RecordingChunkTable, SessionDayTable, SessionTable,
 } from '../visits/tables.ts'
 import type { SourceMapTable } from '../sourcemaps/table.ts'
 
@@ -23,6 +23,7 @@ export interface Database {
   issues: IssueTable
   issue_fingerprints: IssueFingerprintTable
   issue_sessions: IssueSessionTable
+  issue_days: IssueDayTable
   issue_totals: IssueTotalTable
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable

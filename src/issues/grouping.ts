@@ -1,14 +1,34 @@
+import { LRUCache } from 'lru-cache'
 import type { EventRecord } from '../events/types.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import type { EventGroup } from '../visits/issues.ts'
-import { groupEvent } from './fingerprint.ts'
+import { groupEvent, type GroupingInput } from './fingerprint.ts'
 import { parseStack, type Frame } from './stack.ts'
 
 /**
  * Maps an ERROR's printed frames to original source where a source map is stored: the same frames
- * in the same order, each the original frame or null where no map matches.
+ * in the same order, each the original frame or null where no map matches. Null for all of them when
+ * the project has no maps at all, which lets grouping take its cached path.
  */
-export type FrameMapper = (frames: readonly Frame[]) => Promise<(Frame | null)[]>
+export type FrameMapper = (frames: readonly Frame[]) => Promise<(Frame | null)[] | null>
+
+/**
+ * Groupings of unmapped events lately computed, by the inputs grouping reads. One bug sends the same
+ * message and stack from every visit it hits, and grouping (stack parsing, normalizing regexes, a hash)
+ * costs more than storing the event. Bounded by the keys' length, so long stacks cannot hog it.
+ */
+const recent = new LRUCache<string, { group: EventGroup | null }>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_g, key) => key.length + 1 })
+
+/** groupEvent of an event without mapped frames, computed once per distinct input while it stays in `recent`. */
+function groupUnmapped(e: GroupingInput): EventGroup | null {
+  const key = [e.type, e.message, e.stack, e.url, e.method, e.statusCode, e.fingerprint].join('\u0000')
+  let hit = recent.get(key)
+  if (hit === undefined) {
+    hit = { group: groupEvent(e) }
+    recent.set(key, hit)
+  }
+  return hit.group
+}
 
 /**
  * The issue grouping of every event of a batch, for writeBatches: null for events that are not
@@ -18,16 +38,19 @@ export type FrameMapper = (frames: readonly Frame[]) => Promise<(Frame | null)[]
 export async function groupEvents(events: readonly EventRecord[], mapFrames?: FrameMapper): Promise<(EventGroup | null)[]> {
   const groups: (EventGroup | null)[] = []
   for (const e of events) {
-    if (e.type === 'ERROR' && e.stack && mapFrames && e.fingerprint === null) {
-      groups.push(groupEvent(e, await mapFrames(parseStack(e.stack))))
-    } else {
-      groups.push(groupEvent(e))
+    if (e.type !== 'ERROR' && e.type !== 'HTTP_ERROR') {
+      groups.push(null)
+      continue
     }
+    const mapped = e.type === 'ERROR' && e.stack && mapFrames && e.fingerprint === null ? await mapFrames(parseStack(e.stack)) : null
+    groups.push(mapped === null ? groupUnmapped(e) : groupEvent(e, mapped))
   }
   return groups
 }
 
 /** The FrameMapper of a project's uploaded source maps: the frames a map matches, as the original source names them. */
-export const sourceMapMapper = (sourceMaps: SourceMapResolver, projectId: string): FrameMapper => async (frames) =>
-  (await sourceMaps.resolveFrames(projectId, frames))
+export const sourceMapMapper = (sourceMaps: SourceMapResolver, projectId: string): FrameMapper => async (frames) => {
+  if (!(await sourceMaps.hasMaps(projectId))) return null
+  return (await sourceMaps.resolveFrames(projectId, frames))
     .map((f) => (f.mapped ? { function: f.function, file: f.file, line: f.line, column: f.column } : null))
+}

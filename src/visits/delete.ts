@@ -15,8 +15,8 @@ function findExpired(db: Db, projectId: string, cutoff: number, limit: number): 
 }
 
 /**
- * Deletes sessions with their events, recordings and issue links (their events leave the issues' counts), and records the day-counter changes in `days` (apply them
- * in the same transaction). Counters drop by the rows this call actually deleted: when two
+ * Deletes sessions with their events, recordings and issue links (their events leave the issues'
+ * counts), and records the day-counter changes in `days` (apply them in the same transaction). Counters drop by the rows this call actually deleted: when two
  * processes sweep the same sessions, the second finds them gone and changes nothing.
  * Returns how many sessions it deleted.
  */
@@ -27,11 +27,11 @@ export async function deleteSessions(
   const ids = refs.map((r) => r.id)
   const deleted = await db.deleteFrom('sessions').where('project_id', '=', projectId).where('id', 'in', ids)
     .returning(['id', 'start_day']).execute()
+  // Only the visits this call deleted leave their issues' counts: after the sessions, so every writer
+  // locks a visit's session row before its issues, and before the events, which they are counted from.
+  await forgetVisits(db, projectId, deleted.map((r) => r.id))
   await db.deleteFrom('events').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
   await deleteChunks(db, projectId, ids)
-  // Only the visits this call deleted leave their issues' counts; after the sessions, so every
-  // writer locks a visit's session row before its issues.
-  await forgetVisits(db, projectId, deleted.map((r) => r.id))
   for (const r of deleted) days.add(projectId, r.start_day, -1)
   return deleted.length
 }

@@ -71,6 +71,12 @@ export function keepFacts(row: FactColumns, facts: VisitorFacts): FactColumns {
   return kept as FactColumns
 }
 
+/** The values keepFactsSql binds, in its order: for a statement built once and run again with new values. */
+export function factValues(facts: VisitorFacts): (string | null)[] {
+  const fresh = factColumns(facts)
+  return FACTS.map(({ column }) => fresh[column])
+}
+
 /** The same, in SQL for an UPDATE: `coalesce(column, value)` for every fact. */
 export function keepFactsSql(facts: VisitorFacts): Record<FactColumn, RawBuilder<string | null>> {
   const fresh = factColumns(facts)

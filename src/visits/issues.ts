@@ -10,11 +10,12 @@
  * gone stays, with its status, first and last seen, and zero counts: a resolved bug that recurs
  * after its visits expired is a regression, and an ignored one stays ignored.
  */
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { enqueueIssueAlert } from '../alerts/store.ts'
 import { canMatch, type Database, type Db } from '../db/database.ts'
 import type { EventRecord } from '../events/types.ts'
 import { createHash } from 'node:crypto'
+import { DAY_MS, dayOf } from '../shared/time.ts'
 import type { IssueStatus, IssueTable } from './tables.ts'
 
 /** What grouping decided for one event (src/issues/fingerprint.ts makes it). */
@@ -126,6 +127,9 @@ interface IssueCount {
   events: number
   first: number
   last: number
+  /** The latest of these events (the last stored of those at `last`), and the events per UTC day. */
+  latest: { sessionId: string; eventId: string }
+  days: Map<number, number>
   target: IssueTarget | undefined
   /** The job of the group that first stored events in it: its result carries the issue's change. */
   job: number
@@ -139,12 +143,12 @@ interface IssueCount {
  */
 export class IssueDeltas {
   private readonly issues = new Map<string, IssueCount>()
-  private readonly links = new Map<string, { projectId: string; issueId: string; sessionId: string; events: number }>()
+  private readonly links = new Map<string, { projectId: string; issueId: string; sessionId: string }>()
   private readonly created = new Map<string, { projectId: string; issueId: string }>()
 
   /** Counts the events a batch stored (with the issue ids they were stored with) into their issues and its visit. */
   add(
-    projectId: string, sessionId: string, stored: readonly { issueId: string | null; createdAt: number }[],
+    projectId: string, sessionId: string, stored: readonly { id: string; issueId: string | null; createdAt: number }[],
     targets: ReadonlyMap<string, IssueTarget>, job: number,
   ): void {
     const targetOf = new Map([...targets.values()].map((t) => [t.issueId, t]))
@@ -152,18 +156,22 @@ export class IssueDeltas {
     for (const s of stored) {
       if (s.issueId === null) continue
       const key = `${projectId}\u0000${s.issueId}`
+      const day = dayOf(s.createdAt)
       const c = this.issues.get(key)
       if (c) {
         c.events++
         c.first = Math.min(c.first, s.createdAt)
+        if (s.createdAt >= c.last) c.latest = { sessionId, eventId: s.id }
         c.last = Math.max(c.last, s.createdAt)
+        c.days.set(day, (c.days.get(day) ?? 0) + 1)
       } else {
-        this.issues.set(key, { projectId, events: 1, first: s.createdAt, last: s.createdAt, target: targetOf.get(s.issueId), job })
+        this.issues.set(key, {
+          projectId, events: 1, first: s.createdAt, last: s.createdAt, latest: { sessionId, eventId: s.id }, days: new Map([[day, 1]]),
+          target: targetOf.get(s.issueId), job,
+        })
       }
       const linkKey = `${key}\u0000${sessionId}`
-      const link = this.links.get(linkKey)
-      if (link) link.events++
-      else this.links.set(linkKey, { projectId, issueId: s.issueId, sessionId, events: 1 })
+      if (!this.links.has(linkKey)) this.links.set(linkKey, { projectId, issueId: s.issueId, sessionId })
     }
   }
 
@@ -171,20 +179,19 @@ export class IssueDeltas {
     for (const [k, c] of this.issues) {
       const o = other.issues.get(k)
       if (!o) {
-        other.issues.set(k, { ...c })
+        other.issues.set(k, { ...c, days: new Map(c.days) })
         continue
       }
       o.events += c.events
       o.first = Math.min(o.first, c.first)
+      // Merged in job order: of equal times, the later batch's event is the later one.
+      if (c.last >= o.last) o.latest = c.latest
       o.last = Math.max(o.last, c.last)
+      for (const [day, n] of c.days) o.days.set(day, (o.days.get(day) ?? 0) + n)
       // The earliest knowledge of the issue decides whether it was created or resolved before this group.
       if (o.target === undefined) o.target = c.target
     }
-    for (const [k, l] of this.links) {
-      const o = other.links.get(k)
-      if (o) o.events += l.events
-      else other.links.set(k, { ...l })
-    }
+    for (const [k, l] of this.links) if (!other.links.has(k)) other.links.set(k, l)
     for (const [k, c] of this.created) other.created.set(k, c)
   }
 
@@ -199,13 +206,19 @@ export class IssueDeltas {
   async apply(trx: Db): Promise<{ job: number; change: IssueChange }[]> {
     const newVisits = await this.applyLinks(trx)
     const changes: { job: number; change: IssueChange }[] = []
-    for (const [key, c] of [...this.issues].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [key, c] of byKey(this.issues)) {
       const issueId = key.slice(key.indexOf('\u0000') + 1)
       const issue = await trx.updateTable('issues').set((eb) => ({
         events: eb('events', '+', c.events),
         sessions: eb('sessions', '+', newVisits.get(key) ?? 0),
-        first_seen_at: eb.case().when('first_seen_at', '>', c.first).then(c.first).else(eb.ref('first_seen_at')).end(),
-        last_seen_at: eb.case().when('last_seen_at', '<', c.last).then(c.last).else(eb.ref('last_seen_at')).end(),
+        // eb.val: Kysely would inline a bare then() value, making every UPDATE a new statement to prepare.
+        first_seen_at: eb.case().when('first_seen_at', '>', c.first).then(eb.val(c.first)).else(eb.ref('first_seen_at')).end(),
+        last_seen_at: eb.case().when('last_seen_at', '<', c.last).then(eb.val(c.last)).else(eb.ref('last_seen_at')).end(),
+        // SET reads the row as it was: the group's latest event wins unless the issue has a later one.
+        last_session_id: eb.case().when('last_seen_at', '<=', c.last).then(eb.val<string | null>(c.latest.sessionId))
+          .else(eb.ref('last_session_id')).end(),
+        last_event_id: eb.case().when('last_seen_at', '<=', c.last).then(eb.val<string | null>(c.latest.eventId))
+          .else(eb.ref('last_event_id')).end(),
       })).where('project_id', '=', c.projectId).where('id', '=', issueId)
         .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions'])
         .executeTakeFirstOrThrow()
@@ -222,6 +235,7 @@ export class IssueDeltas {
         }
       }
     }
+    await this.applyDays(trx)
     // In the group's transaction: an alert is queued exactly when the change it tells of commits.
     for (const { change: { kind, at, issue: i } } of changes) {
       await enqueueIssueAlert(trx, {
@@ -241,59 +255,96 @@ export class IssueDeltas {
     return changes
   }
 
-  /** Upserts the group's issue–visit links; returns, per issue key, how many of its visits are new to it. */
+  /** Adds the group's events to their issues' day counts, in key order like the issues. */
+  private async applyDays(trx: Db): Promise<void> {
+    const rows = byKey(this.issues).flatMap(([key, c]) => {
+      const issueId = key.slice(key.indexOf('\u0000') + 1)
+      return [...c.days].sort(([a], [b]) => a - b).map(([day, events]) => ({ project_id: c.projectId, issue_id: issueId, day, events }))
+    })
+    for (let i = 0; i < rows.length; i += LINK_CHUNK) {
+      await trx.insertInto('issue_days').values(rows.slice(i, i + LINK_CHUNK))
+        .onConflict((oc) => oc.columns(['project_id', 'issue_id', 'day'])
+          .doUpdateSet((eb) => ({ events: eb('issue_days.events', '+', eb.ref('excluded.events')) })))
+        .execute()
+    }
+  }
+
+  /**
+   * Inserts the group's issue–visit links not stored yet; returns, per issue key, how many of its visits
+   * are new to it: the links the insert returns, since it skips the ones already stored.
+   */
   private async applyLinks(trx: Db): Promise<Map<string, number>> {
     const newVisits = new Map<string, number>()
-    const byProject = new Map<string, { issueId: string; sessionId: string; events: number }[]>()
-    for (const l of this.links.values()) {
-      const list = byProject.get(l.projectId)
-      if (list) list.push(l)
-      else byProject.set(l.projectId, [l])
-    }
-    for (const [projectId, links] of byProject) {
-      for (let i = 0; i < links.length; i += LINK_CHUNK) {
-        const chunk = links.slice(i, i + LINK_CHUNK)
-        const known = await trx.selectFrom('issue_sessions').select(['issue_id', 'session_id']).where('project_id', '=', projectId)
-          .where('issue_id', 'in', [...new Set(chunk.map((l) => l.issueId))])
-          .where('session_id', 'in', [...new Set(chunk.map((l) => l.sessionId))]).execute()
-        const seen = new Set(known.map((k) => `${k.issue_id}\u0000${k.session_id}`))
-        for (const l of chunk) {
-          if (seen.has(`${l.issueId}\u0000${l.sessionId}`)) continue
-          const key = `${projectId}\u0000${l.issueId}`
-          newVisits.set(key, (newVisits.get(key) ?? 0) + 1)
-        }
-        await trx.insertInto('issue_sessions')
-          .values(chunk.map((l) => ({ project_id: projectId, issue_id: l.issueId, session_id: l.sessionId, events: l.events })))
-          .onConflict((oc) => oc.columns(['project_id', 'issue_id', 'session_id'])
-            .doUpdateSet((eb) => ({ events: eb('issue_sessions.events', '+', eb.ref('excluded.events')) })))
-          .execute()
+    const links = [...this.links.values()].map((l) => ({ project_id: l.projectId, issue_id: l.issueId, session_id: l.sessionId }))
+    for (let i = 0; i < links.length; i += LINK_CHUNK) {
+      const rows = await trx.insertInto('issue_sessions').values(links.slice(i, i + LINK_CHUNK))
+        .onConflict((oc) => oc.columns(['project_id', 'issue_id', 'session_id']).doNothing())
+        .returning(['project_id', 'issue_id']).execute()
+      for (const r of rows) {
+        const key = `${r.project_id}\u0000${r.issue_id}`
+        newVisits.set(key, (newVisits.get(key) ?? 0) + 1)
       }
     }
     return newVisits
   }
 }
 
-/** Links per statement: 4 parameters each, well under both engines' limits. */
+/** Entries in key order: the order every writer locks issue rows in, so concurrent ones cannot deadlock on them. */
+const byKey = <T>(map: ReadonlyMap<string, T>): [string, T][] => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+
+/** Links or day rows per statement: 3 or 4 parameters each, well under both engines' limits. */
 const LINK_CHUNK = 500
 
-/** Takes deleted visits out of their issues' counts and drops their links. Before the visits' rows go. */
+/** How many of the issue's most recently active visits are searched for its latest event when the one it pointed at is deleted. */
+const REPOINT_VISITS = 100
+
+/**
+ * Takes deleted visits out of their issues' counts, day counts and links, and points an issue whose latest
+ * event went with them at the latest event of its most recently active remaining visits (REPOINT_VISITS),
+ * or at nothing. Call after the visits' session rows are deleted and before their events are: the counts
+ * come from the events themselves.
+ */
 export async function forgetVisits(trx: Db, projectId: string, sessionIds: readonly string[]): Promise<void> {
   if (sessionIds.length === 0) return
-  const links = await trx.selectFrom('issue_sessions').select(['issue_id', 'events'])
-    .where('project_id', '=', projectId).where('session_id', 'in', sessionIds).execute()
-  if (links.length === 0) return
-  const byIssue = new Map<string, { events: number; sessions: number }>()
-  for (const l of links) {
-    const c = byIssue.get(l.issue_id) ?? { events: 0, sessions: 0 }
-    c.events += l.events
-    c.sessions++
-    byIssue.set(l.issue_id, c)
+  const day = sql<number | string>`created_at / ${sql.lit(DAY_MS)}`
+  const rows = await trx.selectFrom('events').select(['issue_id', 'session_id', day.as('day'), (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('project_id', '=', projectId).where('session_id', 'in', sessionIds).where('issue_id', 'is not', null)
+    .groupBy(['issue_id', 'session_id', day]).execute()
+  const byIssue = new Map<string, { events: number; sessions: Set<string>; days: Map<number, number> }>()
+  for (const r of rows) {
+    if (r.issue_id === null) continue
+    let c = byIssue.get(r.issue_id)
+    if (!c) byIssue.set(r.issue_id, (c = { events: 0, sessions: new Set(), days: new Map() }))
+    c.events += Number(r.n)
+    c.sessions.add(r.session_id)
+    c.days.set(Number(r.day), (c.days.get(Number(r.day)) ?? 0) + Number(r.n))
   }
-  for (const [issueId, c] of [...byIssue].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    await trx.updateTable('issues').set((eb) => ({ events: eb('events', '-', c.events), sessions: eb('sessions', '-', c.sessions) }))
-      .where('project_id', '=', projectId).where('id', '=', issueId).execute()
+  const gone = new Set(sessionIds)
+  for (const [issueId, c] of byKey(byIssue)) {
+    const issue = await trx.updateTable('issues').set((eb) => ({ events: eb('events', '-', c.events), sessions: eb('sessions', '-', c.sessions.size) }))
+      .where('project_id', '=', projectId).where('id', '=', issueId).returning('last_session_id').executeTakeFirst()
+    for (const [d, n] of [...c.days].sort(([a], [b]) => a - b)) {
+      await trx.updateTable('issue_days').set((eb) => ({ events: eb('events', '-', n) }))
+        .where('project_id', '=', projectId).where('issue_id', '=', issueId).where('day', '=', d).execute()
+    }
+    await trx.deleteFrom('issue_days').where('project_id', '=', projectId).where('issue_id', '=', issueId).where('events', '<=', 0).execute()
+    await trx.deleteFrom('issue_sessions').where('project_id', '=', projectId).where('issue_id', '=', issueId)
+      .where('session_id', 'in', sessionIds).execute()
+    if (issue?.last_session_id != null && gone.has(issue.last_session_id)) await repoint(trx, projectId, issueId)
   }
-  await trx.deleteFrom('issue_sessions').where('project_id', '=', projectId).where('session_id', 'in', sessionIds).execute()
+}
+
+/** Points the issue at the latest of its events in its most recently active linked visits (links of deleted visits already gone). */
+async function repoint(trx: Db, projectId: string, issueId: string): Promise<void> {
+  const latest = await trx.selectFrom('events as e')
+    .innerJoin((eb) => eb.selectFrom('issue_sessions as l')
+      .innerJoin('sessions as s', (j) => j.onRef('s.project_id', '=', 'l.project_id').onRef('s.id', '=', 'l.session_id'))
+      .select('s.id').where('l.project_id', '=', projectId).where('l.issue_id', '=', issueId)
+      .orderBy('s.last_seen_at', 'desc').orderBy('s.id', 'desc').limit(REPOINT_VISITS).as('r'), (j) => j.onRef('r.id', '=', 'e.session_id'))
+    .select(['e.session_id', 'e.id']).where('e.project_id', '=', projectId).where('e.issue_id', '=', issueId)
+    .orderBy('e.created_at', 'desc').orderBy('e.seq', 'desc').limit(1).executeTakeFirst()
+  await trx.updateTable('issues').set({ last_session_id: latest?.session_id ?? null, last_event_id: latest?.id ?? null })
+    .where('project_id', '=', projectId).where('id', '=', issueId).execute()
 }
 
 /** Moves a project's count of issues in `status` by `delta`. */

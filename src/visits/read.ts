@@ -1,9 +1,9 @@
-import { sql, type Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import { canMatch, type Db } from '../db/database.ts'
 import { positive, rowAfter, unindexed } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
-import { DAY_MS } from '../shared/time.ts'
+import { DAY_MS, dayOf } from '../shared/time.ts'
 import type { EventTable, IssueStatus, IssueTable, RecordingChunkTable, SessionTable } from './tables.ts'
 import { FACT_COLUMNS } from './facts.ts'
 
@@ -258,15 +258,20 @@ export async function findIssue(db: Db, projectId: string, id: string): Promise<
   return db.selectFrom('issues').select(issueColumns).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
 }
 
-/** The issue's most recent event in a live visit, with its visit's id; undefined when none is stored. */
+/** The issue's most recent event (the one it points at) in a live visit, with its visit's id; undefined when none is stored. */
 export async function latestIssueEvent(
   db: Db, projectId: string, issueId: string, cutoff: number,
 ): Promise<(EventRow & { session_id: string }) | undefined> {
+  if (!canMatch(issueId)) return undefined
+  // Two key lookups rather than a join, so no planner can start from the events side.
+  const pointer = await db.selectFrom('issues').select(['last_session_id', 'last_event_id'])
+    .where('project_id', '=', projectId).where('id', '=', issueId).executeTakeFirst()
+  if (!pointer?.last_session_id || !pointer.last_event_id) return undefined
   return db.selectFrom('events as e')
     .innerJoin('sessions as s', (j) => j.onRef('s.project_id', '=', 'e.project_id').onRef('s.id', '=', 'e.session_id'))
     .select(eventColumns.map((c) => `e.${c}` as const)).select('e.session_id')
-    .where('e.project_id', '=', projectId).where('e.issue_id', '=', issueId).where('s.last_seen_at', '>=', cutoff)
-    .orderBy('e.created_at', 'desc').orderBy('e.seq', 'desc').limit(1).executeTakeFirst()
+    .where('e.project_id', '=', projectId).where('e.session_id', '=', pointer.last_session_id).where('e.id', '=', pointer.last_event_id)
+    .where('s.last_seen_at', '>=', cutoff).executeTakeFirst()
 }
 
 /** Recent live visits that hit the issue, the ones with a screen recording first. */
@@ -276,13 +281,11 @@ export function issueVisits(db: Db, projectId: string, issueId: string, cutoff: 
     .orderBy(unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').limit(limit).execute()
 }
 
-/** An issue's events per UTC day number since `from`, from the partial issue index. Days without events are absent. */
+/** An issue's events per UTC day number from the day of `from` on (issue_days). Days without events are absent. */
 export async function issueEventsPerDay(db: Db, projectId: string, issueId: string, from: number): Promise<{ day: number; events: number }[]> {
-  const day = sql<number | string>`created_at / ${sql.lit(DAY_MS)}`
-  const rows = await db.selectFrom('events').select([day.as('day'), (eb) => eb.fn.countAll<number | string>().as('n')])
-    .where('project_id', '=', projectId).where('issue_id', '=', issueId).where('created_at', '>=', from)
-    .groupBy(day).execute()
-  return rows.map((r) => ({ day: Number(r.day), events: Number(r.n) }))
+  if (!canMatch(issueId)) return []
+  return db.selectFrom('issue_days').select(['day', 'events'])
+    .where('project_id', '=', projectId).where('issue_id', '=', issueId).where('day', '>=', dayOf(from)).orderBy('day').execute()
 }
 
 /** The project's ERROR issues most recently seen first, at most `limit`: the ones a new source map may regroup. */

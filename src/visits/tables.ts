@@ -112,6 +112,9 @@ export interface IssueTable {
   /** When it was last resolved; an event after this reopens it. */
   resolved_at: number | null
   created_at: number
+  /** Its latest stored event (session and event id): null once every visit that held it is gone. */
+  last_session_id: string | null
+  last_event_id: string | null
 }
 
 /** Row shape of `issue_fingerprints`: many fingerprints may lead to one issue. */
@@ -122,11 +125,18 @@ export interface IssueFingerprintTable {
   issue_id: string
 }
 
-/** Row shape of `issue_sessions`: a visit that hit an issue, with how many of its events the issue holds. */
+/** Row shape of `issue_sessions`: a visit that hit an issue (written once, when the first of its events is stored). */
 export interface IssueSessionTable {
   project_id: string
   issue_id: string
   session_id: string
+}
+
+/** Row shape of `issue_days`: an issue's stored events per UTC day number, for its histogram. */
+export interface IssueDayTable {
+  project_id: string
+  issue_id: string
+  day: number
   events: number
 }
 

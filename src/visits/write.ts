@@ -4,9 +4,10 @@
  * else in this file is its private steps: find or open the session, reserve its sequence numbers,
  * insert what is new, grow the counters, keep the day counters exact.
  */
-import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { classifyDatabaseError } from '../db/errors.ts'
+import { runReused } from '../db/reuse.ts'
 import { AppError } from '../errors.ts'
 import { countTypes, type EventRecord } from '../events/types.ts'
 import { newId } from '../shared/ids.ts'
@@ -14,7 +15,7 @@ import { dayOf } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { deleteSessions } from './delete.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
-import { factColumns, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
+import { factColumns, factValues, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
 import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type IssueTarget } from './issues.ts'
 
 /** What is known of a session before its events are stored. */
@@ -93,7 +94,10 @@ async function appendToLiveSession(
   const n = events.length
   if (n === 0) return null
   const counts = countTypes(events.map((e) => e.type))
-  const row = await trx.updateTable('sessions').set((eb) => ({
+  // Every batch of a live visit runs this: built once (runReused), with the values in the SQL's order.
+  const params = [n, lastSeenAt, lastSeenAt, counts.total, counts.errors, counts.slow, ...factValues(seed),
+    projectId, seed.sessionKey, cutoff, startedAt]
+  const [row] = (await runReused(trx, 'update live session', params, () => trx.updateTable('sessions').set((eb) => ({
     next_seq: eb('next_seq', '+', n),
     last_seen_at: sql<number>`case when last_seen_at < ${lastSeenAt} then ${lastSeenAt} else last_seen_at end`,
     events_total: eb('events_total', '+', counts.total),
@@ -102,7 +106,7 @@ async function appendToLiveSession(
     ...keepFactsSql(seed),
   })).where('project_id', '=', projectId).where('session_key', '=', seed.sessionKey)
     .where('last_seen_at', '>=', cutoff).where('started_at', '<=', startedAt)
-    .returning(['id', 'next_seq']).executeTakeFirst()
+    .returning(['id', 'next_seq']))).rows
   if (!row) return null
   // Import names the session; a key owned by another session is a conflict (the savepoint undoes the UPDATE).
   if (seed.id !== undefined && row.id !== seed.id) throw keyConflict(seed, row.id)
@@ -147,40 +151,26 @@ async function appendGeneral(
 const keyConflict = (seed: SessionSeed, owner: string): AppError =>
   new AppError(409, 'invalid_body', `sessionKey "${seed.sessionKey}" already belongs to session ${owner}, not ${seed.id ?? ''}`)
 
-/** SQL of the events INSERT per dialect and row count: compiled once, then run with fresh values. */
-const insertSql = new Map<unknown, Map<number, string>>()
-
 /**
  * Inserts events with seq numbers from `base`, skipping ids already stored; returns how many were new.
- * Kysely builds the statement the first time for each row count; later calls reuse its SQL, which
- * saves ~100 µs per 20-event batch. The values go in the same column order as that first compile.
+ * The statement is built once per row count (runReused); the values go in EVENT_COLUMNS order.
  */
 async function insertEvents(
   trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[], issueIds: readonly (string | null)[],
 ): Promise<number> {
-  const adapter = trx.getExecutor().adapter
-  let byCount = insertSql.get(adapter.constructor)
-  if (!byCount) insertSql.set(adapter.constructor, (byCount = new Map<number, string>()))
   let inserted = 0
   for (let i = 0; i < events.length; i += INSERT_CHUNK) {
     const rows = events.slice(i, i + INSERT_CHUNK).map((e, j) => toRow(projectId, sessionId, base + i + j, e, issueIds[i + j] ?? null))
     const params = rows.flatMap((r) => EVENT_COLUMNS.map((c) => r[c]))
-    let text = byCount.get(rows.length)
-    if (text === undefined) {
-      const compiled = trx.insertInto('events').values(rows)
-        .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing()).compile()
-      // The reused SQL takes values in EVENT_COLUMNS order; prove once that Kysely laid them out so.
-      if (compiled.parameters.some((v, k) => v !== params[k])) throw new Error('events INSERT parameter order changed')
-      text = compiled.sql
-      byCount.set(rows.length, text)
-    }
-    const result = await trx.executeQuery(CompiledQuery.raw(text, params))
+    const result = await runReused(trx, `insert events ${rows.length}`, params, () => trx.insertInto('events').values(rows)
+      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing()))
     inserted += Number(result.numAffectedRows ?? 0)
   }
   return inserted
 }
 
 interface StoredEvent {
+  id: string
   type: string
   issueId: string | null
   createdAt: number
@@ -191,11 +181,11 @@ async function insertedRows(
   trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[],
   issueIds: readonly (string | null)[], inserted: number,
 ): Promise<StoredEvent[]> {
-  if (inserted === events.length) return events.map((e, i) => ({ type: e.type, issueId: issueIds[i] ?? null, createdAt: e.createdAt }))
+  if (inserted === events.length) return events.map((e, i) => ({ id: e.id, type: e.type, issueId: issueIds[i] ?? null, createdAt: e.createdAt }))
   if (inserted === 0) return []
-  const rows = await trx.selectFrom('events').select(['type', 'issue_id', 'created_at']).where('project_id', '=', projectId)
-    .where('session_id', '=', sessionId).where('seq', '>=', base).where('seq', '<', base + events.length).execute()
-  return rows.map((r) => ({ type: r.type, issueId: r.issue_id, createdAt: r.created_at }))
+  const rows = await trx.selectFrom('events').select(['id', 'type', 'issue_id', 'created_at']).where('project_id', '=', projectId)
+    .where('session_id', '=', sessionId).where('seq', '>=', base).where('seq', '<', base + events.length).orderBy('seq').execute()
+  return rows.map((r) => ({ id: r.id, type: r.type, issueId: r.issue_id, createdAt: r.created_at }))
 }
 
 async function findSession(trx: Db, projectId: string, seed: SessionSeed): Promise<SessionRow | undefined> {

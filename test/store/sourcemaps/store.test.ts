@@ -77,8 +77,21 @@ for (const engine of testEngines()) {
       assert.equal((await listMaps(handle.db, otherId)).length, 1, 'another project keeps its maps')
     })
 
+    it('asks once whether a project without maps has any, for 201 reads', async () => {
+      const bare = (await createProject(handle.db, { name: 'Bare', domain: 'bare.example' })).id
+      const resolver = createResolver(handle.db, { cacheBytes: 64 * 1024 * 1024 })
+      const frames = parseStack(bundle.stack('https://shop.example/static/none.js'))
+      const before = queries.filter((q) => q.includes('from "source_maps"')).length
+      const answers = await Promise.all(Array.from({ length: 200 }, () => resolver.resolveFrames(bare, frames)))
+      await resolver.resolveFrames(bare, frames)
+      assert.ok(answers.every((a) => a.every((f) => !f.mapped)))
+      assert.equal(queries.filter((q) => q.includes('from "source_maps"')).length - before, 1)
+    })
+
     it('asks the database once for 200 events on an unmapped script, and sees another process\'s upload once the lookup expires', async () => {
       const url = 'https://shop.example/static/late.js'
+      // A project with some map: its scripts are looked up one by one.
+      await store(projectId, [map('https://shop.example/static/other.js')])
       const resolver = createResolver(handle.db, { cacheBytes: 64 * 1024 * 1024, lookupTtlMs: 300 })
       const frames = parseStack(bundle.stack(url))
       const lookups = sqlOn('source_maps', '"url" in')

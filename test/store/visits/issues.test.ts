@@ -7,7 +7,7 @@ import { createProject } from '../../../src/projects/service.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { deleteExpired } from '../../../src/visits/delete.ts'
 import { setIssueStatus, type EventGroup } from '../../../src/visits/issues.ts'
-import { countFiltered, countIssues, findIssue, latestIssueEvent, listIssues } from '../../../src/visits/read.ts'
+import { countFiltered, countIssues, findIssue, issueEventsPerDay, latestIssueEvent, listIssues } from '../../../src/visits/read.ts'
 import { writeBatches, type AppendResult } from '../../../src/visits/write.ts'
 import { openTestDatabase } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
@@ -131,6 +131,25 @@ for (const engine of testEngines()) {
       const empty = await findIssue(db, project, x.id)
       assert.deepEqual([empty?.events, empty?.sessions, empty?.status], [0, 0, 'open'])
       assert.equal(await countFiltered(db, project, { cutoff: 0 }, { issue: x.id }), 0)
+      assert.deepEqual(await issueEventsPerDay(db, project, x.id, 0), [], 'no day keeps a count of deleted events')
+      assert.equal(await latestIssueEvent(db, project, x.id, 0), undefined)
+    })
+
+    it('counts events per day, points at the latest event, and points again when its visit is deleted', async () => {
+      const project = (await createProject(db, { name: 'Latest', domain: 'latest.example' })).id
+      const day = Math.floor(now / DAY_MS)
+      // The long visit hit the bug first but stays active; the short one hit it last and ends first.
+      await writeBatches(db, [writeJob(project, 'long', [error('a', now - DAY_MS, 'L'), error('b', now - 20, 'L')], now, 0, [group('L'), group('L')])])
+      await writeBatches(db, [writeJob(project, 'short', [error('c', now - 10, 'L')], now, 0, [group('L')])])
+      await writeBatches(db, [writeJob(project, 'long', [eventRecord('d', now, 'CLICK')], now, 0, [null])])
+      const [l] = await listIssues(db, project, {}, { limit: 10, offset: 0 })
+      assert.ok(l)
+      assert.deepEqual(await issueEventsPerDay(db, project, l.id, (day - 1) * DAY_MS), [{ day: day - 1, events: 1 }, { day, events: 2 }])
+      assert.equal((await issueEventsPerDay(db, project, l.id, day * DAY_MS)).length, 1, 'from the day of `from` on')
+      assert.equal((await latestIssueEvent(db, project, l.id, 0))?.id, 'c')
+      assert.equal(await deleteExpired(db, project, now - 5, 100), 1, 'the short visit expires')
+      assert.equal((await latestIssueEvent(db, project, l.id, 0))?.id, 'b', 'the latest event of the visits left')
+      assert.deepEqual(await issueEventsPerDay(db, project, l.id, 0), [{ day: day - 1, events: 1 }, { day, events: 1 }])
     })
 
     it('lists by last seen, events or visits, filters by status and time, and never shows another project\'s issues', async () => {

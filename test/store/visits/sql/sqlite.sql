@@ -35,7 +35,11 @@ select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "l
 select count(*) as "n" from "issues" where "project_id" = ? and "last_seen_at" >= ? and "last_seen_at" < ?;
 
 -- issue: latest event
-select "e"."seq", "e"."id", "e"."type", "e"."created_at", "e"."url", "e"."method", "e"."message", "e"."stack", "e"."status_code", "e"."duration_ms", "e"."req_body", "e"."res_body", "e"."fingerprint", "e"."issue_id", "e"."session_id" from "events" as "e" inner join "sessions" as "s" on "s"."project_id" = "e"."project_id" and "s"."id" = "e"."session_id" where "e"."project_id" = ? and "e"."issue_id" = ? and "s"."last_seen_at" >= ? order by "e"."created_at" desc, "e"."seq" desc limit ?;
+select "last_session_id", "last_event_id" from "issues" where "project_id" = ? and "id" = ?;
+select "e"."seq", "e"."id", "e"."type", "e"."created_at", "e"."url", "e"."method", "e"."message", "e"."stack", "e"."status_code", "e"."duration_ms", "e"."req_body", "e"."res_body", "e"."fingerprint", "e"."issue_id", "e"."session_id" from "events" as "e" inner join "sessions" as "s" on "s"."project_id" = "e"."project_id" and "s"."id" = "e"."session_id" where "e"."project_id" = ? and "e"."session_id" = ? and "e"."id" = ? and "s"."last_seen_at" >= ?;
+
+-- issue: events per day
+select "day", "events" from "issue_days" where "project_id" = ? and "issue_id" = ? and "day" >= ? order by "day";
 
 -- list: visits of an issue (issue=)
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and +last_seen_at >= ? and "id" in (select "session_id" from "issue_sessions" where "project_id" = ? and "issue_id" = ?) order by +last_seen_at desc, "id" desc limit ? offset ?;

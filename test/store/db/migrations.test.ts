@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { Kysely, Migrator, sql } from 'kysely'
+import { loadConfig } from '../../../src/config.ts'
+import type { Database } from '../../../src/db/database.ts'
+import { migrationProvider } from '../../../src/db/migrations.ts'
+import { postgresDialect } from '../../../src/db/postgres.ts'
+import { sqliteDialect } from '../../../src/db/sqlite.ts'
+import { DAY_MS } from '../../../src/shared/time.ts'
+import { createTestDatabase, type TestDatabase } from '../../helpers/databases.ts'
+import { testEngines } from '../../helpers/engines.ts'
+
+/** Migrations that change stored data: a database at the version before keeps what it held. */
+for (const engine of testEngines()) {
+  describe(`migrations carry data over [${engine}]`, () => {
+    let test: TestDatabase
+    let db: Kysely<Database>
+
+    before(async () => {
+      test = await createTestDatabase(engine)
+      const { location } = loadConfig({ DATABASE_URL: test.url }).database
+      db = new Kysely<Database>({ dialect: engine === 'postgres' ? postgresDialect({ url: location, poolSize: 2, statementTimeoutMs: 0 }) : sqliteDialect(location) })
+    })
+    after(async () => {
+      await db.destroy()
+      await test.cleanup()
+    })
+
+    it('0008_issue_reads: issues keep their latest event and events per day; links keep their visits', async () => {
+      const migrator = new Migrator({ db, provider: migrationProvider(engine) })
+      const to7 = await migrator.migrateTo('0007_source_maps')
+      assert.equal(to7.error, undefined)
+      const t = Date.UTC(2026, 10, 20, 12)
+      await db.insertInto('issues').values({
+        project_id: 'p', id: 'i1', grouping_version: 1, type: 'ERROR', title: 'TypeError: x', culprit: null, first_seen_at: t - DAY_MS,
+        last_seen_at: t, events: 3, sessions: 2, status: 'open', resolved_at: null, created_at: t,
+      }).execute()
+      const event = (sessionId: string, id: string, seq: number, at: number) => ({
+        project_id: 'p', session_id: sessionId, id, seq, type: 'ERROR', created_at: at, url: null, method: null, message: 'x', stack: null,
+        status_code: null, duration_ms: null, req_body: null, res_body: null, fingerprint: null, issue_id: 'i1',
+      })
+      await db.insertInto('events').values([event('s1', 'a', 0, t - DAY_MS), event('s1', 'b', 1, t - 5), event('s2', 'c', 0, t)]).execute()
+      // The links as 0005 made them, with their event counts.
+      await sql`insert into issue_sessions (project_id, issue_id, session_id, events) values ('p', 'i1', 's1', 2), ('p', 'i1', 's2', 1)`.execute(db)
+
+      const latest = await migrator.migrateToLatest()
+      assert.equal(latest.error, undefined)
+      const issue = await db.selectFrom('issues').select(['last_session_id', 'last_event_id']).where('id', '=', 'i1').executeTakeFirstOrThrow()
+      assert.deepEqual(issue, { last_session_id: 's2', last_event_id: 'c' })
+      const days = await db.selectFrom('issue_days').select(['day', 'events']).where('issue_id', '=', 'i1').orderBy('day').execute()
+      const day = Math.floor(t / DAY_MS)
+      assert.deepEqual(days.map((d) => [d.day, d.events]), [[day - 1, 1], [day, 2]])
+      const links = await db.selectFrom('issue_sessions').selectAll().orderBy('session_id').execute()
+      assert.deepEqual(links, [{ project_id: 'p', issue_id: 'i1', session_id: 's1' }, { project_id: 'p', issue_id: 'i1', session_id: 's2' }])
+      // The index that ingest paid for on every grouped event is gone.
+      const indexes = engine === 'sqlite'
+        ? await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(db)
+        : await sql<{ name: string }>`select indexname as name from pg_indexes`.execute(db)
+      assert.ok(!indexes.rows.some((r) => r.name === 'events_issue_idx' || r.name === 'issue_sessions_session_idx'))
+    })
+  })
+}
