@@ -61,6 +61,18 @@ export async function toEventViews(sourceMaps: SourceMapResolver, projectId: str
   for (const { stack } of rows) if (stack !== null && !stacks.has(stack)) stacks.set(stack, sourceMaps.resolveStack(projectId, stack))
   // Awaited once per distinct stack, not once per event.
   const resolved = new Map<string, ResolvedFrame[] | null>()
-  await Promise.all([...stacks].map(async ([stack, frames]) => { resolved.set(stack, await frames) }))
+  await Promise.all([...stacks].map(async ([stack, frames]) => { resolved.set(stack, topContextOnly(await frames)) }))
   return rows.map((row) => toEventView(row, row.stack === null ? null : resolved.get(row.stack) ?? null))
+}
+
+/**
+ * A visit's stacks keep source context on their top in-app frame only, the line that failed: a visit of
+ * 200 errors with context on every in-app frame was 2.3x the bytes of the same visit unmapped, and the
+ * bytes are what a read costs. The issue's latest event (GET /api/v1/issues/{id}) keeps it on every frame.
+ */
+function topContextOnly(frames: ResolvedFrame[] | null): ResolvedFrame[] | null {
+  const top = frames?.findIndex((f) => f.context !== null) ?? -1
+  if (!frames || top < 0) return frames
+  return frames.map((f, i) => (i <= top || f.context === null ? f
+    : { function: f.function, file: f.file, line: f.line, column: f.column, mapped: f.mapped, inApp: f.inApp, context: null }))
 }

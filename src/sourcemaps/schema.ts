@@ -26,7 +26,8 @@ export const ResolvedFrameSchema = Type.Object({
   }, {
     additionalProperties: false,
     description: 'The original source around the frame, from the map\'s sourcesContent; null when unmapped, when the map has '
-      + 'none, and for library frames (inApp false).',
+      + 'none, and for library frames (inApp false). In a session\'s events only the top frame with context keeps it; the '
+      + 'issue\'s latestEvent keeps it on every frame.',
   })),
 }, {
   $id: 'ResolvedFrame', title: 'ResolvedFrame', additionalProperties: false,

@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
+import { DAY_MS } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
-import { forgetVisits } from './issues.ts'
+import { byKey } from './issues.ts'
 
 interface ExpiredRef {
   id: string
@@ -16,7 +17,8 @@ function findExpired(db: Db, projectId: string, cutoff: number, limit: number): 
 
 /**
  * Deletes sessions with their events, recordings and issue links (their events leave the issues'
- * counts), and records the day-counter changes in `days` (apply them in the same transaction). Counters drop by the rows this call actually deleted: when two
+ * counts, forgetVisits), and records the day-counter changes in `days` (apply them in the same
+ * transaction). Counters drop by the rows this call actually deleted: when two
  * processes sweep the same sessions, the second finds them gone and changes nothing.
  * Returns how many sessions it deleted.
  */
@@ -56,4 +58,56 @@ export async function deleteExpired(db: Kysely<Database>, projectId: string, cut
     await days.apply(trx)
     return deleted
   })
+}
+
+/** How many of the issue's most recently active visits are searched for its latest event when the one it pointed at is deleted. */
+const REPOINT_VISITS = 100
+
+/**
+ * Takes deleted visits out of their issues' counts, day counts and links, and points an issue whose latest
+ * event went with them at the latest event of its most recently active remaining visits (REPOINT_VISITS),
+ * or at nothing. Call after the visits' session rows are deleted and before their events are: the counts
+ * come from the events themselves.
+ */
+async function forgetVisits(trx: Db, projectId: string, sessionIds: readonly string[]): Promise<void> {
+  if (sessionIds.length === 0) return
+  const day = sql<number | string>`created_at / ${sql.lit(DAY_MS)}`
+  const rows = await trx.selectFrom('events').select(['issue_id', 'session_id', day.as('day'), (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('project_id', '=', projectId).where('session_id', 'in', sessionIds).where('issue_id', 'is not', null)
+    .groupBy(['issue_id', 'session_id', day]).execute()
+  const byIssue = new Map<string, { events: number; sessions: Set<string>; days: Map<number, number> }>()
+  for (const r of rows) {
+    if (r.issue_id === null) continue
+    let c = byIssue.get(r.issue_id)
+    if (!c) byIssue.set(r.issue_id, (c = { events: 0, sessions: new Set(), days: new Map() }))
+    c.events += Number(r.n)
+    c.sessions.add(r.session_id)
+    c.days.set(Number(r.day), (c.days.get(Number(r.day)) ?? 0) + Number(r.n))
+  }
+  const gone = new Set(sessionIds)
+  for (const [issueId, c] of byKey(byIssue)) {
+    const issue = await trx.updateTable('issues').set((eb) => ({ events: eb('events', '-', c.events), sessions: eb('sessions', '-', c.sessions.size) }))
+      .where('project_id', '=', projectId).where('id', '=', issueId).returning('last_session_id').executeTakeFirst()
+    for (const [d, n] of [...c.days].sort(([a], [b]) => a - b)) {
+      await trx.updateTable('issue_days').set((eb) => ({ events: eb('events', '-', n) }))
+        .where('project_id', '=', projectId).where('issue_id', '=', issueId).where('day', '=', d).execute()
+    }
+    await trx.deleteFrom('issue_days').where('project_id', '=', projectId).where('issue_id', '=', issueId).where('events', '<=', 0).execute()
+    await trx.deleteFrom('issue_sessions').where('project_id', '=', projectId).where('issue_id', '=', issueId)
+      .where('session_id', 'in', sessionIds).execute()
+    if (issue?.last_session_id != null && gone.has(issue.last_session_id)) await repoint(trx, projectId, issueId)
+  }
+}
+
+/** Points the issue at the latest of its events in its most recently active linked visits (links of deleted visits already gone). */
+async function repoint(trx: Db, projectId: string, issueId: string): Promise<void> {
+  const latest = await trx.selectFrom('events as e')
+    .innerJoin((eb) => eb.selectFrom('issue_sessions as l')
+      .innerJoin('sessions as s', (j) => j.onRef('s.project_id', '=', 'l.project_id').onRef('s.id', '=', 'l.session_id'))
+      .select('s.id').where('l.project_id', '=', projectId).where('l.issue_id', '=', issueId)
+      .orderBy('s.last_seen_at', 'desc').orderBy('s.id', 'desc').limit(REPOINT_VISITS).as('r'), (j) => j.onRef('r.id', '=', 'e.session_id'))
+    .select(['e.session_id', 'e.id']).where('e.project_id', '=', projectId).where('e.issue_id', '=', issueId)
+    .orderBy('e.created_at', 'desc').orderBy('e.seq', 'desc').limit(1).executeTakeFirst()
+  await trx.updateTable('issues').set({ last_session_id: latest?.session_id ?? null, last_event_id: latest?.id ?? null })
+    .where('project_id', '=', projectId).where('id', '=', issueId).execute()
 }

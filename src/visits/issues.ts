@@ -1,6 +1,6 @@
 /*
- * The issues of a visit's events: the steps of writeBatches and of session deletion that keep
- * issues, their fingerprints, the issue–visit links and the per-status totals exact, and
+ * The issues of a visit's events: the steps of writeBatches that keep issues, their fingerprints,
+ * the issue–visit links, the day counts and the per-status totals exact (delete.ts forgetVisits undoes them), and
  * setIssueStatus, the one operation that changes an issue's status. Features reach the issue tables
  * only through writeBatches, deleteExpired, setIssueStatus and the reads.
  *
@@ -10,12 +10,13 @@
  * gone stays, with its status, first and last seen, and zero counts: a resolved bug that recurs
  * after its visits expired is a regression, and an ignored one stays ignored.
  */
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { enqueueIssueAlert } from '../alerts/store.ts'
 import { canMatch, type Database, type Db } from '../db/database.ts'
+import { runReused } from '../db/reuse.ts'
 import type { EventRecord } from '../events/types.ts'
 import { createHash } from 'node:crypto'
-import { DAY_MS, dayOf } from '../shared/time.ts'
+import { dayOf } from '../shared/time.ts'
 import type { IssueStatus, IssueTable } from './tables.ts'
 
 /** What grouping decided for one event (src/issues/fingerprint.ts makes it). */
@@ -115,10 +116,11 @@ export async function issueTargets(
 const issueIdOf = (fingerprint: string): string => createHash('sha256').update(fingerprint).digest('base64url').slice(0, 12)
 
 async function findTargets(trx: Db, projectId: string, fingerprints: string[], into: Map<string, IssueTarget>): Promise<void> {
-  const rows = await trx.selectFrom('issue_fingerprints as f')
+  const { rows } = await runReused(trx, `find issues ${fingerprints.length}`, [projectId, ...fingerprints], () => trx
+    .selectFrom('issue_fingerprints as f')
     .innerJoin('issues as i', (j) => j.onRef('i.project_id', '=', 'f.project_id').onRef('i.id', '=', 'f.issue_id'))
     .select(['f.fingerprint', 'i.id', 'i.status', 'i.resolved_at'])
-    .where('f.project_id', '=', projectId).where('f.fingerprint', 'in', fingerprints).execute()
+    .where('f.project_id', '=', projectId).where('f.fingerprint', 'in', fingerprints))
   for (const r of rows) into.set(r.fingerprint, { issueId: r.id, created: false, status: r.status, resolvedAt: r.resolved_at })
 }
 
@@ -208,10 +210,13 @@ export class IssueDeltas {
     const changes: { job: number; change: IssueChange }[] = []
     for (const [key, c] of byKey(this.issues)) {
       const issueId = key.slice(key.indexOf('\u0000') + 1)
-      const issue = await trx.updateTable('issues').set((eb) => ({
+      // Once per issue per group commit: built once (runReused), the values in the SQL's order.
+      const added = newVisits.get(key) ?? 0
+      const params = [c.events, added, c.first, c.first, c.last, c.last, c.last, c.latest.sessionId, c.last, c.latest.eventId, c.projectId, issueId]
+      const [issue] = (await runReused(trx, 'update issue counts', params, () => trx.updateTable('issues').set((eb) => ({
         events: eb('events', '+', c.events),
-        sessions: eb('sessions', '+', newVisits.get(key) ?? 0),
-        // eb.val: Kysely would inline a bare then() value, making every UPDATE a new statement to prepare.
+        sessions: eb('sessions', '+', added),
+        // eb.val: Kysely would inline a bare then() value into the SQL.
         first_seen_at: eb.case().when('first_seen_at', '>', c.first).then(eb.val(c.first)).else(eb.ref('first_seen_at')).end(),
         last_seen_at: eb.case().when('last_seen_at', '<', c.last).then(eb.val(c.last)).else(eb.ref('last_seen_at')).end(),
         // SET reads the row as it was: the group's latest event wins unless the issue has a later one.
@@ -220,8 +225,8 @@ export class IssueDeltas {
         last_event_id: eb.case().when('last_seen_at', '<=', c.last).then(eb.val<string | null>(c.latest.eventId))
           .else(eb.ref('last_event_id')).end(),
       })).where('project_id', '=', c.projectId).where('id', '=', issueId)
-        .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions'])
-        .executeTakeFirstOrThrow()
+        .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions']))).rows
+      if (!issue) throw new Error(`issue ${issueId} of project ${c.projectId} is gone`)
       if (this.created.has(key)) changes.push({ job: c.job, change: { kind: 'new', at: issue.first_seen_at, issue } })
       if (c.target?.status === 'resolved' && (c.target.resolvedAt ?? Infinity) < c.last) {
         // Conditional, so of two groups that both saw it resolved only one reopens it.
@@ -262,10 +267,11 @@ export class IssueDeltas {
       return [...c.days].sort(([a], [b]) => a - b).map(([day, events]) => ({ project_id: c.projectId, issue_id: issueId, day, events }))
     })
     for (let i = 0; i < rows.length; i += LINK_CHUNK) {
-      await trx.insertInto('issue_days').values(rows.slice(i, i + LINK_CHUNK))
+      const chunk = rows.slice(i, i + LINK_CHUNK)
+      await runReused(trx, `add issue days ${chunk.length}`, chunk.flatMap((r) => [r.project_id, r.issue_id, r.day, r.events]), () => trx
+        .insertInto('issue_days').values(chunk)
         .onConflict((oc) => oc.columns(['project_id', 'issue_id', 'day'])
-          .doUpdateSet((eb) => ({ events: eb('issue_days.events', '+', eb.ref('excluded.events')) })))
-        .execute()
+          .doUpdateSet((eb) => ({ events: eb('issue_days.events', '+', eb.ref('excluded.events')) }))))
     }
   }
 
@@ -277,9 +283,11 @@ export class IssueDeltas {
     const newVisits = new Map<string, number>()
     const links = [...this.links.values()].map((l) => ({ project_id: l.projectId, issue_id: l.issueId, session_id: l.sessionId }))
     for (let i = 0; i < links.length; i += LINK_CHUNK) {
-      const rows = await trx.insertInto('issue_sessions').values(links.slice(i, i + LINK_CHUNK))
+      const chunk = links.slice(i, i + LINK_CHUNK)
+      const params = chunk.flatMap((l) => [l.project_id, l.issue_id, l.session_id])
+      const { rows } = await runReused(trx, `add issue links ${chunk.length}`, params, () => trx.insertInto('issue_sessions').values(chunk)
         .onConflict((oc) => oc.columns(['project_id', 'issue_id', 'session_id']).doNothing())
-        .returning(['project_id', 'issue_id']).execute()
+        .returning(['project_id', 'issue_id']))
       for (const r of rows) {
         const key = `${r.project_id}\u0000${r.issue_id}`
         newVisits.set(key, (newVisits.get(key) ?? 0) + 1)
@@ -290,62 +298,10 @@ export class IssueDeltas {
 }
 
 /** Entries in key order: the order every writer locks issue rows in, so concurrent ones cannot deadlock on them. */
-const byKey = <T>(map: ReadonlyMap<string, T>): [string, T][] => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+export const byKey = <T>(map: ReadonlyMap<string, T>): [string, T][] => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 
 /** Links or day rows per statement: 3 or 4 parameters each, well under both engines' limits. */
 const LINK_CHUNK = 500
-
-/** How many of the issue's most recently active visits are searched for its latest event when the one it pointed at is deleted. */
-const REPOINT_VISITS = 100
-
-/**
- * Takes deleted visits out of their issues' counts, day counts and links, and points an issue whose latest
- * event went with them at the latest event of its most recently active remaining visits (REPOINT_VISITS),
- * or at nothing. Call after the visits' session rows are deleted and before their events are: the counts
- * come from the events themselves.
- */
-export async function forgetVisits(trx: Db, projectId: string, sessionIds: readonly string[]): Promise<void> {
-  if (sessionIds.length === 0) return
-  const day = sql<number | string>`created_at / ${sql.lit(DAY_MS)}`
-  const rows = await trx.selectFrom('events').select(['issue_id', 'session_id', day.as('day'), (eb) => eb.fn.countAll<number | string>().as('n')])
-    .where('project_id', '=', projectId).where('session_id', 'in', sessionIds).where('issue_id', 'is not', null)
-    .groupBy(['issue_id', 'session_id', day]).execute()
-  const byIssue = new Map<string, { events: number; sessions: Set<string>; days: Map<number, number> }>()
-  for (const r of rows) {
-    if (r.issue_id === null) continue
-    let c = byIssue.get(r.issue_id)
-    if (!c) byIssue.set(r.issue_id, (c = { events: 0, sessions: new Set(), days: new Map() }))
-    c.events += Number(r.n)
-    c.sessions.add(r.session_id)
-    c.days.set(Number(r.day), (c.days.get(Number(r.day)) ?? 0) + Number(r.n))
-  }
-  const gone = new Set(sessionIds)
-  for (const [issueId, c] of byKey(byIssue)) {
-    const issue = await trx.updateTable('issues').set((eb) => ({ events: eb('events', '-', c.events), sessions: eb('sessions', '-', c.sessions.size) }))
-      .where('project_id', '=', projectId).where('id', '=', issueId).returning('last_session_id').executeTakeFirst()
-    for (const [d, n] of [...c.days].sort(([a], [b]) => a - b)) {
-      await trx.updateTable('issue_days').set((eb) => ({ events: eb('events', '-', n) }))
-        .where('project_id', '=', projectId).where('issue_id', '=', issueId).where('day', '=', d).execute()
-    }
-    await trx.deleteFrom('issue_days').where('project_id', '=', projectId).where('issue_id', '=', issueId).where('events', '<=', 0).execute()
-    await trx.deleteFrom('issue_sessions').where('project_id', '=', projectId).where('issue_id', '=', issueId)
-      .where('session_id', 'in', sessionIds).execute()
-    if (issue?.last_session_id != null && gone.has(issue.last_session_id)) await repoint(trx, projectId, issueId)
-  }
-}
-
-/** Points the issue at the latest of its events in its most recently active linked visits (links of deleted visits already gone). */
-async function repoint(trx: Db, projectId: string, issueId: string): Promise<void> {
-  const latest = await trx.selectFrom('events as e')
-    .innerJoin((eb) => eb.selectFrom('issue_sessions as l')
-      .innerJoin('sessions as s', (j) => j.onRef('s.project_id', '=', 'l.project_id').onRef('s.id', '=', 'l.session_id'))
-      .select('s.id').where('l.project_id', '=', projectId).where('l.issue_id', '=', issueId)
-      .orderBy('s.last_seen_at', 'desc').orderBy('s.id', 'desc').limit(REPOINT_VISITS).as('r'), (j) => j.onRef('r.id', '=', 'e.session_id'))
-    .select(['e.session_id', 'e.id']).where('e.project_id', '=', projectId).where('e.issue_id', '=', issueId)
-    .orderBy('e.created_at', 'desc').orderBy('e.seq', 'desc').limit(1).executeTakeFirst()
-  await trx.updateTable('issues').set({ last_session_id: latest?.session_id ?? null, last_event_id: latest?.id ?? null })
-    .where('project_id', '=', projectId).where('id', '=', issueId).execute()
-}
 
 /** Moves a project's count of issues in `status` by `delta`. */
 async function addTotal(trx: Db, projectId: string, status: IssueStatus, delta: number): Promise<void> {

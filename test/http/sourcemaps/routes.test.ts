@@ -8,7 +8,7 @@ import { buildBundle, type Bundle } from '../../helpers/bundle.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
-interface Frame { function: string | null; file: string | null; line: number | null; column: number | null; mapped: boolean; inApp: boolean }
+interface Frame { function: string | null; file: string | null; line: number | null; column: number | null; mapped: boolean; inApp: boolean; context: { line: string } | null }
 interface Detail { events: { type: string; stack: string | null; frames: Frame[] | null }[] }
 
 const URL = 'https://shop.example/static/app.js'
@@ -64,6 +64,14 @@ for (const engine of testEngines()) {
         ['applyCoupon', 'src/checkout.js', 10, 28, true, true],
         ['checkout', 'src/checkout.js', 4, 12, true, true],
       ])
+      // A visit's events keep source context on the failing line only; the issue's latest event on every frame.
+      assert.deepEqual(afterUpload.frames.map((f) => f.context?.line ?? null),
+        ['  const code = user.coupon.code', null, null])
+      const issueId = json<{ events: { type: string; issueId: string | null }[] }>(await t.get(`/api/v1/sessions/${sessionId}`))
+        .events.find((e) => e.type === 'ERROR')?.issueId
+      const issue = json<{ latestEvent: { event: { frames: Frame[] } } }>(await t.get(`/api/v1/issues/${String(issueId)}`))
+      assert.deepEqual(issue.latestEvent.event.frames.map((f) => f.context?.line ?? null),
+        ['  const code = user.coupon.code', '    return applyCoupon(user, total)', 'globalThis.run = () => checkout({ items: [{ price: 120 }] }, {})'])
     })
 
     it('uses a ~/path map for the same path on any host, the exact URL first', async () => {
