@@ -7,8 +7,8 @@ import { parseStack, type Frame } from './stack.ts'
 
 /**
  * Maps an ERROR's printed frames to original source where a source map is stored: the same frames
- * in the same order, each the original frame or null where no map matches. Null for all of them when
- * the project has no maps at all, which lets grouping take its cached path.
+ * in the same order, each the original frame or null where no map matches. Null when no frame maps
+ * (a project without maps, a script without one), which lets grouping take its cached path.
  */
 export type FrameMapper = (frames: readonly Frame[]) => Promise<(Frame | null)[] | null>
 
@@ -50,7 +50,7 @@ export async function groupEvents(events: readonly EventRecord[], mapFrames?: Fr
 
 /** The FrameMapper of a project's uploaded source maps: the frames a map matches, as the original source names them. */
 export const sourceMapMapper = (sourceMaps: SourceMapResolver, projectId: string): FrameMapper => async (frames) => {
-  if (!(await sourceMaps.hasMaps(projectId))) return null
-  return (await sourceMaps.resolveFrames(projectId, frames))
-    .map((f) => (f.mapped ? { function: f.function, file: f.file, line: f.line, column: f.column } : null))
+  const resolved = await sourceMaps.resolveFrames(projectId, frames)
+  if (!resolved.some((f) => f.mapped)) return null
+  return resolved.map((f) => (f.mapped ? { function: f.function, file: f.file, line: f.line, column: f.column } : null))
 }

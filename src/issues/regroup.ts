@@ -23,7 +23,7 @@ export async function regroupAfterUpload(db: Kysely<Database>, sourceMaps: Sourc
     // A page-chosen fingerprint ignores the stack, so a map changes nothing for it.
     if (!e?.stack || e.fingerprint !== null) continue
     const mapped = await mapFrames(parseStack(e.stack))
-    if (mapped === null || !mapped.some((f) => f !== null)) continue
+    if (mapped === null) continue
     const group = groupEvent({
       type: e.type, message: e.message, stack: e.stack, url: e.url, method: e.method, statusCode: e.status_code, fingerprint: null,
     }, mapped)

@@ -71,8 +71,8 @@ export async function toEventViews(sourceMaps: SourceMapResolver, projectId: str
  * bytes are what a read costs. The issue's latest event (GET /api/v1/issues/{id}) keeps it on every frame.
  */
 function topContextOnly(frames: ResolvedFrame[] | null): ResolvedFrame[] | null {
-  const top = frames?.findIndex((f) => f.context !== null) ?? -1
-  if (!frames || top < 0) return frames
-  return frames.map((f, i) => (i <= top || f.context === null ? f
-    : { function: f.function, file: f.file, line: f.line, column: f.column, mapped: f.mapped, inApp: f.inApp, context: null }))
+  if (!frames) return null
+  const top = frames.findIndex((f) => f.context !== null)
+  return frames.map((f, i) => (i > top && f.context !== null
+    ? { function: f.function, file: f.file, line: f.line, column: f.column, mapped: f.mapped, inApp: f.inApp, context: null } : f))
 }

@@ -27,8 +27,6 @@ export interface ResolveOptions {
 export interface SourceMapResolver {
   /** The frames in the same order, each mapped when a stored map matches its script, else as it was (`mapped: false`). */
   resolveFrames(projectId: string, frames: readonly Frame[], options?: ResolveOptions): Promise<ResolvedFrame[]>
-  /** Whether the project has any map stored (as known within the lookup TTL). */
-  hasMaps(projectId: string): Promise<boolean>
   /** An event's stack parsed (newest frame first) and resolved; null for an event without a stack. */
   resolveStack(projectId: string, stack: string | null): Promise<ResolvedFrame[] | null>
   /** Forgets what this process looked up for the project's scripts: after an upload or a delete, the next read asks again. */
@@ -169,7 +167,6 @@ export function createResolver(db: Db, { cacheBytes, lookupTtlMs = SOURCEMAP_LOO
 
   return {
     resolveFrames,
-    hasMaps,
     resolveStack: async (projectId, stack) => (stack === null ? null : resolveFrames(projectId, parseStack(stack))),
     forget: (projectId) => {
       generations.set(projectId, (generations.get(projectId) ?? 0) + 1)
