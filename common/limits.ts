@@ -66,6 +66,29 @@ export const TEXT_LIMITS: Readonly<Record<'url' | 'method' | 'message' | 'stack'
   fingerprint: 256,
 }
 
+// --- Who the visitor is (Sessionwatch.identify, setTags, init's release and environment) ---
+
+/** Longest user id identify() may set. */
+export const MAX_USER_ID_LENGTH = 256
+/** Most traits of a user, and most tags of a visit. */
+export const MAX_TRAITS = 20
+export const MAX_TAGS = 20
+/** Longest trait or tag key; keys are letters, digits and `_ . : -`. */
+export const MAX_META_KEY_LENGTH = 64
+/** Longest trait or tag value (a string; trait numbers and booleans are kept as they are). */
+export const MAX_META_VALUE_LENGTH = 256
+/** Longest environment name (release names share MAX_RELEASE_LENGTH with source maps). */
+export const MAX_ENVIRONMENT_LENGTH = 64
+
+// --- Privacy ---
+
+/** Events the SDK holds while waiting for consent (init({ consent: false })); beyond it the oldest are dropped. */
+export const CONSENT_QUEUE_MAX = 200
+/** Most extra masked field names (maskFields) a project or the SDK may add. */
+export const MAX_MASK_FIELDS = 50
+/** Longest masked field name. */
+export const MAX_MASK_FIELD_LENGTH = 64
+
 // --- Screen recordings ---
 
 /** Default of RECORDING_MAX_CHUNK_BYTES: the largest compressed chunk kept (and the SDK's recordMaxChunkBytes). */

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox'
 import {
-  MAX_CHUNKS_PER_BATCH, MAX_EVENTS_PER_BATCH, MAX_PAGE_URL_LENGTH,
+  MAX_CHUNKS_PER_BATCH, MAX_ENVIRONMENT_LENGTH, MAX_EVENTS_PER_BATCH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_PAGE_URL_LENGTH,
+  MAX_RELEASE_LENGTH, MAX_TAGS, MAX_TRAITS, MAX_USER_ID_LENGTH,
 } from '../../common/limits.ts'
 import { EVENT_FIELDS, inputFields } from '../events/schema.ts'
 import { KNOWN_TYPES, REQUIRED_FIELDS, TYPE_PATTERN, type KnownType } from '../events/types.ts'
@@ -66,6 +67,29 @@ export const IngestEvent = Type.Object({
 })
 export type IngestEvent = Static<typeof IngestEvent>
 
+/** Trait and tag keys: a word of letters, digits and `_ . : -`, so `tag.<key>=` can name it in a query string. */
+export const META_KEY_PATTERN = '^[A-Za-z0-9_.:-]+$'
+const metaKey = { pattern: META_KEY_PATTERN, maxLength: MAX_META_KEY_LENGTH }
+
+/** Who the visitor is (Sessionwatch.identify): the latest batch that carries a user sets the session's. */
+export const VisitorUser = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: MAX_USER_ID_LENGTH, description: `The page's id of its user, 1 to ${MAX_USER_ID_LENGTH} characters.` }),
+  traits: Type.Optional(Nullable(Type.Record(Type.String(metaKey), Type.Union([
+    Type.String({ maxLength: MAX_META_VALUE_LENGTH }), Type.Number(), Type.Boolean(),
+  ]), {
+    maxProperties: MAX_TRAITS,
+    description: `At most ${MAX_TRAITS} traits: keys of letters, digits and \`_ . : -\` up to ${MAX_META_KEY_LENGTH} characters, `
+      + `values strings up to ${MAX_META_VALUE_LENGTH} characters, numbers or booleans.`,
+  }))),
+}, { $id: 'VisitorUser', title: 'VisitorUser', additionalProperties: false })
+
+/** Tags of a visit (Sessionwatch.setTags). */
+export const VisitTags = Type.Record(Type.String(metaKey), Type.String({ maxLength: MAX_META_VALUE_LENGTH }), {
+  $id: 'VisitTags', title: 'VisitTags', maxProperties: MAX_TAGS,
+  description: `At most ${MAX_TAGS} tags: keys of letters, digits and \`_ . : -\` up to ${MAX_META_KEY_LENGTH} characters, `
+    + `string values up to ${MAX_META_VALUE_LENGTH} characters.`,
+})
+
 export const IngestBody = Type.Object({
   key: Type.Optional(Type.String({ description: 'The ingest key, for beacons that cannot set headers.' })),
   sessionKey: Type.String({ minLength: 8, maxLength: 128, pattern: TOKEN, description: 'Client-side session key (sessionStorage).' }),
@@ -76,6 +100,10 @@ export const IngestBody = Type.Object({
   sentAt: Type.Optional(Instant('The visitor clock when the batch was sent; corrects event times for clock skew.')),
   page: Type.Optional(Type.String({ maxLength: MAX_PAGE_URL_LENGTH, description: 'Landing page URL; its utm_* and click-id tags become the session utm.' })),
   events: Type.Array(ref(IngestEvent), { maxItems: MAX_EVENTS_PER_BATCH }),
+  user: Type.Optional(ref(VisitorUser, { description: 'The identified user (Sessionwatch.identify); the latest batch that carries one sets the session\'s.' })),
+  tags: Type.Optional(ref(VisitTags, { description: 'The visit\'s tags (Sessionwatch.setTags), all of them: the latest batch that carries tags sets the session\'s.' })),
+  release: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_RELEASE_LENGTH, description: 'The site\'s release (init option `release`); the latest batch that carries one sets the session\'s.' })),
+  environment: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ENVIRONMENT_LENGTH, description: 'The site\'s environment (init option `environment`, e.g. production); the latest batch that carries one sets the session\'s.' })),
   recording: Type.Optional(Type.Array(ref(RecordingUpload), {
     maxItems: MAX_CHUNKS_PER_BATCH,
     description: 'Screen recording chunks of this session (the SDK sends them with an empty `events`).',
@@ -101,4 +129,4 @@ export const IngestResponse = Type.Object({
   }, { additionalProperties: false, description: 'Present when the request carried recording chunks.' })),
 }, { $id: 'IngestResult', title: 'IngestResult', additionalProperties: false })
 
-export const ingestSchemas = [IngestEvent, IngestBody, IngestResponse]
+export const ingestSchemas = [IngestEvent, VisitorUser, VisitTags, IngestBody, IngestResponse]
