@@ -24,10 +24,13 @@ const KEY_PARTS = [
 
 export const MASK = '***'
 
-/** Whether a JSON key or form field name looks like it holds a password or another secret. */
-export function isSensitiveKey(key: string): boolean {
+/**
+ * Whether a JSON key or form field name looks like it holds a password or another secret, or is one of
+ * `extra` (a project's or a page's own maskFields, compared without regard to case).
+ */
+export function isSensitiveKey(key: string, extra: readonly string[] = []): boolean {
   const k = key.toLowerCase()
-  return EXACT_KEYS.has(k) || KEY_PARTS.some((part) => k.includes(part))
+  return EXACT_KEYS.has(k) || KEY_PARTS.some((part) => k.includes(part)) || extra.some((name) => name.toLowerCase() === k)
 }
 
 /**
@@ -35,35 +38,35 @@ export function isSensitiveKey(key: string): boolean {
  * for text that does not parse (a truncated JSON body, say), `"password": "…"` pairs found by pattern.
  * The client masks too; this is the safety net for clients that did not. Unchanged bodies come back as is.
  */
-export function maskSecrets(body: string): string {
+export function maskSecrets(body: string, extra: readonly string[] = []): string {
   const trimmed = body.trim()
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
       const parsed: unknown = JSON.parse(trimmed)
-      const masked = maskValue(parsed)
+      const masked = maskValue(parsed, extra)
       return masked.changed ? JSON.stringify(masked.value) : body
     } catch {
-      return maskByPattern(body)
+      return maskByPattern(body, extra)
     }
   }
-  if (/^[^\s={}&]+=[^&]*(?:&[^\s={}&]+=[^&]*)*$/.test(trimmed)) return maskForm(body)
-  return maskByPattern(body)
+  if (/^[^\s={}&]+=[^&]*(?:&[^\s={}&]+=[^&]*)*$/.test(trimmed)) return maskForm(body, extra)
+  return maskByPattern(body, extra)
 }
 
-function maskValue(value: unknown): { value: unknown; changed: boolean } {
+function maskValue(value: unknown, extra: readonly string[]): { value: unknown; changed: boolean } {
   if (Array.isArray(value)) {
-    const items = value.map(maskValue)
+    const items = value.map((item) => maskValue(item, extra))
     return { value: items.map((i) => i.value), changed: items.some((i) => i.changed) }
   }
   if (value !== null && typeof value === 'object') {
     let changed = false
     const out: Record<string, unknown> = {}
     for (const [key, inner] of Object.entries(value)) {
-      if (isSensitiveKey(key)) {
+      if (isSensitiveKey(key, extra)) {
         changed ||= inner !== MASK
         out[key] = MASK
       } else {
-        const masked = maskValue(inner)
+        const masked = maskValue(inner, extra)
         changed ||= masked.changed
         out[key] = masked.value
       }
@@ -73,7 +76,7 @@ function maskValue(value: unknown): { value: unknown; changed: boolean } {
   return { value, changed: false }
 }
 
-function maskForm(body: string): string {
+function maskForm(body: string, extra: readonly string[]): string {
   return body
     .split('&')
     .map((pair) => {
@@ -85,16 +88,16 @@ function maskForm(body: string): string {
       } catch {
         // A malformed escape still names the field well enough to test.
       }
-      return isSensitiveKey(key) ? `${rawKey}=${MASK}` : pair
+      return isSensitiveKey(key, extra) ? `${rawKey}=${MASK}` : pair
     })
     .join('&')
 }
 
 const JSON_PAIR = /("([^"\\]{1,64})"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/g
 
-function maskByPattern(body: string): string {
+function maskByPattern(body: string, extra: readonly string[]): string {
   return body.replace(JSON_PAIR, (whole: string, head: string, key: string) =>
-    isSensitiveKey(key) ? `${head}"${MASK}"` : whole,
+    isSensitiveKey(key, extra) ? `${head}"${MASK}"` : whole,
   )
 }
 
