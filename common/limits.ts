@@ -80,6 +80,14 @@ export const MAX_META_VALUE_LENGTH = 256
 /** Longest environment name (release names share MAX_RELEASE_LENGTH with source maps). */
 export const MAX_ENVIRONMENT_LENGTH = 64
 
+/** Shortest `q=` word and `url=` text: the trigram indexes find nothing shorter than three characters. */
+export const MIN_SEARCH_LENGTH = 3
+/** Longest `q=` or `url=` value, and most words or phrases in `q=`. */
+export const MAX_SEARCH_LENGTH = 200
+export const MAX_SEARCH_WORDS = 5
+/** Characters of each message or URL that `q=` and `url=` search. */
+export const SEARCH_INDEXED_CHARS = 1000
+
 // --- Privacy ---
 
 /** Events the SDK holds while waiting for consent (init({ consent: false })); beyond it the oldest are dropped. */

@@ -3,6 +3,7 @@ import type { WebhookDeliveryTable, WebhookTable } from '../alerts/table.ts'
 import type { ProjectTable } from '../projects/table.ts'
 import type {
   EventTable, IssueDayTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable, RecordingChunkTable, SessionDayTable, SessionTable,
+  SessionTermTable, SessionTextTable,
 } from '../visits/tables.ts'
 import type { SourceMapTable } from '../sourcemaps/table.ts'
 
@@ -18,6 +19,8 @@ export interface Database {
   projects: ProjectTable
   sessions: SessionTable
   session_days: SessionDayTable
+  session_terms: SessionTermTable
+  session_texts: SessionTextTable
   events: EventTable
   recording_chunks: RecordingChunkTable
   issues: IssueTable

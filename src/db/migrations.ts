@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely'
 import type { Engine } from '../config.ts'
 import { DAY_MS } from '../shared/time.ts'
+import { visitSearch } from './migrations-search.ts'
 
 /*
  * Migrations are written once for both engines: only types both understand
@@ -320,6 +321,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0006_webhooks': webhooks(key),
     '0007_source_maps': sourceMaps(key, blob),
     '0008_issue_reads': issueReads(key),
+    '0009_visit_search': visitSearch(engine, key),
   }
 }
 

@@ -1,4 +1,5 @@
-import { sql, type RawBuilder } from 'kysely'
+import { PostgresAdapter, sql, type RawBuilder } from 'kysely'
+import type { Db } from './database.ts'
 
 /*
  * SQL whose spelling decides which index the planner takes, on both engines. The SQL snapshot and
@@ -10,6 +11,9 @@ import { sql, type RawBuilder } from 'kysely'
  * so the planner keeps to another index. Both engines accept a unary plus on a number.
  */
 export const unindexed = (column: string): RawBuilder<number> => sql<number>`+${sql.raw(column)}`
+
+/** The same for a text column (`column || ''`): equal values stay equal, and no index on the column serves it. */
+export const unindexedText = (column: string): RawBuilder<string> => sql<string>`(${sql.raw(column)} || '')`
 
 /**
  * `(a, b) > (x, y)`: a keyset page after a row, in the order of a two-column index. Both engines
@@ -26,3 +30,24 @@ export const rowAfter = (columns: readonly [string, string], values: readonly [u
  */
 export const positive = (column: 'events_errors' | 'recording_chunks'): RawBuilder<boolean> =>
   sql<boolean>`${sql.raw(column)} > 0`
+
+const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter
+
+/**
+ * The sessions whose searchable text (session_texts: `page` or `body`) contains `needle`, case-insensitively:
+ * a subquery of session ids. Both engines answer it from a trigram index: SQLite's FTS5 `session_fts`,
+ * PostgreSQL's pg_trgm GIN index.
+ * A needle under 3 characters has no trigram to look up: callers refuse it.
+ */
+export function textContains(db: Db, projectId: string, column: 'page' | 'body', needle: string): RawBuilder<string> {
+  if (isPostgres(db)) {
+    const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    return sql<string>`(select session_id from session_texts where project_id = ${projectId} and ${sql.ref(column)} ilike ${pattern})`
+  }
+  // FTS5's trigram index serves LIKE (MATCH phrases would need detail=full, twice the index). A `%` or `_` in the
+  // needle is a wildcard to LIKE, so the index finds a superset, and instr() keeps the exact substrings; both
+  // fold ASCII case only, as PostgreSQL's ILIKE folds any.
+  return sql<string>`(select session_id from session_texts where project_id = ${projectId}
+    and rowid in (select rowid from session_fts where ${sql.ref(`session_fts.${column}`)} like ${`%${needle}%`})
+    and instr(lower(${sql.ref(column)}), lower(${needle})) > 0)`
+}

@@ -1,12 +1,12 @@
 import Type, { type Static } from 'typebox'
 import {
-  MAX_CHUNKS_PER_BATCH, MAX_ENVIRONMENT_LENGTH, MAX_EVENTS_PER_BATCH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_PAGE_URL_LENGTH,
-  MAX_RELEASE_LENGTH, MAX_TAGS, MAX_TRAITS, MAX_USER_ID_LENGTH,
+  MAX_CHUNKS_PER_BATCH, MAX_ENVIRONMENT_LENGTH, MAX_EVENTS_PER_BATCH, MAX_PAGE_URL_LENGTH, MAX_RELEASE_LENGTH,
 } from '../../common/limits.ts'
 import { EVENT_FIELDS, inputFields } from '../events/schema.ts'
 import { KNOWN_TYPES, REQUIRED_FIELDS, TYPE_PATTERN, type KnownType } from '../events/types.ts'
 import { RecordingUpload } from '../recording/schema.ts'
 import { Nullable, ref } from '../shared/schema.ts'
+import { TagsSchema, VisitorUser } from '../visits/facts.ts'
 import { INSTANT_PATTERN } from '../shared/time.ts'
 
 /** 9999-12-31T23:59:59.999Z: the last instant ISO 8601 (and the API) can print. */
@@ -67,28 +67,8 @@ export const IngestEvent = Type.Object({
 })
 export type IngestEvent = Static<typeof IngestEvent>
 
-/** Trait and tag keys: a word of letters, digits and `_ . : -`, so `tag.<key>=` can name it in a query string. */
-export const META_KEY_PATTERN = '^[A-Za-z0-9_.:-]+$'
-const metaKey = { pattern: META_KEY_PATTERN, maxLength: MAX_META_KEY_LENGTH }
-
-/** Who the visitor is (Sessionwatch.identify): the latest batch that carries a user sets the session's. */
-export const VisitorUser = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: MAX_USER_ID_LENGTH, description: `The page's id of its user, 1 to ${MAX_USER_ID_LENGTH} characters.` }),
-  traits: Type.Optional(Nullable(Type.Record(Type.String(metaKey), Type.Union([
-    Type.String({ maxLength: MAX_META_VALUE_LENGTH }), Type.Number(), Type.Boolean(),
-  ]), {
-    maxProperties: MAX_TRAITS,
-    description: `At most ${MAX_TRAITS} traits: keys of letters, digits and \`_ . : -\` up to ${MAX_META_KEY_LENGTH} characters, `
-      + `values strings up to ${MAX_META_VALUE_LENGTH} characters, numbers or booleans.`,
-  }))),
-}, { $id: 'VisitorUser', title: 'VisitorUser', additionalProperties: false })
-
 /** Tags of a visit (Sessionwatch.setTags). */
-export const VisitTags = Type.Record(Type.String(metaKey), Type.String({ maxLength: MAX_META_VALUE_LENGTH }), {
-  $id: 'VisitTags', title: 'VisitTags', maxProperties: MAX_TAGS,
-  description: `At most ${MAX_TAGS} tags: keys of letters, digits and \`_ . : -\` up to ${MAX_META_KEY_LENGTH} characters, `
-    + `string values up to ${MAX_META_VALUE_LENGTH} characters.`,
-})
+export const VisitTags = { ...TagsSchema, $id: 'VisitTags', title: 'VisitTags' }
 
 export const IngestBody = Type.Object({
   key: Type.Optional(Type.String({ description: 'The ingest key, for beacons that cannot set headers.' })),

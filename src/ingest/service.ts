@@ -13,6 +13,8 @@ import { liveSessionId } from '../visits/read.ts'
 import type { AppendResult } from '../visits/write.ts'
 import type { Writer } from '../visits/writer.ts'
 import { groupEvents, type FrameMapper } from '../issues/grouping.ts'
+import { userAgentFamilies } from '../visits/agent.ts'
+import { cleanFacts } from '../visits/facts.ts'
 
 /** What the server knows of the visitor, independent of the body. */
 export interface Visitor {
@@ -45,12 +47,20 @@ export async function ingestBatch(
   }
   const recorded = chunks.filter((c) => c.data !== null)
   const landing = body.events.find((e) => e.type === 'NAVIGATION' && e.url)?.url ?? body.page
+  const userAgent = visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT_LENGTH))
+  const { browser, os } = userAgent === null ? { browser: null, os: null } : userAgentFamilies(userAgent)
+  // Who the page says the visitor is: NUL characters cleaned as in events (the schema bounds the rest).
+  const labels = cleanFacts({ user: body.user ? { id: body.user.id, traits: body.user.traits ?? null } : null, tags: body.tags ?? null, release: body.release ?? null, environment: body.environment ?? null })
   const seed = {
+    ...labels,
     sessionKey: body.sessionKey,
     ip: visitor.ip,
     country: visitor.country,
-    userAgent: visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT_LENGTH)),
+    userAgent,
     utm: extractUtm(landing),
+    entryUrl: landing === undefined ? null : cleanText(landing),
+    browser,
+    os,
     // Recorded activity keeps a session alive and can open it, like events do.
     ...(recorded.length > 0 && {
       startedAt: Math.min(...recorded.map((c) => c.started_at)),

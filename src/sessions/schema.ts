@@ -1,5 +1,9 @@
 import Type, { type Static } from 'typebox'
-import { MAX_ISSUE_ID_LENGTH, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
+import {
+  MAX_ISSUE_ID_LENGTH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_SEARCH_LENGTH, MAX_SEARCH_WORDS, MAX_SESSION_ID_LENGTH, MAX_USER_ID_LENGTH,
+  MIN_SEARCH_LENGTH, SEARCH_INDEXED_CHARS,
+} from '../../common/limits.ts'
+import { TYPE_PATTERN } from '../events/types.ts'
 import { Nullable, pageQuery, periodQuery, ref } from '../shared/schema.ts'
 import { ResolvedFrameSchema } from '../sourcemaps/schema.ts'
 import { viewFields } from '../events/schema.ts'
@@ -61,6 +65,42 @@ export const EventSchema = Type.Object({
     + 'present and null when it does not apply. Text longer than its limit ends with "…[truncated N chars]".',
 })
 
+/** `tag.<key>`: a tag filter's parameter name (keys as META_KEY_PATTERN allows). */
+export const TAG_PARAM = `^tag\\.[A-Za-z0-9_.:-]{1,${MAX_META_KEY_LENGTH}}$`
+
+/** The list's search parameters (API v1 extensions): each narrows the list, all must hold, `total` counts exactly what matches. */
+const searchQuery = {
+  errors: Type.Optional(Type.Literal('true', { description: 'Only visits with at least one ERROR or HTTP_ERROR. Leave it out for every visit.' })),
+  recording: Type.Optional(Type.Literal('true', { description: 'Only visits with a stored screen recording. Leave it out for every visit.' })),
+  user: Type.Optional(Type.String({
+    minLength: 1, maxLength: MAX_USER_ID_LENGTH, description: 'Only visits identified as this user id (Sessionwatch.identify), exactly; the latest identify of a visit counts.',
+  })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Only visits from this ISO 3166 alpha-2 country (either case).', examples: ['DE'] })),
+  browser: Type.Optional(Type.String({
+    minLength: 1, maxLength: 100, description: 'Only visits with this browser family, as the Session\'s `browser` names it (Chrome, Firefox, Safari, Microsoft Edge, …), in any case.',
+  })),
+  os: Type.Optional(Type.String({
+    minLength: 1, maxLength: 100, description: 'Only visits with this operating system family, as the Session\'s `os` names it (Windows, macOS, iOS, Android, Linux, …), in any case.',
+  })),
+  url: Type.Optional(Type.String({
+    minLength: MIN_SEARCH_LENGTH, maxLength: MAX_SEARCH_LENGTH,
+    description: `Only visits with a page (the entry page or a NAVIGATION) whose URL contains this text, in any case; ${MIN_SEARCH_LENGTH} to ${MAX_SEARCH_LENGTH} characters.`,
+    examples: ['/checkout'],
+  })),
+  q: Type.Optional(Type.String({
+    minLength: MIN_SEARCH_LENGTH, maxLength: MAX_SEARCH_LENGTH,
+    description: 'Full-text search over the visit\'s event messages and URLs, its pages, and its user id and traits, in any case. '
+      + 'Words separated by spaces must all occur in the visit (anywhere, as parts of words too); a "quoted phrase" must occur as written. '
+      + `Each word or phrase ${MIN_SEARCH_LENGTH}+ characters, at most ${MAX_SEARCH_WORDS}; the first ${SEARCH_INDEXED_CHARS} characters of each message or URL are searched.`,
+    examples: ['checkout "Cannot read properties"'],
+  })),
+  type: Type.Optional(Type.String({ pattern: TYPE_PATTERN, description: 'Only visits with an event of this type, e.g. USER_REPORT or CONSOLE_ERROR.', examples: ['USER_REPORT'] })),
+  status: Type.Optional(Type.String({
+    pattern: '^([1-5][0-9][0-9]|[1-5][xX][xX])$',
+    description: 'Only visits with an HTTP_ERROR of this status code (e.g. 502), or of this class (4xx, 5xx).', examples: ['5xx'],
+  })),
+}
+
 export const ListQuery = Type.Object({
   date: Type.Optional(Type.String({
     format: 'date', description: 'YYYY-MM-DD: sessions that started on that UTC day. Overrides from and to.', examples: ['2026-11-20'],
@@ -70,7 +110,11 @@ export const ListQuery = Type.Object({
     minLength: 1, maxLength: MAX_ISSUE_ID_LENGTH,
     description: 'Only the visits that hit this issue (an id from listIssues); an unknown id lists none.',
   })),
+  ...searchQuery,
   ...pageQuery('sessions'),
+}, {
+  // `tag.<key>=<value>`: a parameter per tag key, which a fixed list of names cannot declare.
+  patternProperties: { [TAG_PARAM]: Type.String({ minLength: 1, maxLength: MAX_META_VALUE_LENGTH }) },
 })
 export type ListQuery = Static<typeof ListQuery>
 

@@ -4,7 +4,10 @@ import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { invalidParameter } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
 import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../shared/time.ts'
-import { DEFAULT_LIMIT } from '../../common/limits.ts'
+import { DEFAULT_LIMIT, MAX_SEARCH_WORDS, MIN_SEARCH_LENGTH } from '../../common/limits.ts'
+import { browserFamily, osFamily } from '../visits/agent.ts'
+import { term } from '../visits/search.ts'
+import type { SessionFilters } from '../visits/read.ts'
 import type { ListQuery } from './schema.ts'
 import * as store from '../visits/read.ts'
 import { streamSession } from './stream.ts'
@@ -51,21 +54,63 @@ export function parseRange(query: Pick<ListQuery, 'date' | 'from' | 'to'>): { fr
   return { from, to }
 }
 
-/** The instant before which a project's sessions are past retention. */
+/** Below this many matches a page starts from what the filters match and sorts it; above, it walks the list order. */
+const FEW_MATCHES = 5000
 
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
   // The schema fills both defaults; the fallbacks serve direct callers.
   const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 }
-  const filters = query.issue === undefined ? {} : { issue: query.issue }
-  // No stored id holds U+0000 (PostgreSQL text cannot): such an issue matches nothing.
-  if (filters.issue !== undefined && !canMatch(filters.issue)) return { project: publicProject(project), total: 0, ...page, sessions: [] }
-  const [total, rows] = await countThenPage(page.offset,
-    // The day counters count every visit; an issue's visits are counted through its links.
-    () => (filters.issue === undefined ? store.countSessions(db, project.id, range) : store.countFiltered(db, project.id, range, filters)),
-    () => store.listSessions(db, project.id, range, page, filters))
+  const filters = parseFilters(query)
+  // No stored value holds U+0000 (PostgreSQL text cannot): such a filter matches nothing.
+  if (!filtersCanMatch(filters)) return { project: publicProject(project), total: 0, ...page, sessions: [] }
+  if (!store.isFiltered(filters)) {
+    // The day counters count every visit: the count costs no scan, so it runs beside the page.
+    const [total, rows] = await countThenPage(page.offset, () => store.countSessions(db, project.id, range),
+      () => store.listSessions(db, project.id, range, page))
+    return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
+  }
+  // The count comes first: it says whether the page should start from the filters or walk the list order.
+  const total = await store.countFiltered(db, project.id, range, filters)
+  const rows = page.offset >= total ? [] : await store.listSessions(db, project.id, range, page, filters, total < FEW_MATCHES ? 'filter' : 'order')
   return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
 }
+
+/** The search parameters as store filters: values in their stored spelling; `q` split into words and "phrases". */
+export function parseFilters(query: ListQuery): SessionFilters {
+  const filters: SessionFilters = {}
+  if (query.errors !== undefined) filters.errors = true
+  if (query.recording !== undefined) filters.recording = true
+  if (query.issue !== undefined) filters.issue = query.issue
+  if (query.user !== undefined) filters.user = query.user
+  if (query.country !== undefined) filters.country = query.country.toUpperCase()
+  if (query.browser !== undefined) filters.browser = browserFamily(query.browser)
+  if (query.os !== undefined) filters.os = osFamily(query.os)
+  if (query.url !== undefined) filters.url = query.url
+  if (query.q !== undefined) filters.q = searchWords(query.q)
+  const terms: string[] = []
+  if (query.type !== undefined) terms.push(term.type(query.type))
+  if (query.status !== undefined) terms.push(term.status(query.status.toLowerCase()))
+  for (const [name, value] of Object.entries(query)) {
+    if (name.startsWith('tag.') && typeof value === 'string') terms.push(term.tag(name.slice(4), value))
+  }
+  if (terms.length > 0) filters.terms = terms
+  return filters
+}
+
+/** `q` as words and "quoted phrases", each at least MIN_SEARCH_LENGTH characters, at most MAX_SEARCH_WORDS. */
+function searchWords(q: string): string[] {
+  const words = [...q.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => (m[1] ?? m[2] ?? '').trim()).filter((w) => w !== '')
+  const short = words.find((w) => w.length < MIN_SEARCH_LENGTH)
+  if (short !== undefined || words.length === 0) {
+    throw invalidParameter('q', `q words and "phrases" must be at least ${MIN_SEARCH_LENGTH} characters each (got ${JSON.stringify(short ?? q)})`)
+  }
+  if (words.length > MAX_SEARCH_WORDS) throw invalidParameter('q', `q may hold at most ${MAX_SEARCH_WORDS} words or "phrases" (got ${words.length})`)
+  return words
+}
+
+const filtersCanMatch = (f: SessionFilters): boolean =>
+  [f.issue, f.user, f.browser, f.os, f.url, ...(f.q ?? []), ...(f.terms ?? [])].every((v) => v === undefined || canMatch(v))
 
 /**
  * The total and one page of rows. A page past the last match is empty without reading it: both

@@ -3,6 +3,7 @@ import type { Database, Db } from '../db/database.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { byKey } from './issues.ts'
+import { forgetTexts } from './search.ts'
 
 interface ExpiredRef {
   id: string
@@ -28,14 +29,33 @@ export async function deleteSessions(
   if (refs.length === 0) return 0
   const ids = refs.map((r) => r.id)
   const deleted = await db.deleteFrom('sessions').where('project_id', '=', projectId).where('id', 'in', ids)
-    .returning(['id', 'start_day']).execute()
+    .returning(['id', 'start_day', 'terms']).execute()
   // Only the visits this call deleted leave their issues' counts: after the sessions, so every writer
   // locks a visit's session row before its issues, and before the events, which they are counted from.
   await forgetVisits(db, projectId, deleted.map((r) => r.id))
   await db.deleteFrom('events').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
   await deleteChunks(db, projectId, ids)
+  await forgetSearch(db, projectId, deleted)
   for (const r of deleted) days.add(projectId, r.start_day, -1)
   return deleted.length
+}
+
+/** Removes deleted visits' terms (each visit's row lists its own) and searchable text. */
+async function forgetSearch(db: Db, projectId: string, deleted: readonly { id: string; terms: string | null }[]): Promise<void> {
+  const byTerm = new Map<string, string[]>()
+  for (const { id, terms } of deleted) {
+    for (const t of terms === null ? [] : (JSON.parse(terms) as string[])) {
+      const ids = byTerm.get(t)
+      if (ids) ids.push(id)
+      else byTerm.set(t, [id])
+    }
+  }
+  for (const [t, ids] of byKey(byTerm)) {
+    await db.deleteFrom('session_terms').where('project_id', '=', projectId).where('term', '=', t).where('session_id', 'in', ids).execute()
+  }
+  const ids = deleted.map((r) => r.id)
+  if (ids.length > 0) await db.deleteFrom('session_texts').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
+  forgetTexts(projectId, ids)
 }
 
 /** Removes the chunks of deleted sessions (retention, expired-session reuse). */

@@ -23,6 +23,20 @@ export interface SessionTable {
   user_agent: string | null
   /** JSON object of referral tags, or null. */
   utm: string | null
+  /** The first page of the visit. */
+  entry_url: string | null
+  /** Browser and OS family names parsed from user_agent (bowser), as the dashboard shows them. */
+  browser: string | null
+  os: string | null
+  /** The identified user (Sessionwatch.identify) and its traits (JSON object); the latest batch that carries one sets them. */
+  user_id: string | null
+  user_traits: string | null
+  /** JSON object of the visit's tags (Sessionwatch.setTags); the latest batch that carries tags sets them. */
+  tags: string | null
+  release: string | null
+  environment: string | null
+  /** JSON array of the visit's rows in session_terms, so deleting the visit deletes exactly those. */
+  terms: string | null
   events_total: number
   events_errors: number
   events_slow: number
@@ -42,6 +56,30 @@ export interface SessionDayTable {
   project_id: string
   day: number
   sessions: number
+}
+
+/**
+ * Row shape of `session_terms`: what a visit has, one row per kind and value, for the list's filters that a
+ * column cannot hold — `t:<TYPE>` (has an event of that type), `s:<code>` and `s:<class>` (has an HTTP_ERROR with
+ * that status, or of that class such as 5xx), `g:<key>=<value>` (was tagged so). Written once per visit and term.
+ */
+export interface SessionTermTable {
+  project_id: string
+  term: string
+  session_id: string
+}
+
+/**
+ * Row shape of `session_texts`: the searchable text of a visit (`q=`, `url=`), a row per batch that brought new
+ * text. `page` holds the pages visited, `body` event messages, request URLs, the user id and traits. Indexed by
+ * trigrams: FTS5 on SQLite (`session_fts`, kept by triggers), pg_trgm GIN indexes on PostgreSQL.
+ */
+export interface SessionTextTable {
+  project_id: string
+  session_id: string
+  part: number
+  page: string
+  body: string
 }
 
 /** Row shape of `events`. */

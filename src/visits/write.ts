@@ -17,6 +17,7 @@ import { deleteSessions } from './delete.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
 import { factColumns, factValues, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
 import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type IssueTarget } from './issues.ts'
+import { indexBatch, rememberTexts, type IndexedTexts } from './search.ts'
 
 /** What is known of a session before its events are stored. */
 export interface SessionSeed extends VisitorFacts {
@@ -57,6 +58,8 @@ interface IssueBatch {
   job: number
   /** The issues of fingerprints the group has looked up or created so far (issueTargets). */
   known: { cache: Map<string, IssueTarget>; created: string[] }
+  /** Texts the batch indexed, remembered once the group commits (search.ts). */
+  texts: IndexedTexts[]
 }
 /** Events per INSERT: well under both engines' bound-parameter limits (16 columns each). */
 const INSERT_CHUNK = 500
@@ -106,7 +109,7 @@ async function appendToLiveSession(
     ...keepFactsSql(seed),
   })).where('project_id', '=', projectId).where('session_key', '=', seed.sessionKey)
     .where('last_seen_at', '>=', cutoff).where('started_at', '<=', startedAt)
-    .returning(['id', 'next_seq']))).rows
+    .returning(['id', 'next_seq', 'terms']))).rows
   if (!row) return null
   // Import names the session; a key owned by another session is a conflict (the savepoint undoes the UPDATE).
   if (seed.id !== undefined && row.id !== seed.id) throw keyConflict(seed, row.id)
@@ -115,6 +118,7 @@ async function appendToLiveSession(
   const inserted = await insertEvents(trx, projectId, row.id, base, events, issueIds)
   const rows = await insertedRows(trx, projectId, row.id, base, events, issueIds, inserted)
   if (targets.size > 0) issues.deltas.add(projectId, row.id, rows, targets, issues.job)
+  await indexBatch(trx, job, row.id, row.terms, base, issues.texts)
   if (inserted < n) {
     const stored = countTypes(rows.map((r) => r.type))
     await trx.updateTable('sessions').set((eb) => ({
@@ -143,6 +147,7 @@ async function appendGeneral(
   const inserted = await insertEvents(trx, projectId, sessionId, base, events, issueIds)
   const rows = await insertedRows(trx, projectId, sessionId, base, events, issueIds, inserted)
   if (targets.size > 0) issues.deltas.add(projectId, sessionId, rows, targets, issues.job)
+  await indexBatch(trx, job, sessionId, locked.terms, base, issues.texts)
   await updateSession(trx, locked, seed, rows.map((r) => r.type), Math.min(startedAt, locked.started_at),
     Math.max(lastSeenAt, locked.last_seen_at), days)
   return { sessionId, accepted: inserted, duplicates: events.length - inserted }
@@ -328,13 +333,15 @@ export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob
         const issues = new IssueDeltas()
         const known = { cache: new Map<string, IssueTarget>(), created: [] as string[] }
         const outcomes: Outcome[] = []
+        const texts: IndexedTexts[] = []
         for (const [index, job] of jobs.entries()) {
           await sql`savepoint batch`.execute(trx)
           const before = new DayDeltas()
           const batchIssues = new IssueDeltas()
           try {
             known.created = []
-            const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known })
+            const batchTexts: IndexedTexts[] = []
+            const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts })
             if (job.recording) {
               const { chunks, maxSessionBytes } = job.recording
               result.recording = await appendChunks(trx, job.projectId, result.sessionId, chunks, maxSessionBytes, job.now)
@@ -342,6 +349,7 @@ export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob
             await sql`release savepoint batch`.execute(trx)
             before.mergeInto(days)
             batchIssues.mergeInto(issues)
+            texts.push(...batchTexts)
             outcomes.push({ result })
           } catch (error) {
             // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails
@@ -359,6 +367,9 @@ export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob
           const outcome = outcomes[job]
           if (outcome && 'result' in outcome) (outcome.result.issues ??= []).push(change)
         }
+        return { outcomes, texts }
+      }).then(({ outcomes, texts }) => {
+        rememberTexts(texts)
         return outcomes
       })
     } catch (error) {

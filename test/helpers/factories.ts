@@ -2,6 +2,7 @@
  * Visits made to order for the tests: what ingest receives (a batch body), what the visit's write
  * operation stores (an event record, a write job), and a visit stored through that operation.
  */
+import { noFacts } from '../../src/visits/facts.ts'
 import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
@@ -30,7 +31,7 @@ export const writeJob = (
   projectId: string, sessionKey: string, events: readonly EventRecord[], now: number, cutoff = 0,
   groups: readonly (EventGroup | null)[] = events.map(() => null),
 ): WriteJob => ({
-  projectId, seed: { sessionKey, ip: null, country: null, userAgent: null, utm: null }, events, groups, cutoff, now,
+  projectId, seed: { ...noFacts(), sessionKey }, events, groups, cutoff, now,
 })
 
 /** Stores one batch through the visit's write operation, as ingest does, and returns what it stored. */

@@ -56,7 +56,8 @@ for (const engine of testEngines()) {
       assert.deepEqual(body.project, { id: t.project.id, name: 'Shop', domain: 'shop.example' })
       const s = body.session
       assert.deepEqual(Object.keys(s).sort(),
-        ['country', 'events', 'id', 'ip', 'lastSeenAt', 'recording', 'sessionKey', 'startedAt', 'userAgent', 'utm'])
+        ['browser', 'country', 'entryUrl', 'environment', 'events', 'id', 'ip', 'lastSeenAt', 'os', 'recording', 'release', 'sessionKey',
+          'startedAt', 'tags', 'user', 'userAgent', 'utm'])
       assert.equal(s.id, id)
       assert.equal(s.sessionKey, 'detail-session-1')
       assert.equal(s.startedAt, new Date(t0).toISOString())

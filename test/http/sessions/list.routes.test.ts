@@ -6,7 +6,8 @@ import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-const LIST_SESSION_KEYS = ['country', 'events', 'id', 'ip', 'lastSeenAt', 'sessionKey', 'startedAt', 'userAgent', 'utm']
+const LIST_SESSION_KEYS = ['browser', 'country', 'entryUrl', 'environment', 'events', 'id', 'ip', 'lastSeenAt', 'os', 'release', 'sessionKey', 'startedAt',
+  'tags', 'user', 'userAgent', 'utm']
 
 interface ListBody {
   project: { id: string; name: string; domain: string }

@@ -61,7 +61,8 @@ for (const engine of testEngines()) {
       const [line] = await exportAll(source, source.project.id)
       const parsed = JSON.parse(line ?? '{}') as Record<string, unknown>
       assert.deepEqual(Object.keys(parsed),
-        ['id', 'sessionKey', 'startedAt', 'lastSeenAt', 'ip', 'country', 'userAgent', 'utm', 'recording', 'events'])
+        ['id', 'sessionKey', 'startedAt', 'lastSeenAt', 'ip', 'country', 'userAgent', 'utm', 'entryUrl', 'browser', 'os', 'user', 'tags',
+          'release', 'environment', 'recording', 'events'])
       const recorded = (await exportAll(source, source.project.id)).map((l) => JSON.parse(l) as { recordingChunks?: unknown[] })
       assert.deepEqual(recorded.map((l) => l.recordingChunks?.length), [undefined, 1], 'a session with a recording carries its chunks')
       assert.ok(Array.isArray(parsed.events))

@@ -1,14 +1,14 @@
 -- list: first page
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
 -- list: one UTC day (date=)
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and "start_day" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and "start_day" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
 -- list: errors only (dashboard)
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and events_errors > 0 order by "last_seen_at" desc, "id" desc limit ? offset ?;
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and events_errors > 0 and "last_seen_at" >= ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
 -- list: with a recording (dashboard)
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and recording_chunks > 0 order by "last_seen_at" desc, "id" desc limit ? offset ?;
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and recording_chunks > 0 and "last_seen_at" >= ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
 -- count: partial days at both ends of from/to
 select sum("sessions") as "n" from "session_days" where "project_id" = ? and "day" >= ? and "day" < ?;
@@ -17,13 +17,13 @@ select count(*) as "n" from "sessions" where "project_id" = ? and "started_at" >
 select count(*) as "n" from "sessions" where "project_id" = ? and "last_seen_at" < ? and +started_at >= ? and +started_at < ?;
 
 -- count: errors only, capped (dashboard)
-select count(*) as "n" from (select "id" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and events_errors > 0 limit ?) as "s";
+select count(*) as "n" from (select "id" from "sessions" where "project_id" = ? and events_errors > 0 and "last_seen_at" >= ? limit ?) as "s";
 
 -- events: page after a cursor (getSession streamed)
 select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body", "fingerprint", "issue_id" from "events" where "project_id" = ? and "session_id" = ? and (created_at, seq) > (?, ?) order by "created_at", "seq" limit ?;
 
 -- export: sessions after a cursor
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and (started_at, id) > (?, ?) order by "started_at", "id" limit ?;
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and (started_at, id) > (?, ?) order by "started_at", "id" limit ?;
 
 -- issues: first page
 select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
@@ -42,4 +42,4 @@ select "e"."seq", "e"."id", "e"."type", "e"."created_at", "e"."url", "e"."method
 select "day", "events" from "issue_days" where "project_id" = ? and "issue_id" = ? and "day" >= ? order by "day";
 
 -- list: visits of an issue (issue=)
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and +last_seen_at >= ? and "id" in (select "session_id" from "issue_sessions" where "project_id" = ? and "issue_id" = ?) order by +last_seen_at desc, "id" desc limit ? offset ?;
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "id" in (select "session_id" from "issue_sessions" where "project_id" = ? and "issue_id" = ?) and +last_seen_at >= ? order by +last_seen_at desc, "id" desc limit ? offset ?;

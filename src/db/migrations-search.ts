@@ -1,0 +1,84 @@
+import { sql, type Kysely, type Migration, type RawBuilder } from 'kysely'
+import type { Engine } from '../config.ts'
+import { userAgentFamilies } from '../visits/agent.ts'
+
+/**
+ * Who the visit was and what it did, searchable (issue 13): the session's user, tags, release, environment,
+ * entry page and parsed browser and OS; `session_terms` for the filters a column cannot hold (event types,
+ * HTTP statuses, tags); `session_texts` with trigram indexes for `q=` and `url=` (FTS5 on SQLite, pg_trgm on
+ * PostgreSQL, both serving case-insensitive substring search). Existing visits are filled in from their events.
+ */
+export const visitSearch = (engine: Engine, key: RawBuilder<unknown>): Migration => ({
+  async up(db: Kysely<unknown>) {
+    for (const column of ['entry_url', 'browser', 'os', 'user_id', 'user_traits', 'tags', 'release', 'environment', 'terms']) {
+      await db.schema.alterTable('sessions').addColumn(column, 'text').execute()
+    }
+    // Filter lookups and exact counts; none holds last_seen_at, so the per-batch UPDATE never touches them.
+    // Partial (`is not null`): only a query that names the column can use one, so a planner never takes these
+    // small indexes for a scan of the project that another index serves in order.
+    for (const column of ['user_id', 'country', 'browser', 'os']) {
+      await db.schema.createIndex(`sessions_${column === 'user_id' ? 'user' : column}_idx`).on('sessions').columns(['project_id', column])
+        .where(sql.ref(column), 'is not', null).execute()
+    }
+    await db.schema.createTable('session_terms')
+      .addColumn('project_id', key, (c) => c.notNull())
+      .addColumn('term', key, (c) => c.notNull())
+      .addColumn('session_id', key, (c) => c.notNull())
+      .addPrimaryKeyConstraint('session_terms_pk', ['project_id', 'term', 'session_id'])
+      .$call((t) => (engine === 'sqlite' ? t.modifyEnd(sql`without rowid`) : t))
+      .execute()
+    await db.schema.createTable('session_texts')
+      .addColumn('project_id', key, (c) => c.notNull())
+      .addColumn('session_id', key, (c) => c.notNull())
+      .addColumn('part', 'integer', (c) => c.notNull())
+      .addColumn('page', 'text', (c) => c.notNull())
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('session_texts_pk', ['project_id', 'session_id', 'part'])
+      .execute()
+    if (engine === 'sqlite') {
+      // An external-content index: the text is stored once, in session_texts; triggers keep the index in step.
+      await sql`create virtual table session_fts using fts5(page, body, content='session_texts', content_rowid='rowid',
+        tokenize='trigram', detail='none')`.execute(db)
+      await sql`create trigger session_texts_ai after insert on session_texts begin
+        insert into session_fts(rowid, page, body) values (new.rowid, new.page, new.body); end`.execute(db)
+      await sql`create trigger session_texts_ad after delete on session_texts begin
+        insert into session_fts(session_fts, rowid, page, body) values ('delete', old.rowid, old.page, old.body); end`.execute(db)
+    } else {
+      await sql`create extension if not exists pg_trgm`.execute(db)
+      await sql`create index session_texts_page_idx on session_texts using gin (page gin_trgm_ops)`.execute(db)
+      await sql`create index session_texts_body_idx on session_texts using gin (body gin_trgm_ops)`.execute(db)
+    }
+    await backfillSearch(engine, db)
+  },
+})
+
+/** Fills the search columns and tables of visits stored before 0009 from their events. */
+async function backfillSearch(engine: Engine, db: Kysely<unknown>): Promise<void> {
+  await sql`update sessions set entry_url = (select e.url from events e where e.project_id = sessions.project_id
+    and e.session_id = sessions.id and e.type = 'NAVIGATION' and e.url is not null order by e.created_at, e.seq limit 1)`.execute(db)
+  const agents = await sql<{ user_agent: string }>`select distinct user_agent from sessions where user_agent is not null`.execute(db)
+  for (const { user_agent } of agents.rows) {
+    const { browser, os } = userAgentFamilies(user_agent)
+    await sql`update sessions set browser = ${browser}, os = ${os} where user_agent = ${user_agent}`.execute(db)
+  }
+  const status = engine === 'postgres' ? sql`status_code::text` : sql`cast(status_code as text)`
+  const statusClass = engine === 'postgres' ? sql`(status_code / 100)::text || 'xx'` : sql`cast(status_code / 100 as text) || 'xx'`
+  await sql`insert into session_terms (project_id, term, session_id)
+    select distinct project_id, 't:' || type, session_id from events
+    union select distinct project_id, 's:' || ${status}, session_id from events where type = 'HTTP_ERROR' and status_code is not null
+    union select distinct project_id, 's:' || ${statusClass}, session_id from events where type = 'HTTP_ERROR' and status_code is not null`
+    .execute(db)
+  const termList = engine === 'postgres' ? sql`json_agg(term order by term)::text` : sql`json_group_array(term)`
+  await sql`update sessions set terms = (select ${termList} from session_terms t
+    where t.project_id = sessions.project_id and t.session_id = sessions.id)
+    where exists (select 1 from session_terms t where t.project_id = sessions.project_id and t.session_id = sessions.id)`.execute(db)
+  const joined = (expr: RawBuilder<unknown>) => (engine === 'postgres'
+    ? sql`coalesce(string_agg(distinct ${expr}, E'\n'), '')` : sql`coalesce(group_concat(${expr}, char(10)), '')`)
+  const texts = (select: RawBuilder<unknown>) => sql`(select ${joined(sql`x.v`)} from (${select}) x)`
+  const events = sql`from events e where e.project_id = s.project_id and e.session_id = s.id`
+  await sql`insert into session_texts (project_id, session_id, part, page, body)
+    select s.project_id, s.id, 0, ${texts(sql`select distinct e.url as v ${events} and e.type = 'NAVIGATION' and e.url is not null`)},
+      ${texts(sql`select e.message as v ${events} and e.message is not null union select e.url ${events} and e.url is not null`)}
+    from sessions s where s.events_total > 0`.execute(db)
+}
+

@@ -1,0 +1,133 @@
+/**
+ * What makes a visit findable, written with its events (writeBatches): the terms of session_terms and the
+ * text of session_texts. Private steps of the visit's write operation; the reads are in read.ts.
+ */
+import { LRUCache } from 'lru-cache'
+import { SEARCH_INDEXED_CHARS } from '../../common/limits.ts'
+import type { Db } from '../db/database.ts'
+import { runReused } from '../db/reuse.ts'
+import type { EventRecord } from '../events/types.ts'
+import type { VisitorFacts } from './facts.ts'
+
+/** The terms of session_terms (see tables.ts), spelled once: reads build the same strings. */
+export const term = {
+  type: (type: string) => `t:${type}`,
+  status: (status: string) => `s:${status}`,
+  tag: (key: string, value: string) => `g:${key}=${value}`,
+}
+
+/** The terms a batch gives its visit: its event types, its failed requests' statuses and status classes, its tags. */
+export function batchTerms(events: readonly EventRecord[], tags: VisitorFacts['tags']): Set<string> {
+  const terms = new Set<string>()
+  for (const e of events) {
+    terms.add(term.type(e.type))
+    if (e.type === 'HTTP_ERROR' && e.statusCode !== null) {
+      terms.add(term.status(String(e.statusCode)))
+      terms.add(term.status(`${Math.floor(e.statusCode / 100)}xx`))
+    }
+  }
+  if (tags) for (const [key, value] of Object.entries(tags)) terms.add(term.tag(key, value))
+  return terms
+}
+
+/**
+ * Writes the batch's terms the visit does not have yet; `stored` is the session row's `terms` (JSON). Most
+ * batches of a visit bring none, and then this costs nothing: the row's list answers without a lookup.
+ */
+async function addTerms(trx: Db, projectId: string, sessionId: string, stored: string | null, terms: Set<string>): Promise<void> {
+  const known = stored === null ? [] : (JSON.parse(stored) as string[])
+  for (const t of known) terms.delete(t)
+  if (terms.size === 0) return
+  const fresh = [...terms]
+  await trx.insertInto('session_terms').values(fresh.map((t) => ({ project_id: projectId, term: t, session_id: sessionId })))
+    .onConflict((oc) => oc.columns(['project_id', 'term', 'session_id']).doNothing()).execute()
+  await runReused(trx, 'set session terms', [JSON.stringify([...known, ...fresh]), projectId, sessionId],
+    () => trx.updateTable('sessions').set({ terms: JSON.stringify([...known, ...fresh]) })
+      .where('project_id', '=', projectId).where('id', '=', sessionId))
+}
+
+
+/** The searchable text of a batch: the pages it visited (`url=`), and (`q=`) event messages and URLs, the user id and traits. */
+export function batchTexts(events: readonly EventRecord[], seed: VisitorFacts): { pages: Set<string>; body: Set<string> } {
+  const pages = new Set<string>()
+  const body = new Set<string>()
+  const add = (to: Set<string>, text: string | null) => { if (text) to.add(text.slice(0, SEARCH_INDEXED_CHARS)) }
+  add(pages, seed.entryUrl)
+  for (const e of events) {
+    if (e.type === 'NAVIGATION') add(pages, e.url)
+    add(body, e.message)
+    add(body, e.url)
+  }
+  for (const page of pages) body.add(page)
+  if (seed.user) {
+    add(body, seed.user.id)
+    for (const [key, value] of Object.entries(seed.user.traits ?? {})) add(body, `${key}: ${String(value)}`)
+  }
+  return { pages, body }
+}
+
+/**
+ * Texts each recent visit already has indexed, by a 32-bit hash: a visit repeats its clicks, pages and errors
+ * batch after batch, and indexing each once keeps the trigram index's cost at ingest small. Filled only after
+ * a commit (remember), so a rolled-back batch never hides text; a visit this process has not seen, or forgot,
+ * has its text indexed again, which costs space but never a missed match.
+ */
+const INDEXED = new LRUCache<string, Set<number>>({ max: 20_000 })
+const visitKey = (projectId: string, sessionId: string) => `${projectId}\u0000${sessionId}`
+/** Texts remembered per visit at most: a visit with more unique texts indexes the rest each time. */
+const TEXTS_PER_VISIT = 500
+
+function hash(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return h >>> 0
+}
+
+export interface IndexedTexts {
+  /** visitKey of the visit. */
+  visit: string
+  hashes: number[]
+}
+
+/**
+ * Writes the batch's texts the visit has not indexed yet as one session_texts row (`part`: the batch's first
+ * seq, unique in the visit), and returns what to remember once the transaction commits.
+ */
+async function addTexts(
+  trx: Db, projectId: string, sessionId: string, part: number, texts: { pages: Set<string>; body: Set<string> },
+): Promise<IndexedTexts | null> {
+  const visit = visitKey(projectId, sessionId)
+  const seen = INDEXED.get(visit)
+  const fresh = (set: Set<string>, prefix: string) => [...set].filter((t) => !seen?.has(hash(prefix + t)))
+  const pages = fresh(texts.pages, 'p')
+  const body = fresh(texts.body, 'b')
+  if (pages.length === 0 && body.length === 0) return null
+  await runReused(trx, 'insert session text', [projectId, sessionId, part, pages.join('\n'), body.join('\n')],
+    () => trx.insertInto('session_texts').values({ project_id: projectId, session_id: sessionId, part, page: pages.join('\n'), body: body.join('\n') })
+      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'part']).doNothing()))
+  return { visit, hashes: [...pages.map((t) => hash(`p${t}`)), ...body.map((t) => hash(`b${t}`))] }
+}
+
+/** Remembers texts a committed transaction indexed. */
+export function rememberTexts(indexed: readonly IndexedTexts[]): void {
+  for (const { visit, hashes } of indexed) {
+    let seen = INDEXED.get(visit)
+    if (!seen) INDEXED.set(visit, (seen = new Set()))
+    for (const h of hashes) if (seen.size < TEXTS_PER_VISIT) seen.add(h)
+  }
+}
+
+/** Forgets deleted visits, so a session id used again (import) indexes its text anew. */
+export function forgetTexts(projectId: string, sessionIds: readonly string[]): void {
+  for (const id of sessionIds) INDEXED.delete(visitKey(projectId, id))
+}
+
+/** Makes a batch findable, in its savepoint: its terms and its new text; what it indexed joins `indexed`. */
+export async function indexBatch(
+  trx: Db, job: { projectId: string; events: readonly EventRecord[]; seed: VisitorFacts }, sessionId: string, terms: string | null, part: number,
+  indexed: IndexedTexts[],
+): Promise<void> {
+  await addTerms(trx, job.projectId, sessionId, terms, batchTerms(job.events, job.seed.tags))
+  const texts = await addTexts(trx, job.projectId, sessionId, part, batchTexts(job.events, job.seed))
+  if (texts) indexed.push(texts)
+}

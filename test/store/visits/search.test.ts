@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createProject } from '../../../src/projects/service.ts'
+import { DAY_MS } from '../../../src/shared/time.ts'
+import { deleteExpired } from '../../../src/visits/delete.ts'
+import { countFiltered, listSessions } from '../../../src/visits/read.ts'
+import { term } from '../../../src/visits/search.ts'
+import { writeBatches } from '../../../src/visits/write.ts'
+import { openTestDatabase } from '../../helpers/databases.ts'
+import { eventRecord, writeJob } from '../../helpers/factories.ts'
+import { testEngines } from '../../helpers/engines.ts'
+
+for (const engine of testEngines()) {
+  describe(`visit search store [${engine}]`, () => {
+    let handle: Awaited<ReturnType<typeof openTestDatabase>>
+    let projectId: string
+    const now = Date.UTC(2026, 10, 21, 15, 0, 0)
+    const cutoff = now - 30 * DAY_MS
+    const rows = async (table: 'session_terms' | 'session_texts') =>
+      Number((await handle.db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n')).where('project_id', '=', projectId)
+        .executeTakeFirstOrThrow()).n)
+
+    before(async () => {
+      handle = await openTestDatabase(engine)
+      projectId = (await createProject(handle.db, { name: 'Search', domain: 'search.example' })).id
+    })
+    after(() => handle.close())
+
+    it('writes a visit\'s terms once, however many batches repeat them, and lists each on the session row', async () => {
+      const events = (n: number) => [eventRecord(`a${n}`, now - 1000, 'HTTP_ERROR', { statusCode: 503, url: 'https://s.example/api' }),
+        eventRecord(`b${n}`, now - 900, 'CLICK', { message: 'button.buy' })]
+      for (let n = 0; n < 3; n++) {
+        const job = writeJob(projectId, 'terms-1', events(n), now)
+        await writeBatches(handle.db, [{ ...job, seed: { ...job.seed, tags: { plan: 'pro' } } }])
+      }
+      const stored = await handle.db.selectFrom('session_terms').select('term').where('project_id', '=', projectId).orderBy('term').execute()
+      assert.deepEqual(stored.map((r) => r.term), [term.tag('plan', 'pro'), term.status('503'), term.status('5xx'), term.type('CLICK'), term.type('HTTP_ERROR')].sort())
+      const row = await handle.db.selectFrom('sessions').select('terms').where('project_id', '=', projectId).executeTakeFirstOrThrow()
+      assert.deepEqual((JSON.parse(row.terms ?? '[]') as string[]).sort(), stored.map((r) => r.term))
+      // The same text three times is indexed once.
+      assert.equal(await rows('session_texts'), 1)
+      const range = { cutoff }
+      assert.equal(await countFiltered(handle.db, projectId, range, { q: ['BUTTON.buy'] }), 1)
+      assert.equal((await listSessions(handle.db, projectId, range, { limit: 10, offset: 0 }, { terms: [term.status('5xx')] }, 'filter')).length, 1)
+    })
+
+    it('a rolled-back batch leaves no terms or text, and its text is indexed when it comes again', async () => {
+      // Two batches of one group: the second fails alone (a sessionKey conflict on import ids), so its savepoint rolls back.
+      const good = writeJob(projectId, 'texts-ok', [eventRecord('x', now - 500, 'CLICK', { message: 'unique-alpha' })], now)
+      const bad = { ...writeJob(projectId, 'terms-1', [eventRecord('y', now - 400, 'USER_REPORT', { message: 'unique-beta' })], now) }
+      const outcomes = await writeBatches(handle.db, [good, { ...bad, seed: { ...bad.seed, id: 'not-the-owner' } }])
+      assert.ok('error' in (outcomes[1] ?? {}), 'the second batch failed')
+      assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { q: ['unique-beta'] }), 0)
+      assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { terms: [term.type('USER_REPORT')] }), 0)
+      await writeBatches(handle.db, [bad])
+      assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { q: ['unique-beta'] }), 1)
+      assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { terms: [term.type('USER_REPORT')] }), 1)
+    })
+
+    it('retention deletes a visit\'s terms and text with it', async () => {
+      const old = writeJob(projectId, 'old-visit', [eventRecord('o', now - 40 * DAY_MS, 'ERROR', { message: 'ancient failure' })], now)
+      await writeBatches(handle.db, [old])
+      const termsBefore = await rows('session_terms')
+      const textsBefore = await rows('session_texts')
+      assert.equal(await deleteExpired(handle.db, projectId, cutoff, 100), 1)
+      assert.equal(await rows('session_terms'), termsBefore - 1, 'its one term (t:ERROR) is gone')
+      assert.equal(await rows('session_texts'), textsBefore - 1)
+      assert.equal(await countFiltered(handle.db, projectId, { cutoff: 0 }, { q: ['ancient'] }), 0)
+    })
+  })
+}
