@@ -4,6 +4,7 @@
  * a map of ~6 MB, the size of a large single-page app's). One session's script has the map uploaded,
  * the other's has none; getSession of each, compared, is the price of mapping at read time.
  */
+import { noFacts } from '../../src/visits/facts.ts'
 import path from 'node:path'
 import { decodedMappings } from '@jridgewell/trace-mapping'
 import { build } from 'esbuild'
@@ -54,7 +55,7 @@ export async function ensureMapSessions(db: Kysely<Database>, progress: (line: s
     stack: stacks[i % STACKS]?.replaceAll('SCRIPT', url) ?? null, statusCode: null, durationMs: null, reqBody: null, resBody: null, fingerprint: null,
   }))
   const ids = { mapped: 'bench-maps-mapped', unmapped: 'bench-maps-unmapped' }
-  const seed = (id: string) => ({ id, sessionKey: `${id}-key`, ip: null, country: null, userAgent: 'Mozilla/5.0 (bench maps)', utm: null })
+  const seed = (id: string) => ({ ...noFacts(), id, sessionKey: `${id}-key`, userAgent: 'Mozilla/5.0 (bench maps)' })
   const job = async (id: string, url: string) => {
     const list = events(url)
     return { projectId: project.id, seed: seed(id), events: list, groups: await groupEvents(list), cutoff: 0, now }
