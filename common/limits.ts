@@ -96,6 +96,13 @@ export const CONSENT_QUEUE_MAX = 200
 export const MAX_MASK_FIELDS = 50
 /** Longest masked field name. */
 export const MAX_MASK_FIELD_LENGTH = 64
+/**
+ * How much of a visitor's IP address a project stores: `full`, `truncated` (IPv4 to its /24, IPv6 to its /48, the
+ * part that says roughly where, not who) or `none`. The country is looked up from the full address first.
+ */
+export const IP_STORAGE_MODES = ['full', 'truncated', 'none'] as const
+/** Default of IP_STORAGE: the server's IP storage for projects that do not choose their own. */
+export const DEFAULT_IP_STORAGE = 'full'
 
 // --- Screen recordings ---
 
@@ -154,7 +161,7 @@ export const MIN_RETENTION_DAYS = 1
 export const MAX_RETENTION_DAYS = 3650
 /** Default of RETENTION_SWEEP_SECONDS: seconds between in-process retention sweeps. */
 export const DEFAULT_SWEEP_SECONDS = 300
-/** Sessions deleted per transaction: short transactions keep ingest and reads flowing during a sweep. */
+/** Sessions deleted per transaction, by a retention sweep or an erasure: short transactions keep ingest and reads flowing meanwhile. */
 export const SWEEP_BATCH = 500
 /** Longest project name. */
 export const MAX_PROJECT_NAME_LENGTH = 200

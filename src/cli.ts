@@ -1,10 +1,9 @@
 import fs from 'node:fs'
 import readline from 'node:readline'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Kysely } from 'kysely'
 import {
   byteSize, DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SOURCEMAP_CACHE_BYTES,
-  DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, MAX_SOURCEMAP_BYTES, SOURCEMAP_LOOKUP_TTL_MS,
+  DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, MAX_SOURCEMAP_BYTES, SOURCEMAP_LOOKUP_TTL_MS, DEFAULT_IP_STORAGE, SWEEP_BATCH,
 } from '../common/limits.ts'
 import { loadConfig, ConfigError, type Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
@@ -18,7 +17,9 @@ import { exportSessions, importSessions } from './transfer/service.ts'
 import { firstRun } from './first-run.ts'
 import { changeStatus, STATUS_OF_ACTION } from './issues/service.ts'
 import { ensurePassword } from './dashboard/auth.ts'
-import { describeKeys } from './projects/format.ts'
+import { describeKeys, describeProject } from './projects/format.ts'
+import { eraseVisitor } from './privacy/service.ts'
+import { args, PROJECT_FIELDS, projectFields, required, UsageError } from './cli-options.ts'
 import { mapsInDirectory } from './sourcemaps/files.ts'
 import { createResolver } from './sourcemaps/resolve.ts'
 import { sourceMapMapper } from './issues/grouping.ts'
@@ -29,8 +30,13 @@ const USAGE = `Usage: sessionwatch <command> [options]
 
 Commands:
   serve                                   Run the service (what npm start runs)
-  project create --name NAME --domain DOMAIN [--retention-days N] [--json]
+  project create --name NAME --domain DOMAIN [--retention-days N] [--ip-storage full|truncated|none]
+                 [--mask-fields a,b,c] [--json]
                                           Create a project and print its keys
+  project update --project ID [--name NAME] [--domain DOMAIN] [--retention-days N]
+                 [--ip-storage full|truncated|none|default] [--mask-fields a,b,c] [--json]
+                                          Change a project; IP storage and masked fields apply to what arrives
+                                          from then on (default: follow IP_STORAGE; --mask-fields "" clears)
   project list [--json]                   List projects (API keys are stored hashed: only prefixes show)
   project rotate-key --project ID [--ingest] [--json]
                                           Replace the API key (and the ingest key with --ingest)
@@ -47,6 +53,9 @@ Commands:
   sourcemaps delete --project ID (--url URL | --all)
                                           Delete the map of one minified file's URL, or all of the project's
   retention run                           Delete every session past its project's retention now
+  erase --project ID (--user ID | --session ID | --ip IP) [--json]
+                                          Delete a visitor's visits with their events and recordings, as
+                                          retention deletes them; --ip matches the address as stored
   issue resolve|ignore|reopen --project ID ISSUE_ID
                                           Set an issue's status (a resolved issue reopens when it occurs again)
   webhook add --project ID --url URL [--json]
@@ -59,14 +68,12 @@ Commands:
 Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT}), HOST (${DEFAULT_HOST}), TRUST_PROXY,
 GEOIP_DB, RETENTION_SWEEP_SECONDS (${DEFAULT_SWEEP_SECONDS}), LOG_LEVEL (${DEFAULT_LOG_LEVEL}), ADMIN_PASSWORD (dashboard; unset: generated on
 first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_MAX_SESSION_BYTES (${DEFAULT_MAX_SESSION_BYTES}),
-PUBLIC_URL (links in webhook messages), WEBHOOK_ALLOW_PRIVATE (false), SOURCEMAP_CACHE_BYTES (${DEFAULT_SOURCEMAP_CACHE_BYTES}).`
+PUBLIC_URL (links in webhook messages), WEBHOOK_ALLOW_PRIVATE (false), SOURCEMAP_CACHE_BYTES (${DEFAULT_SOURCEMAP_CACHE_BYTES}),
+IP_STORAGE (${DEFAULT_IP_STORAGE}).`
 
 // For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
 // code that serves /sdk.js and /sdk.mjs.
 export { writeSdkFiles } from './assets/bundle.ts'
-
-/** A mistake in how the command was called: usage is printed with it. */
-class UsageError extends Error {}
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -105,23 +112,6 @@ async function withDatabase(config: Config, run: (db: Kysely<Database>) => Promi
   }
 }
 
-function args<O extends NonNullable<ParseArgsConfig['options']>>(rest: string[], options: O, positionals = 0) {
-  try {
-    const parsed = parseArgs({ args: rest, options, allowPositionals: positionals > 0, strict: true })
-    if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals] ?? ''}"`)
-    return parsed
-  } catch (error) {
-    if (error instanceof UsageError) throw error
-    throw new UsageError((error as Error).message)
-  }
-}
-
-function required(values: Record<string, unknown>, name: string): string {
-  const value = values[name]
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
-  return value
-}
-
 const print = (line: string): void => { process.stdout.write(`${line}\n`) }
 const note = (line: string): void => { process.stderr.write(`${line}\n`) }
 
@@ -129,13 +119,20 @@ const note = (line: string): void => { process.stderr.write(`${line}\n`) }
 async function runCommand(db: Kysely<Database>, config: Config, command: string, rest: string[]): Promise<number> {
   const sub = rest[0]
   if (command === 'project' && sub === 'create') {
-    const { values } = args(rest.slice(1), { name: { type: 'string' }, domain: { type: 'string' }, 'retention-days': { type: 'string' }, json: { type: 'boolean' } })
-    const days = values['retention-days']
-    if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--retention-days must be a whole number of days')
-    const created = await projects.createProject(db, {
-      name: required(values, 'name'), domain: required(values, 'domain'), retentionDays: days === undefined ? undefined : Number(days),
-    })
+    const { values } = args(rest.slice(1), { ...PROJECT_FIELDS, json: { type: 'boolean' } })
+    const created = await projects.createProject(db, { ...projectFields(values), name: required(values, 'name'), domain: required(values, 'domain') })
     print(values.json ? JSON.stringify(created) : describeKeys(created))
+    return 0
+  }
+  if (command === 'project' && sub === 'update') {
+    const { values } = args(rest.slice(1), { ...PROJECT_FIELDS, project: { type: 'string' }, json: { type: 'boolean' } })
+    const id = required(values, 'project')
+    const changes = projectFields(values)
+    if (Object.keys(changes).length === 0) {
+      throw new UsageError('project update needs a change: --name, --domain, --retention-days, --ip-storage or --mask-fields')
+    }
+    const updated = await projects.updateProject(db, id, changes)
+    print(values.json ? JSON.stringify(updated) : `Updated: ${describeProject(updated, config.ipStorage)}`)
     return 0
   }
   if (command === 'project' && sub === 'list') {
@@ -143,7 +140,7 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     const list = await projects.listProjects(db)
     if (values.json) print(JSON.stringify(list))
     else if (list.length === 0) print('No projects yet: sessionwatch project create --name NAME --domain DOMAIN')
-    else for (const p of list) print(`${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  API key ${p.apiKeyPrefix}…  ingest key ${p.ingestKey}`)
+    else for (const p of list) print(describeProject(p, config.ipStorage))
     return 0
   }
   if (command === 'project' && sub === 'rotate-key') {
@@ -173,7 +170,7 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     const lines = readline.createInterface({ input, crlfDelay: Infinity })
     // Grouped as ingest groups them: through the project's source maps.
     const mapFrames = sourceMapMapper(createResolver(db, { cacheBytes: config.sourceMapCacheBytes }), project.id)
-    const report = await importSessions(db, project, lines, config.recording, { progress: note, mapFrames })
+    const report = await importSessions(db, project, lines, config.recording, { progress: note, mapFrames, ipStorage: config.ipStorage })
     for (const bad of report.bad) note(`line ${bad.line}: ${bad.reason}`)
     note(`imported ${report.imported} sessions (${report.events} new events, ${report.duplicates} already stored); `
       + `${report.bad.length} bad lines skipped`)
@@ -232,6 +229,18 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     args(rest.slice(1), {})
     const report = await sweep(db, Date.now(), (id, n) => { note(`${id}: deleted ${n} expired sessions…`) })
     print(`retention: deleted ${report.deleted} expired sessions across ${report.projects} projects`)
+    return 0
+  }
+  if (command === 'erase') {
+    const { values } = args(rest, { project: { type: 'string' }, user: { type: 'string' }, session: { type: 'string' }, ip: { type: 'string' }, json: { type: 'boolean' } })
+    const project = required(values, 'project')
+    const given = (['user', 'session', 'ip'] as const).filter((name) => values[name] !== undefined)
+    if (given.length !== 1) throw new UsageError(`erase takes exactly one of --user, --session and --ip (got ${given.length === 0 ? 'none' : given.map((g) => `--${g}`).join(' and ')})`)
+    const result = await eraseVisitor(db, project, { userId: values.user, sessionId: values.session, ip: values.ip }, config.ipStorage, (n) => {
+      if (n >= SWEEP_BATCH) note(`erased ${n} visits…`)
+    })
+    if (result.note !== null) note(result.note)
+    print(values.json ? JSON.stringify(result) : `erased ${result.erased} visits from project ${project}, with their events and recordings`)
     return 0
   }
   if (command === 'webhook') return webhookCommand(db, config, sub, rest.slice(1))

@@ -1,10 +1,11 @@
 import path from 'node:path'
 import {
-  byteSize, DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
-  DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, MAX_BATCH_BYTES,
+  byteSize, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
+  DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, IP_STORAGE_MODES, MAX_BATCH_BYTES,
   MAX_CHUNK_BYTES_SETTING,
   MAX_POOL_SIZE, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
 } from '../common/limits.ts'
+import { isIpStorage, type IpStorage } from './privacy/ip.ts'
 
 /** Which storage engine a database URL selects. */
 export type Engine = 'sqlite' | 'postgres'
@@ -43,6 +44,8 @@ export interface Config {
   readonly webhooks: { readonly allowPrivate: boolean }
   /** Estimated bytes of parsed source maps a process keeps in memory for reads (an LRU bounded by this). */
   readonly sourceMapCacheBytes: number
+  /** IP_STORAGE: how much of a visitor's IP address is stored, for projects that do not choose (projects.ip_storage null). */
+  readonly ipStorage: IpStorage
 }
 
 export class ConfigError extends Error {
@@ -119,6 +122,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw))
       ? ok(Number(raw)) : bad('must be a whole number of bytes (0 keeps no parsed map: each read parses again)'),
   )
+  const ipStorage = read<IpStorage>('IP_STORAGE', DEFAULT_IP_STORAGE, (raw) =>
+    isIpStorage(raw) ? ok(raw) : bad(`must be one of ${IP_STORAGE_MODES.join(', ')} (a project may choose its own)`))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -135,6 +140,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     publicUrl,
     webhooks: Object.freeze({ allowPrivate }),
     sourceMapCacheBytes,
+    ipStorage,
   })
 }
 

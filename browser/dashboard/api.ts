@@ -1,3 +1,5 @@
+import type { IpStorage } from '../../src/privacy/ip.ts'
+
 /** An error answer of the service: its stable code and its message for people. */
 export class ApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string) {
@@ -33,3 +35,8 @@ export type { RecordingView as RecordingInfo } from '../../src/recording/service
 export type { ProjectSummary, ProjectWithKeys } from '../../src/projects/service.ts'
 export type { IssueView as IssueItem, IssueListView as IssueList, IssueDetailView as IssueDetail } from '../../src/issues/schema.ts'
 export type { DeliveryView as DeliveryItem, WebhookView as WebhookItem } from '../../src/alerts/schema.ts'
+export type { EraseResult } from '../../src/privacy/schema.ts'
+export type { IpStorage }
+
+/** What GET /projects says besides the list: the server's settings a project follows unless it chooses its own. */
+export interface ServerDefaults { ipStorage: IpStorage }

@@ -1,4 +1,4 @@
-import { api, ApiError, setSignedOutHandler, type ProjectSummary } from './api.ts'
+import { api, ApiError, setSignedOutHandler, type ProjectSummary, type ServerDefaults } from './api.ts'
 import { clear, h } from './dom.ts'
 import { renderApiTab } from './views/api-tab.ts'
 import { renderLogin } from './views/login.ts'
@@ -28,7 +28,7 @@ async function route(): Promise<void> {
       await renderProjects(main)
       return
     }
-    const projects = (await api<{ projects: ProjectSummary[] }>('GET', '/projects')).projects
+    const { projects, defaults } = await api<{ projects: ProjectSummary[]; defaults: ServerDefaults }>('GET', '/projects')
     const project = projects.find((p) => p.id === parts[1])
     if (!project) {
       main.append(h('p', { class: 'error' }, 'No such project. '), h('a', { href: '#/' }, 'All projects'))
@@ -47,7 +47,7 @@ async function route(): Promise<void> {
     const body = h('section', { class: 'tab' })
     main.append(body)
     if (tab === 'api') renderApiTab(body, project)
-    else if (tab === 'settings') renderSettings(body, project)
+    else if (tab === 'settings') renderSettings(body, project, defaults)
     else if (tab === 'issues') await renderIssues(body, project, params)
     else await renderSessions(body, project, params)
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { webhookRoutes } from '../alerts/routes.ts'
+import { eraseRoutes } from '../privacy/routes.ts'
 import { AppError } from '../errors.ts'
 import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
 import type { ReadAccess } from '../http/read-access.ts'
@@ -59,7 +60,8 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
     return reply.code(204).send()
   })
 
-  app.get('/projects', { schema: hide }, async () => ({ projects: await listProjects(app.db) }))
+  // The server's IP storage comes along: a project that leaves it unset follows it, and Settings says which it is.
+  app.get('/projects', { schema: hide }, async () => ({ projects: await listProjects(app.db), defaults: { ipStorage: app.config.ipStorage } }))
 
   app.post('/projects', { schema: { ...hide, body: NewProjectBody } }, async (request, reply) =>
     reply.code(201).send(await createProject(app.db, request.body)))
@@ -87,6 +89,7 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
     schema: { ...hide, params: IssueInProjectParams, body: IssueStatusBody },
   }, async (request) => (await changeStatus(app.db, await getProject(app.db, request.params.projectId), request.params.id, request.body.status)).issue)
   void app.register(webhookRoutes, { prefix: `${prefix}/webhooks` })
+  void app.register(eraseRoutes, { prefix: `${prefix}/erase` })
   done()
 }
 

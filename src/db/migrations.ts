@@ -308,6 +308,18 @@ const issueReads = (key: RawBuilder<unknown>): Migration => ({
   },
 })
 
+/**
+ * A project's privacy settings (issue 13): how much of a visitor's IP address it stores (`full`, `truncated` or
+ * `none`; null follows the server's IP_STORAGE) and the extra field names masked in request and response bodies
+ * (a JSON array; null for none). Applied to what arrives from now on: stored addresses and bodies stay as they are.
+ */
+const projectPrivacy: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('projects').addColumn('ip_storage', 'text').execute()
+    await db.schema.alterTable('projects').addColumn('mask_fields', 'text').execute()
+  },
+}
+
 /** Versioned migrations, applied in key order on every start. */
 export function migrations(engine: Engine): Record<string, Migration> {
   const key = engine === 'postgres' ? sql`text collate "C"` : sql`text`
@@ -322,6 +334,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0007_source_maps': sourceMaps(key, blob),
     '0008_issue_reads': issueReads(key),
     '0009_visit_search': visitSearch(engine, key),
+    '0010_project_privacy': projectPrivacy,
   }
 }
 

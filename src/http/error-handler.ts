@@ -154,7 +154,9 @@ function validationBody(issues: readonly ValidationIssue[], context: string | un
   // A `then` of "if type is X": say the rule, "events[0] (ERROR) needs message".
   const type = issue.schemaPath.includes('/then/') ? typeAt(request.body, path.slice(0, -1)) : undefined
   if (type !== undefined) return errorBody(400, 'invalid_body', `${fieldName(path.slice(0, -1))} (${type}) needs ${path.at(-1) ?? ''}`, field)
-  const help = typeof issue.params.pattern === 'string' ? PATTERN_HELP[issue.params.pattern] : undefined
+  const help = (typeof issue.params.pattern === 'string' ? PATTERN_HELP[issue.params.pattern] : undefined)
+    // Ajv says "must be equal to one of the allowed values" without naming them.
+    ?? (Array.isArray(issue.params.allowedValues) ? `one of ${issue.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}` : undefined)
   const what = missing !== undefined ? 'is required' : help !== undefined ? `must be ${help}` : (issue.message ?? 'is invalid')
   return errorBody(400, 'invalid_body', `${field || 'The body'} ${what}`, field || undefined)
 }

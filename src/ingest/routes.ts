@@ -4,10 +4,10 @@ import type { FastifyRequest } from 'fastify'
 import { MAX_BATCH_BYTES, MAX_EVENTS_PER_BATCH, textLimitsProse } from '../../common/limits.ts'
 import { AppError, invalidBody } from '../errors.ts'
 import { normalizeIp } from '../geo/country.ts'
-import { projectForIngestKey, type ProjectContext } from '../projects/service.ts'
+import { ipStorageOf, projectForIngestKey, type ProjectContext } from '../projects/service.ts'
 import { errorResponses, ref } from '../shared/schema.ts'
 import { IngestBody, IngestQuery, IngestResponse } from './schema.ts'
-import { ingestBatch } from './service.ts'
+import { ingestBatch, visitorOf } from './service.ts'
 import { sourceMapMapper } from '../issues/grouping.ts'
 
 /** Ingest from the browser SDK, under /ingest/v1. Cross-origin by design: the ingest key is public and write-only. */
@@ -34,7 +34,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         + 'or body field `key` (for `navigator.sendBeacon`, which posts `text/plain`; the body is JSON either way). '
         + 'The API key is refused here. A 200 means the batch is committed to disk. Retrying a batch with the same '
         + 'batchId (or event ids) stores nothing twice. The server sets ip (the connection, or X-Forwarded-For when '
-        + 'TRUST_PROXY says so), country, userAgent, utm and the counters. Text beyond its limit is cut and ends with '
+        + 'TRUST_PROXY says so, stored as the project\'s IP storage says: full, truncated or none), country (from the full address), '
+        + 'userAgent, utm and the counters. Request and response bodies are masked: password-like fields, card numbers and the '
+        + 'project\'s own maskFields. Text beyond its limit is cut and ends with '
         + `"…[truncated N chars]"; limits: ${textLimitsProse()} `
         + `characters; at most ${MAX_EVENTS_PER_BATCH} events and ${MAX_BATCH_BYTES} bytes per batch. Recording chunks (\`recording\`) are `
         + 'checked to inflate to rrweb events; one over RECORDING_MAX_CHUNK_BYTES, or past the session\'s '
@@ -47,8 +49,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request) => {
     const project = await ingestProject(request, request.body.key)
-    const ip = normalizeIp(request.ip)
-    const visitor = { ip, country: app.geo.country(ip), userAgent: request.headers['user-agent'] || null }
+    const visitor = visitorOf(normalizeIp(request.ip), request.headers['user-agent'] || null, app.geo, ipStorageOf(project, app.config.ipStorage))
     return ingestBatch(app.db, app.writer, project, request.body, visitor, app.config.recording, Date.now(),
       sourceMapMapper(app.sourceMaps, project.id))
   })

@@ -15,12 +15,23 @@ import type { Writer } from '../visits/writer.ts'
 import { groupEvents, type FrameMapper } from '../issues/grouping.ts'
 import { userAgentFamilies } from '../visits/agent.ts'
 import { cleanFacts } from '../visits/facts.ts'
+import type { CountryLookup } from '../geo/country.ts'
+import { storedIp, type IpStorage } from '../privacy/ip.ts'
 
 /** What the server knows of the visitor, independent of the body. */
 export interface Visitor {
+  /** As the project stores it (its IP storage). */
   ip: string | null
   country: string | null
   userAgent: string | null
+}
+
+/**
+ * The visitor of a request from its address (normalizeIp'd) and User-Agent. The country is looked up from the
+ * full address before the project's IP storage cuts or drops it, so truncating costs no country.
+ */
+export function visitorOf(ip: string | null, userAgent: string | null, geo: CountryLookup, storage: IpStorage): Visitor {
+  return { ip: storedIp(ip, storage), country: geo.country(ip), userAgent }
 }
 
 /** Events stamped later than this past arrival are from a broken clock; they are pinned to arrival. */
@@ -40,7 +51,7 @@ export async function ingestBatch(
   mapFrames?: FrameMapper,
 ): Promise<IngestResult> {
   const skew = clockSkew(body.sentAt, now)
-  const events = body.events.map((e, i) => toRecord(e, `${body.batchId}-${i}`, i, skew, now))
+  const events = body.events.map((e, i) => toRecord(e, `${body.batchId}-${i}`, i, skew, now, project.maskFields))
   const chunks = await decodeChunks(body.recording ?? [], limits, (t) => serverTime(t, skew, now), now)
   if (events.length === 0 && chunks.length === 0) {
     return { sessionId: await liveSessionId(db, project.id, body.sessionKey, retentionCutoff(project, now)), accepted: 0, duplicates: 0 }
@@ -90,7 +101,7 @@ function toEpoch(value: number | string): number | null {
   return typeof value === 'number' ? (Number.isFinite(value) ? Math.trunc(value) : null) : parseInstant(value)
 }
 
-function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number, now: number): EventRecord {
+function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number, now: number, maskFields: readonly string[]): EventRecord {
   let createdAt = now
   if (e.createdAt !== undefined) {
     const t = toEpoch(e.createdAt)
@@ -100,5 +111,5 @@ function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number
     }
     createdAt = serverTime(t, skew, now)
   }
-  return normalizeEvent({ ...e, id: e.id ?? defaultId, createdAt })
+  return normalizeEvent({ ...e, id: e.id ?? defaultId, createdAt }, maskFields)
 }

@@ -1,11 +1,12 @@
 import {
-  DEFAULT_RETENTION_DAYS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
+  DEFAULT_RETENTION_DAYS, IP_STORAGE_MODES, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
 } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'
 import { newId } from '../shared/ids.ts'
 import { DAY_MS } from '../shared/time.ts'
+import { isIpStorage, type IpStorage } from '../privacy/ip.ts'
 import { displayPrefix, hashApiKey, newApiKey, newIngestKey, sameDigest } from './keys.ts'
 import * as store from './store.ts'
 
@@ -19,7 +20,15 @@ export interface Project {
 /** A project as the server uses it internally. */
 export interface ProjectContext extends Project {
   retentionDays: number
+  /** How much of a visitor's IP address it stores; null follows the server's IP_STORAGE (ipStorageOf). */
+  ipStorage: IpStorage | null
+  /** Field names masked in request and response bodies besides the built-in ones; usually none. */
+  maskFields: readonly string[]
 }
+
+/** The IP storage a project applies: its own, else the server's (config.ipStorage). */
+export const ipStorageOf = (project: Pick<ProjectContext, 'ipStorage'>, serverDefault: IpStorage): IpStorage =>
+  project.ipStorage ?? serverDefault
 
 /** The API's view of a project: no keys, no settings. */
 export const publicProject = (p: Project): Project => ({ id: p.id, name: p.name, domain: p.domain })
@@ -42,15 +51,24 @@ export interface ProjectSummary extends Project {
   apiKeyPrefix: string
   ingestKey: string
   createdAt: string
+  /** null: the server's IP_STORAGE. */
+  ipStorage: IpStorage | null
+  maskFields: string[]
 }
 
+const maskFieldsOf = (row: store.ProjectRow): string[] => (row.mask_fields === null ? [] : JSON.parse(row.mask_fields) as string[])
+
 const toContext = (row: store.ProjectRow): ProjectContext =>
-  ({ id: row.id, name: row.name, domain: row.domain, retentionDays: row.retention_days })
+  ({ id: row.id, name: row.name, domain: row.domain, retentionDays: row.retention_days, ipStorage: row.ip_storage, maskFields: maskFieldsOf(row) })
 
 export interface NewProject {
   name: string
   domain: string
   retentionDays?: number
+  /** null (or left out at creation): the server's IP_STORAGE. */
+  ipStorage?: IpStorage | null
+  /** Replaces the list; an empty one masks only the built-in names. */
+  maskFields?: readonly string[]
 }
 
 /** Checks a new project's fields; returns every problem found. */
@@ -66,20 +84,59 @@ export function validateNewProject(input: NewProject): string[] {
   if (days !== undefined && (!Number.isInteger(days) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS)) {
     problems.push(`retention days must be a whole number from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}`)
   }
+  // Typed, but the CLI hands over what a person wrote.
+  if (input.ipStorage != null && !isIpStorage(input.ipStorage)) {
+    problems.push(`ipStorage must be one of ${IP_STORAGE_MODES.join(', ')}, or null for the server's IP_STORAGE (got "${String(input.ipStorage)}")`)
+  }
+  if (input.maskFields !== undefined) problems.push(...maskFieldProblems(input.maskFields))
   return problems
 }
 
-/** Changes a project's name, domain or retention; returns it as listed. Shorter retention hides older sessions at once. */
+/**
+ * What is wrong with a list of masked field names. Names are compared without regard to case, as the masking
+ * does (common/text.ts isSensitiveKey); a comma is refused because the CLI and the dashboard take the list
+ * comma-separated, so such a name could never be written back.
+ */
+function maskFieldProblems(fields: readonly string[]): string[] {
+  if (fields.length > MAX_MASK_FIELDS) return [`maskFields may name at most ${MAX_MASK_FIELDS} fields (got ${fields.length})`]
+  const problems: string[] = []
+  fields.forEach((raw, i) => {
+    const name = raw.trim()
+    if (name === '' || name.length > MAX_MASK_FIELD_LENGTH) {
+      problems.push(`maskFields[${i}] must be a field name of 1 to ${MAX_MASK_FIELD_LENGTH} characters (got ${name === '' ? 'an empty one' : `${name.length}`})`)
+    } else if (/[,\p{Cc}]/u.test(name)) {
+      problems.push(`maskFields[${i}] ${JSON.stringify(name)} must not contain commas or control characters`)
+    }
+  })
+  return problems
+}
+
+/** The list as stored: trimmed, each name once (first spelling kept); null when empty. */
+function storedMaskFields(fields: readonly string[]): string | null {
+  const seen = new Set<string>()
+  const kept = fields.map((f) => f.trim()).filter((f) => !seen.has(f.toLowerCase()) && seen.add(f.toLowerCase()))
+  return kept.length === 0 ? null : JSON.stringify(kept)
+}
+
+/**
+ * Changes a project's name, domain, retention or privacy settings; returns it as listed. Shorter retention hides
+ * older sessions at once; IP storage and masked fields apply to what arrives from now on.
+ */
 export async function updateProject(db: Db, id: string, input: Partial<NewProject>): Promise<ProjectSummary> {
   const current = await store.findProjectById(db, id)
   if (!current) throw new AppError(404, 'not_found', `No project with id "${id}"`)
-  const merged = { name: input.name ?? current.name, domain: input.domain ?? current.domain, retentionDays: input.retentionDays ?? current.retention_days }
+  const merged = {
+    name: input.name ?? current.name, domain: input.domain ?? current.domain, retentionDays: input.retentionDays ?? current.retention_days,
+    ipStorage: input.ipStorage, maskFields: input.maskFields,
+  }
   const problems = validateNewProject(merged)
   if (problems.length > 0) throw new AppError(400, 'invalid_parameter', problems.join('; '))
   const row = await store.updateProject(db, id, {
     ...(input.name !== undefined && { name: cleanText(input.name.trim()) }),
     ...(input.domain !== undefined && { domain: input.domain.toLowerCase() }),
     ...(input.retentionDays !== undefined && { retention_days: input.retentionDays }),
+    ...(input.ipStorage !== undefined && { ip_storage: input.ipStorage }),
+    ...(input.maskFields !== undefined && { mask_fields: storedMaskFields(input.maskFields) }),
   })
   if (!row) throw new AppError(404, 'not_found', `No project with id "${id}"`)
   return toSummary(row)
@@ -99,6 +156,8 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
     api_key_prefix: displayPrefix(apiKey),
     ingest_key: ingestKey,
     created_at: now,
+    ip_storage: input.ipStorage ?? null,
+    mask_fields: storedMaskFields(input.maskFields ?? []),
   }
   await store.insertProject(db, row)
   return { id: row.id, name: row.name, domain: row.domain, apiKey, ingestKey }
@@ -132,6 +191,7 @@ export async function listProjects(db: Db): Promise<ProjectSummary[]> {
 const toSummary = (r: store.ProjectRow): ProjectSummary => ({
   id: r.id, name: r.name, domain: r.domain, retentionDays: r.retention_days,
   apiKeyPrefix: r.api_key_prefix, ingestKey: r.ingest_key, createdAt: new Date(r.created_at).toISOString(),
+  ipStorage: r.ip_storage, maskFields: maskFieldsOf(r),
 })
 
 export const countProjects = (db: Db): Promise<number> => store.countProjects(db)

@@ -5,7 +5,7 @@ import type { ProjectTable } from './table.ts'
 export type ProjectRow = Selectable<ProjectTable>
 
 const columns = [
-  'id', 'name', 'domain', 'retention_days', 'api_key_hash', 'api_key_prefix', 'ingest_key', 'created_at',
+  'id', 'name', 'domain', 'retention_days', 'api_key_hash', 'api_key_prefix', 'ingest_key', 'created_at', 'ip_storage', 'mask_fields',
 ] as const
 
 export async function insertProject(db: Db, row: ProjectRow): Promise<void> {
@@ -43,7 +43,7 @@ export async function updateProjectKeys(
 }
 
 export async function updateProject(
-  db: Db, id: string, fields: Partial<Pick<ProjectRow, 'name' | 'domain' | 'retention_days'>>,
+  db: Db, id: string, fields: Partial<Pick<ProjectRow, 'name' | 'domain' | 'retention_days' | 'ip_storage' | 'mask_fields'>>,
 ): Promise<ProjectRow | undefined> {
   if (Object.keys(fields).length === 0) return findProjectById(db, id)
   return db.updateTable('projects').set(fields).where('id', '=', id).returning(columns).executeTakeFirst()

@@ -1,3 +1,5 @@
+import type { IpStorage } from '../privacy/ip.ts'
+
 /** Row shape of `projects`. Times are epoch milliseconds. */
 export interface ProjectTable {
   id: string
@@ -11,4 +13,8 @@ export interface ProjectTable {
   /** Public, write-only key that ships in every page the SDK runs on. */
   ingest_key: string
   created_at: number
+  /** How much of a visitor's IP address is stored (full, truncated, none); null follows the server's IP_STORAGE. */
+  ip_storage: IpStorage | null
+  /** JSON array of extra field names masked in request and response bodies, or null for none. */
+  mask_fields: string | null
 }

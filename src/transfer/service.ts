@@ -8,7 +8,9 @@ import { cleanFacts } from '../visits/facts.ts'
 import { createWriter } from '../visits/writer.ts'
 import { normalizeEvent } from '../events/normalize.ts'
 import { groupEvents, type FrameMapper } from '../issues/grouping.ts'
-import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
+import { ipStorageOf, retentionCutoff, type ProjectContext } from '../projects/service.ts'
+import { storedIp, type IpStorage } from '../privacy/ip.ts'
+import { DEFAULT_IP_STORAGE } from '../../common/limits.ts'
 import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
 import { toEventFields, toSessionView } from '../sessions/views.ts'
 import { chunksWithData, listEvents, sessionsAfter } from '../visits/read.ts'
@@ -77,12 +79,16 @@ export interface ImportReport {
  * bad line is reported by number and nothing of it is stored; good lines around it are kept.
  * Counters are recomputed from the events; re-importing the same lines stores nothing twice.
  * `limits` are the configured recording limits (config.recording), required so that an import
- * can never keep more than ingest would.
+ * can never keep more than ingest would. The project's privacy settings apply as at ingest: its maskFields
+ * to the bodies, its IP storage (`ipStorage`: the server's IP_STORAGE, for a project without its own) to the
+ * addresses, so an import never keeps more of a visitor than ingest would either.
  */
 export async function importSessions(
   db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string> | Iterable<string>, limits: RecordingLimits,
-  { progress = () => undefined, now = Date.now(), mapFrames }: { progress?: Progress; now?: number; mapFrames?: FrameMapper } = {},
+  { progress = () => undefined, now = Date.now(), mapFrames, ipStorage = DEFAULT_IP_STORAGE }:
+  { progress?: Progress; now?: number; mapFrames?: FrameMapper; ipStorage?: IpStorage } = {},
 ): Promise<ImportReport> {
+  const storage = ipStorageOf(project, ipStorage)
   const report: ImportReport = { imported: 0, events: 0, duplicates: 0, bad: [], expired: 0, droppedChunks: 0 }
   const cutoff = retentionCutoff(project, now)
   // Lines share group commits like ingest batches do; a bounded number is in flight at once.
@@ -92,7 +98,7 @@ export async function importSessions(
     try {
       const chunks = await importChunks(recording, limits, now)
       const result = await writer.submit({
-        projectId: project.id, seed, events, groups: await groupEvents(events, mapFrames), cutoff, now,
+        projectId: project.id, seed: { ...seed, ip: storedIp(seed.ip, storage) }, events, groups: await groupEvents(events, mapFrames), cutoff, now,
         ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: limits.maxSessionBytes } }),
       })
       report.imported++
@@ -112,7 +118,7 @@ export async function importSessions(
       if (text.trim() === '') continue
       let parsed: ReturnType<typeof parseLine>
       try {
-        parsed = parseLine(text)
+        parsed = parseLine(text, project.maskFields)
       } catch (error) {
         if (!(error instanceof AppError)) throw error
         report.bad.push({ line: lineNo, reason: error.message })
@@ -131,8 +137,8 @@ export async function importSessions(
   return report
 }
 
-/** Validates one line completely and turns it into what the store takes. Throws AppError naming the fault. */
-export function parseLine(text: string): { seed: SessionSeed & { id: string }; events: EventRecord[]; recording: TransferChunk[] } {
+/** Validates one line completely and turns it into what the store takes (bodies masked with `maskFields` too). Throws AppError naming the fault. */
+export function parseLine(text: string, maskFields: readonly string[] = []): { seed: SessionSeed & { id: string }; events: EventRecord[]; recording: TransferChunk[] } {
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -159,7 +165,7 @@ export function parseLine(text: string): { seed: SessionSeed & { id: string }; e
     if (missing.length > 0) throw new AppError(400, 'invalid_body', `events.${i}: ${e.type} needs ${missing.join(', ')}`)
     if (seen.has(e.id)) throw new AppError(400, 'invalid_body', `events.${i}.id: "${e.id}" appears twice`)
     seen.add(e.id)
-    return normalizeEvent({ ...e, createdAt: instant(`events.${i}.createdAt`, e.createdAt) })
+    return normalizeEvent({ ...e, createdAt: instant(`events.${i}.createdAt`, e.createdAt) }, maskFields)
   })
   return {
     seed: {

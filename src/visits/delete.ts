@@ -1,16 +1,17 @@
 import { sql, type Kysely } from 'kysely'
-import type { Database, Db } from '../db/database.ts'
+import { SWEEP_BATCH } from '../../common/limits.ts'
+import { canMatch, type Database, type Db } from '../db/database.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { byKey } from './issues.ts'
 import { forgetTexts } from './search.ts'
 
-interface ExpiredRef {
+interface SessionRef {
   id: string
 }
 
 /** The oldest sessions of a project whose last activity is before `cutoff`, at most `limit`. */
-function findExpired(db: Db, projectId: string, cutoff: number, limit: number): Promise<ExpiredRef[]> {
+function findExpired(db: Db, projectId: string, cutoff: number, limit: number): Promise<SessionRef[]> {
   return db.selectFrom('sessions').select(['id'])
     .where('project_id', '=', projectId).where('last_seen_at', '<', cutoff)
     .orderBy('last_seen_at').orderBy('id').limit(limit).execute()
@@ -24,7 +25,7 @@ function findExpired(db: Db, projectId: string, cutoff: number, limit: number): 
  * Returns how many sessions it deleted.
  */
 export async function deleteSessions(
-  db: Db, projectId: string, refs: readonly ExpiredRef[], days: DayDeltas,
+  db: Db, projectId: string, refs: readonly SessionRef[], days: DayDeltas,
 ): Promise<number> {
   if (refs.length === 0) return 0
   const ids = refs.map((r) => r.id)
@@ -66,18 +67,72 @@ async function deleteChunks(db: Db, projectId: string, sessionIds: readonly stri
 
 /**
  * Deletes up to `limit` of a project's sessions whose last activity is before `cutoff` (the oldest
- * first), with their events and recordings, in one short transaction that also keeps the day
- * counters exact. Returns how many it deleted: 0 when none is left.
+ * first), with their events and recordings. Returns how many it deleted: 0 when none is left.
  */
 export async function deleteExpired(db: Kysely<Database>, projectId: string, cutoff: number, limit: number): Promise<number> {
   const refs = await findExpired(db, projectId, cutoff, limit)
-  if (refs.length === 0) return 0
+  return refs.length === 0 ? 0 : deleteInTransaction(db, projectId, refs)
+}
+
+/**
+ * Deletes sessions (deleteSessions) in one short transaction of their own that also keeps the day counters
+ * exact. They were found before it began, so it holds the writers only for the deleting, and deleteSessions
+ * counts only what is still there to delete.
+ */
+function deleteInTransaction(db: Kysely<Database>, projectId: string, refs: readonly SessionRef[]): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const days = new DayDeltas()
     const deleted = await deleteSessions(trx, projectId, refs, days)
     await days.apply(trx)
     return deleted
   })
+}
+
+/**
+ * Which visits an erasure takes: one visit by its id, every visit whose stored IP address is this text (as the
+ * project stored it: a truncating project holds `203.0.113.0`, not the visitor's full address), or every visit
+ * identified (Sessionwatch.identify) as this user.
+ */
+export type EraseMatch = { sessionId: string } | { ip: string } | { userId: string }
+
+/** Up to `limit` of a project's visits matching `match` whose id sorts after `after`, in id order. */
+function findMatching(db: Db, projectId: string, match: EraseMatch, after: string | null, limit: number): Promise<SessionRef[]> {
+  let q = db.selectFrom('sessions').select('id').where('project_id', '=', projectId)
+  if ('sessionId' in match) q = q.where('id', '=', match.sessionId)
+  else if ('ip' in match) q = q.where('ip', '=', match.ip)
+  else q = q.where('user_id', '=', match.userId)
+  if (after !== null) q = q.where('id', '>', after)
+  return q.orderBy('id').limit(limit).execute()
+}
+
+/**
+ * Erases a visitor's data, on their request: deletes the project's visits matching `match`, live or past
+ * retention, with their events, recordings and search entries, and takes them out of their issues' counters,
+ * issue_days, the issues' latest-event pointers and the day counters exactly as retention does (deleteSessions).
+ * An address or a user can hold thousands of visits, so it walks them in id order, `chunk` to a transaction,
+ * and `onProgress` hears the running count after each; a visit that arrives meanwhile is taken if its id sorts
+ * after the walk's place, else by the next run. Returns how many visits it deleted: running it again deletes
+ * none (unless new visits matched).
+ */
+export async function eraseVisits(
+  db: Kysely<Database>, projectId: string, match: EraseMatch,
+  { chunk = SWEEP_BATCH, onProgress }: { chunk?: number; onProgress?: (erased: number) => void } = {},
+): Promise<number> {
+  if (!canMatch('sessionId' in match ? match.sessionId : 'ip' in match ? match.ip : match.userId)) return 0
+  let erased = 0
+  let after: string | null = null
+  for (;;) {
+    const refs = await findMatching(db, projectId, match, after, chunk)
+    const last = refs.at(-1)
+    if (last === undefined) break
+    erased += await deleteInTransaction(db, projectId, refs)
+    onProgress?.(erased)
+    if (refs.length < chunk) break
+    after = last.id
+    // Let queued requests run between chunks, as the retention sweep does.
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  return erased
 }
 
 /** How many of the issue's most recently active visits are searched for its latest event when the one it pointed at is deleted. */

@@ -2,7 +2,7 @@
  * The issues of a visit's events: the steps of writeBatches that keep issues, their fingerprints,
  * the issue–visit links, the day counts and the per-status totals exact (delete.ts forgetVisits undoes them), and
  * setIssueStatus, the one operation that changes an issue's status. Features reach the issue tables
- * only through writeBatches, deleteExpired, setIssueStatus and the reads.
+ * only through writeBatches, deleteExpired, eraseVisits, setIssueStatus and the reads.
  *
  * The counting rule: an issue counts the stored events grouped into it and the distinct stored
  * visits that hold them. A retried batch adds nothing (only inserted events count); a visit that

@@ -163,10 +163,67 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     assert.equal((await cli(['webhook', 'remove', '--project', project], env)).code, 2, 'WEBHOOK_ID is required')
   })
 
+  it('project create and update set IP storage and masked fields, naming a bad value', async () => {
+    const created = await cli(['project', 'create', '--name', 'P', '--domain', 'p.example', '--ip-storage', 'truncated', '--mask-fields', 'iban, phone', '--json'], env)
+    assert.equal(created.code, 0, created.stderr)
+    const id = (JSON.parse(created.stdout) as { id: string }).id
+    const listed = (JSON.parse((await cli(['project', 'list', '--json'], env)).stdout) as { id: string; ipStorage: string | null; maskFields: string[] }[])
+      .find((p) => p.id === id)
+    assert.deepEqual([listed?.ipStorage, listed?.maskFields], ['truncated', ['iban', 'phone']])
+    assert.match((await cli(['project', 'list'], env)).stdout, new RegExp(`${id}  P \\(p\\.example\\)  retention 30 d  IP truncated  masked fields iban,phone`))
+    const updated = await cli(['project', 'update', '--project', id, '--ip-storage', 'default', '--mask-fields', '', '--json'], env)
+    assert.equal(updated.code, 0, updated.stderr)
+    const changed = JSON.parse(updated.stdout) as { ipStorage: string | null; maskFields: string[] }
+    assert.deepEqual([changed.ipStorage, changed.maskFields], [null, []])
+    const renamed = await cli(['project', 'update', '--project', id, '--name', 'P2'], env)
+    assert.ok(renamed.stdout.startsWith(`Updated: ${id}  P2 (p.example)  retention 30 d  IP full (server default)  API key`), renamed.stdout)
+    const bad = await cli(['project', 'update', '--project', id, '--ip-storage', 'hashed'], env)
+    assert.equal(bad.code, 2)
+    assert.match(bad.stderr, /--ip-storage must be full, truncated, none or default/)
+    const long = await cli(['project', 'update', '--project', id, '--mask-fields', `ok,${'x'.repeat(65)}`], env)
+    assert.equal(long.code, 1)
+    assert.match(long.stderr, /maskFields\[1\] must be a field name of 1 to 64 characters \(got 65\)/)
+    assert.equal((await cli(['project', 'update', '--project', id], env)).code, 2, 'an update needs a change')
+    assert.equal((await cli(['project', 'update', '--project', 'p_nope', '--name', 'x'], env)).code, 1)
+  })
+
+  it('erase deletes a visitor\'s visits and says how many; bad input fails naming it', async () => {
+    const project = (JSON.parse((await cli(['project', 'create', '--name', 'E', '--domain', 'e.example', '--json'], env)).stdout) as { id: string }).id
+    const t = new Date().toISOString()
+    const line = (id: string, ip: string, user: string | null) => JSON.stringify({ id, sessionKey: `${id}-key`, startedAt: t, lastSeenAt: t, ip,
+      user: user === null ? null : { id: user, traits: null }, events: [{ id: 'e1', type: 'ERROR', createdAt: t, message: 'boom' }] })
+    const lines = [line('erase-a1', '203.0.113.7', 'ann'), line('erase-a2', '198.51.100.2', 'ann'), line('erase-b1', '203.0.113.7', 'ben'), line('erase-c1', '198.51.100.3', null)]
+    assert.equal((await cli(['import', '--project', project, '-'], env, `${lines.join('\n')}\n`)).code, 0)
+
+    const ann = await cli(['erase', '--project', project, '--user', 'ann', '--json'], env)
+    assert.equal(ann.code, 0, ann.stderr)
+    assert.deepEqual(JSON.parse(ann.stdout), { erased: 2, note: null })
+    const again = await cli(['erase', '--project', project, '--user', 'ann'], env)
+    assert.equal(again.code, 0, again.stderr)
+    assert.match(again.stdout, new RegExp(`^erased 0 visits from project ${project}`))
+    assert.match((await cli(['erase', '--project', project, '--ip', '203.0.113.7'], env)).stdout, /^erased 1 visits/)
+    assert.match((await cli(['erase', '--project', project, '--session', 'erase-c1'], env)).stdout, /^erased 1 visits/)
+    assert.equal((await cli(['export', '--project', project], env)).stdout, '', 'nothing of the four visits is left')
+
+    const none = await cli(['erase', '--project', project], env)
+    assert.equal(none.code, 2)
+    assert.match(none.stderr, /erase takes exactly one of --user, --session and --ip \(got none\)/)
+    const two = await cli(['erase', '--project', project, '--user', 'ann', '--ip', '203.0.113.7'], env)
+    assert.equal(two.code, 2)
+    assert.match(two.stderr, /got --user and --ip/)
+    const ip = await cli(['erase', '--project', project, '--ip', '203.0.113'], env)
+    assert.equal(ip.code, 1)
+    assert.match(ip.stderr, /ip must be an IPv4 or IPv6 address such as 203\.0\.113\.7 or 2001:db8::1 \(got "203\.0\.113"\)/)
+    const unknown = await cli(['erase', '--project', 'p_nope', '--user', 'ann'], env)
+    assert.equal(unknown.code, 1)
+    assert.match(unknown.stderr, /No project with id "p_nope"/)
+  })
+
   it('prints usage for help', async () => {
     const res = await cli(['help'], env)
     assert.equal(res.code, 0)
     assert.match(res.stdout, /project create --name NAME --domain DOMAIN/)
     assert.match(res.stdout, /webhook add --project ID --url URL/)
+    assert.match(res.stdout, /erase --project ID \(--user ID \| --session ID \| --ip IP\) \[--json\]/)
   })
 })}

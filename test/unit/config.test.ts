@@ -44,6 +44,13 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ RECORDING_MAX_CHUNK_BYTES: '2000000', ADMIN_PASSWORD: 'short' }), (error: unknown) =>
       error instanceof ConfigError && error.problems.length === 2 && /1 MiB request/.test(error.message) && /at least 8/.test(error.message))
   })
+  it('reads IP_STORAGE as full, truncated or none, full by default', () => {
+    assert.equal(loadConfig({}).ipStorage, 'full')
+    assert.equal(loadConfig({ IP_STORAGE: 'truncated' }).ipStorage, 'truncated')
+    assert.equal(loadConfig({ IP_STORAGE: ' none ' }).ipStorage, 'none')
+    assert.throws(() => loadConfig({ IP_STORAGE: 'anonymized' }), (error: unknown) =>
+      error instanceof ConfigError && /IP_STORAGE="anonymized": must be one of full, truncated, none/.test(error.message))
+  })
   it('reads the source map cache size', () => {
     assert.equal(loadConfig({}).sourceMapCacheBytes, 268_435_456)
     assert.equal(loadConfig({ SOURCEMAP_CACHE_BYTES: '0' }).sourceMapCacheBytes, 0)

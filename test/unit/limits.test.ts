@@ -57,6 +57,7 @@ describe('limits and defaults', () => {
     assert.equal(config.logLevel, limits.DEFAULT_LOG_LEVEL)
     assert.deepEqual(config.recording, { maxChunkBytes: limits.DEFAULT_MAX_CHUNK_BYTES, maxSessionBytes: limits.DEFAULT_MAX_SESSION_BYTES })
     assert.equal(config.sourceMapCacheBytes, limits.DEFAULT_SOURCEMAP_CACHE_BYTES)
+    assert.equal(config.ipStorage, limits.DEFAULT_IP_STORAGE)
   })
 
   it('the README Configuration table states the defaults and bounds', () => {
@@ -72,6 +73,7 @@ describe('limits and defaults', () => {
       RECORDING_MAX_CHUNK_BYTES: limits.DEFAULT_MAX_CHUNK_BYTES,
       RECORDING_MAX_SESSION_BYTES: limits.DEFAULT_MAX_SESSION_BYTES,
       SOURCEMAP_CACHE_BYTES: limits.DEFAULT_SOURCEMAP_CACHE_BYTES,
+      IP_STORAGE: limits.DEFAULT_IP_STORAGE,
     }
     for (const [name, value] of Object.entries(defaults)) assert.equal(table.get(name)?.[0], String(value), `README default of ${name}`)
     const meaning = (name: string) => table.get(name)?.[1] ?? ''
@@ -136,6 +138,9 @@ describe('limits and defaults', () => {
       `(default ${limits.DEFAULT_RETENTION_DAYS} days; \`--retention-days\` at creation)`,
       `(every \`RETENTION_SWEEP_SECONDS\`, default ${limits.DEFAULT_SWEEP_SECONDS})`,
       `in transactions of ${limits.SWEEP_BATCH} sessions`,
+      `Matches are deleted in transactions of ${limits.SWEEP_BATCH} visits`,
+      `may name up to ${limits.MAX_MASK_FIELDS} more field names (\`maskFields\`, each up to ${limits.MAX_MASK_FIELD_LENGTH} characters`,
+      `follows \`IP_STORAGE\` (default \`${limits.DEFAULT_IP_STORAGE}\`)`,
       `and up to ${limits.ISSUE_VISITS} recent visits that hit it`,
       `the project's ${limits.REGROUP_ISSUES} most recently seen`,
       `an ingest body over ${limits.byteSize(limits.MAX_BATCH_BYTES)}`,

@@ -1,6 +1,7 @@
 import { api, type ProjectSummary, type RecordingInfo, type SessionEvent, type SessionItem } from '../api.ts'
 import { formatDuration, formatTime, h } from '../dom.ts'
 import { mountReplay, noReplay, type Replay } from './replay.ts'
+import { deleteVisitButton } from './erase.ts'
 import { browserName } from './sessions.ts'
 import { stackBlock } from './stack.ts'
 
@@ -23,7 +24,8 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
       fact('Country', s.country ?? '—'), fact('IP', s.ip ?? '—'), fact('Browser', browserName(s.userAgent)),
       fact('Events', `${s.events.total} (${s.events.errors} errors, ${s.events.slow} slow)`),
       fact('Tags', s.utm ? Object.entries(s.utm).map(([k, v]) => `${k}=${v}`).join(' ') : '—'),
-      fact('User-Agent', s.userAgent ?? '—')))
+      fact('User-Agent', s.userAgent ?? '—')),
+    deleteVisitButton(project, s.id))
 
   const timeline = h('ol', { class: 'timeline', id: 'timeline' })
   const playerBox = h('div', { class: 'player', id: 'player' })

@@ -4,6 +4,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { enqueueCommitted, issueAlert, startReceiver } from '../../helpers/alerts.ts'
 import { json, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
+import { getProject } from '../../../src/projects/service.ts'
+import { findSession } from '../../../src/visits/read.ts'
 import { closeBrowserTest, eventually, screenshot, servePage, startBrowserTest } from '../../helpers/browser.ts'
 import { hostilePage, PAYLOAD_IMG, PAYLOAD_SVG } from './hostile.ts'
 
@@ -236,6 +238,33 @@ describe('dashboard, in Chromium', () => {
     await page.click('#timeline li[data-type=ERROR] .issue-link')
     await page.waitForSelector('#issue-facts')
     assert.match(await page.textContent('#issue-title') ?? '', /Checkout failed/)
+  })
+
+  it('privacy: Settings chooses IP storage and masked fields and erases a user; a visit is deleted from its page', async () => {
+    const visit = async (key: string, extra: Record<string, unknown> = {}) =>
+      json<{ sessionId: string }>(await t.ingest(batch(key, [{ type: 'CLICK', message: 'privacy' }], extra))).sessionId
+    const carol = await visit('privacy-carol-visit', { user: { id: 'carol' } })
+    const single = await visit('privacy-single-visit')
+    await page.goto(`${base}/app#/p/${t.project.id}/settings`)
+    await page.selectOption('#set-ip-storage', 'truncated')
+    await page.fill('#set-mask-fields', 'iban, phone')
+    await page.click('#settings button[type=submit]')
+    await page.locator('#settings-message.ok').waitFor()
+    const saved = await getProject(t.app.db, t.project.id)
+    assert.deepEqual([saved.ipStorage, saved.maskFields], ['truncated', ['iban', 'phone']])
+    await page.selectOption('#erase-kind', 'userId')
+    await page.fill('#erase-value', 'carol')
+    await page.click('#erase button[type=submit]')
+    await page.locator('#erase-message.ok', { hasText: 'Erased 1 visits.' }).waitFor()
+    assert.ok(dialogs.some((d) => d.startsWith('confirm: Erase every visit of user id "carol"?')), 'erasing asks first')
+    // (The API key was rotated above: the store answers for the API.)
+    assert.equal(await findSession(t.app.db, t.project.id, carol, 0), undefined)
+    await screenshot(page, '10-settings-privacy')
+    await page.goto(`${base}/app#/p/${t.project.id}/s/${single}`)
+    await page.click('#delete-visit')
+    await page.waitForSelector('#sessions')
+    assert.ok(dialogs.some((d) => d.startsWith(`confirm: Delete the visit ${single}?`)))
+    assert.equal(await findSession(t.app.db, t.project.id, single, 0), undefined)
   })
 
   it('nothing from the visitor ran: no payload, no dialog, no page error', async () => {

@@ -1,0 +1,53 @@
+/*
+ * How the CLI reads its options (src/cli.ts runs the commands): node:util parseArgs, with every mistake in how a
+ * command was called thrown as a UsageError, which the CLI prints with its usage.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { IP_STORAGE_MODES } from '../common/limits.ts'
+import { isIpStorage } from './privacy/ip.ts'
+import type { NewProject } from './projects/service.ts'
+
+/** A mistake in how the command was called: usage is printed with it. */
+export class UsageError extends Error {}
+
+/** The command's options, strict: an unknown option or a surplus argument is a UsageError. */
+export function args<O extends NonNullable<ParseArgsConfig['options']>>(rest: string[], options: O, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args: rest, options, allowPositionals: positionals > 0, strict: true })
+    if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals] ?? ''}"`)
+    return parsed
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    throw new UsageError((error as Error).message)
+  }
+}
+
+export function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name]
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
+  return value
+}
+
+/** The options that set a project's fields, shared by `project create` and `project update`. */
+export const PROJECT_FIELDS = {
+  name: { type: 'string' }, domain: { type: 'string' }, 'retention-days': { type: 'string' }, 'ip-storage': { type: 'string' }, 'mask-fields': { type: 'string' },
+} as const
+
+/** The fields the options set; projects/service.ts validates their values and names what is wrong. */
+export function projectFields(values: { [K in keyof typeof PROJECT_FIELDS]?: string }): Partial<NewProject> {
+  const days = values['retention-days']
+  if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--retention-days must be a whole number of days')
+  const storage = values['ip-storage']
+  if (storage !== undefined && storage !== 'default' && !isIpStorage(storage)) {
+    throw new UsageError(`--ip-storage must be ${IP_STORAGE_MODES.join(', ')} or default (the server's IP_STORAGE), not "${storage}"`)
+  }
+  const fields = values['mask-fields']
+  return {
+    ...(values.name !== undefined && { name: values.name }),
+    ...(values.domain !== undefined && { domain: values.domain }),
+    ...(days !== undefined && { retentionDays: Number(days) }),
+    // `default` (update): follow the server's IP_STORAGE again.
+    ...(storage !== undefined && { ipStorage: storage === 'default' ? null : storage }),
+    ...(fields !== undefined && { maskFields: fields.split(',').map((f) => f.trim()).filter((f) => f !== '') }),
+  }
+}

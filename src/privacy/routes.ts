@@ -1,0 +1,15 @@
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
+import { ProjectParams } from '../dashboard/schema.ts'
+import { EraseBody, EraseResult } from './schema.ts'
+import { eraseVisitor } from './service.ts'
+
+/**
+ * Erasing a visitor's data from the dashboard: registered inside its API, under /projects/:projectId/erase, so its
+ * sign-in and X-Sessionwatch checks guard it.
+ */
+export const eraseRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
+  app.post('/', {
+    schema: { hide: true, params: ProjectParams, body: EraseBody, response: { 200: EraseResult } },
+  }, (request) => eraseVisitor(app.db, request.params.projectId, request.body, app.config.ipStorage))
+  done()
+}
