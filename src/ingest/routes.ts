@@ -19,7 +19,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Fastify's own JSON parser, so a text/plain body is refused for what an application/json one is (`__proto__` keys).
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: MAX_BATCH_BYTES }, (req, body, done) => {
-    parseJson(req, String(body), (error, value) => {
+    void parseJson(req, String(body), (error, value) => {
       if (error) done(invalidBody('The body must be JSON (sent as application/json or text/plain) without __proto__ or constructor keys'), undefined)
       else done(null, value)
     })
