@@ -87,9 +87,9 @@ async function backfillSearch(engine: Engine, db: Kysely<unknown>): Promise<void
       join sessions s on s.project_id = t.project_id and s.id = t.session_id
     group by t.project_id, t.term, s.start_day`.execute(db)
   const termList = engine === 'postgres' ? sql`json_agg(term order by term)::text` : sql`json_group_array(term)`
-  await sql`update sessions set terms = (select ${termList} from session_terms t
-    where t.project_id = sessions.project_id and t.session_id = sessions.id)
-    where exists (select 1 from session_terms t where t.project_id = sessions.project_id and t.session_id = sessions.id)`.execute(db)
+  // One grouped pass: session_terms is keyed by term, so a lookup per session would scan it once per session.
+  await sql`update sessions set terms = x.terms from (select project_id, session_id, ${termList} as terms from session_terms
+    group by project_id, session_id) x where sessions.project_id = x.project_id and sessions.id = x.session_id`.execute(db)
   const joined = (expr: RawBuilder<unknown>) => (engine === 'postgres'
     ? sql`coalesce(string_agg(distinct ${expr}, E'\n'), '')` : sql`coalesce(group_concat(${expr}, char(10)), '')`)
   const texts = (select: RawBuilder<unknown>) => sql`(select ${joined(sql`x.v`)} from (${select}) x)`
