@@ -29,7 +29,7 @@ try {
       const start = performance.now()
       const page = await dashboardSessions(db, project, { limit: 50, offset: 0, ...filters }, now)
       runs.push(performance.now() - start)
-      total = `${page.total}${page.totalCapped ? '+' : ''}`
+      total = String(page.total)
     }
     runs.sort((a, b) => a - b)
     console.log(`${label.padEnd(18)} median ${(runs[3] ?? 0).toFixed(1)} ms   total ${total}`)

@@ -10,6 +10,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { sql } from 'kysely'
 import pg from 'pg'
 import type { Engine } from '../src/config.ts'
 import { loadConfig } from '../src/config.ts'
@@ -20,6 +21,7 @@ import { ensureDataset, FULL, QUICK, type Dataset } from './dataset.ts'
 import { batchFactory, errorBatchFactory } from './lib/batches.ts'
 import { cpuSeconds } from './lib/cpu.ts'
 import { ensureIssues } from './lib/issues.ts'
+import { ensureSearch, type SearchData } from './lib/search.ts'
 import { load, type LoadResult } from './lib/load.ts'
 import { sampleMax, startCeiling } from './lib/processes.ts'
 import { ROOT, startService } from './lib/service.ts'
@@ -61,6 +63,22 @@ async function measure(url: string, route: string, apiKey?: string): Promise<Loa
   return load({ url, path: route, seconds, connections, headers })
 }
 
+/** Issue 13's search scenarios: each filter alone, then pairs ("search2:"), as the route's query string. */
+function searchScenarios(search: SearchData, busyDay: string): [string, string][] {
+  const single: [string, string][] = [
+    ['errors=true', 'errors=true'], ['recording=true', 'recording=true'], ['user=', `user=${search.user}`], ['country=', 'country=DE'],
+    ['browser=', 'browser=firefox'], ['os=', 'os=windows'], ['url=', 'url=%2Fp%2F17'], ['q=', 'q=price'], ['type=', 'type=USER_REPORT'],
+    ['status=', 'status=5xx'], ['tag.plan=', 'tag.plan=pro'],
+    ...(search.issue ? [['issue=', `issue=${search.issue}`] as [string, string]] : []),
+  ]
+  const pairs: [string, string][] = [
+    ['errors&country', 'errors=true&country=DE'], ['browser&os', 'browser=chrome&os=windows'], ['q&country', 'q=price&country=FR'],
+    ['type&errors', 'type=USER_REPORT&errors=true'], ['status&tag', 'status=5xx&tag.plan=pro'], ['url&errors', 'url=%2Fp%2F17&errors=true'],
+    ['user&errors', `user=${search.user}&errors=true`], ['date&q', `date=${busyDay}&q=price`],
+  ]
+  return [...single.map(([n, q]): [string, string] => [`search: ${n}`, q]), ...pairs.map(([n, q]): [string, string] => [`search2: ${n}`, q])]
+}
+
 try {
   const ceiling = await startCeiling()
   for (const engine of engines) {
@@ -70,10 +88,13 @@ try {
     const handle = await openDatabase(loadConfig({ DATABASE_URL: url, DATABASE_POOL_SIZE: '1', DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database)
     let dataset: Dataset
     let maps: MapSessions
+    let search: SearchData
     try {
       dataset = await ensureDataset(handle.db, engine, spec, log)
       maps = await ensureMapSessions(handle.db, log)
       await ensureIssues(handle.db, engine, dataset, log)
+      search = await ensureSearch(handle.db, dataset, log)
+      if (engine === 'postgres') await sql`analyze`.execute(handle.db)
     } finally {
       await handle.close()
     }
@@ -106,6 +127,19 @@ try {
       if (s.route.endsWith(maps.unmapped)) unmappedRps = result.rps
       rows.push({ engine, scenario: s.name, bytes, ...result, ceiling: ceil.rps, ratio: result.rps / ceil.rps,
         vsList: s.vs === 'list' ? result.rps / listRps : undefined, vsUnmapped: s.vs === 'unmapped' ? result.rps / unmappedRps : undefined })
+    }
+    // Issue 13: each search filter, and pairs of them, one request at a time: p50 is the service time of a first page
+    // with its exact total (targets: ≤ 20 ms alone, ≤ 50 ms for two).
+    for (const [name, query] of searchScenarios(search, dataset.busyDay)) {
+      const route = `/api/v1/sessions?${query}`
+      const probe = await fetch(`${service.url}${route}`, { headers: { authorization: `Bearer ${dataset.apiKey}` } })
+      const body = await probe.text()
+      if (probe.status !== 200) throw new Error(`${route} answered ${probe.status}: ${body}`)
+      log(`${name}: ${(JSON.parse(body) as { total: number }).total} matches…`)
+      const headers = { authorization: `Bearer ${dataset.apiKey}` }
+      await load({ url: service.url, path: route, seconds: warmup, connections: 1, headers })
+      const result = await load({ url: service.url, path: route, seconds: quick ? 1 : 3, connections: 1, headers })
+      rows.push({ engine, scenario: name, bytes: body.length, ...result })
     }
     log('get: 100,000 events, streamed…')
     const bigId = Object.keys(spec.big).at(-1) ?? ''

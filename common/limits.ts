@@ -170,8 +170,6 @@ export const MAX_PROJECT_NAME_LENGTH = 200
 
 /** Sessions per dashboard page: the read API's default, so the dashboard pages as a script does. */
 export const DASHBOARD_PAGE_SIZE = DEFAULT_LIMIT
-/** Sessions counted at most for a filtered dashboard list: beyond it the dashboard shows "10000+". */
-export const COUNT_CAP = 10_000
 /** Failed sign-ins from one address within SIGN_IN_WINDOW_MS before it has to wait. */
 export const SIGN_IN_MAX_FAILURES = 10
 /** How long failed sign-ins are remembered, and so how long a locked-out address waits: 15 minutes. */

@@ -1,6 +1,6 @@
-import { maskCards, maskSecrets } from '../../common/text.ts'
 import { selectorOf, shortText } from './dom.ts'
 import { errorEvent } from './errors.ts'
+import { inputMasked, requestEvent, type RequestOptions } from './privacy.ts'
 import type { SdkEvent } from './queue.ts'
 
 export interface CaptureOptions {
@@ -10,28 +10,18 @@ export interface CaptureOptions {
   captureConsole: boolean
 }
 
+/** The options as capture applies them, `networkBodies` and `maskFields` included (privacy.ts). */
+export interface Capture extends CaptureOptions, RequestOptions {}
+
 type Emit = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => void
 type Guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void
 
-const cut = (text: string | null | undefined, max: number): string | null =>
-  text == null ? null : text.length > max ? text.slice(0, max) : text
-
-const bodyText = (body: unknown): string | null => (typeof body === 'string' ? body : body instanceof URLSearchParams ? body.toString() : null)
-/** Masked before cutting: a cut JSON body no longer parses, and a cut card number no longer passes Luhn. */
-const scrub = (body: string | null): string | null => body && maskCards(maskSecrets(body))
-
 /** Installs every listener and wrapper; each one runs under `guard`, so nothing the SDK does can throw into the page. */
-export function installCapture(opts: CaptureOptions, emit: Emit, guard: Guard, isOwn: (url: string) => boolean): void {
+export function installCapture(opts: Capture, emit: Emit, guard: Guard, isOwn: (url: string) => boolean): void {
   const w = window
   const network = (url: string, method: string, status: number | null, started: number, reqBody: unknown, resBody: string | null) => {
-    const durationMs = Math.round(performance.now() - started)
-    const req = bodyText(reqBody)
-    if (status === null || status >= 400) {
-      emit({ type: 'HTTP_ERROR', url, method, statusCode: status, durationMs,
-        reqBody: cut(scrub(req), opts.maxBodyChars), resBody: cut(scrub(resBody), opts.maxBodyChars) })
-    } else if (durationMs > opts.slowThresholdMs) {
-      emit({ type: 'SLOW_REQUEST', url, method, statusCode: status, durationMs })
-    }
+    const event = requestEvent(opts, url, method, status, Math.round(performance.now() - started), reqBody, resBody)
+    if (event) emit(event)
   }
 
   w.addEventListener('error', guard((e: ErrorEvent) => {
@@ -60,7 +50,8 @@ export function installCapture(opts: CaptureOptions, emit: Emit, guard: Guard, i
     if (isOwn(url)) return nativeFetch(input, init)
     try {
       const res = await nativeFetch(input, init)
-      const text = res.status >= 400 ? await res.clone().text().catch(() => null) : null
+      // A body that will not be kept is not even read.
+      const text = res.status >= 400 && opts.bodies(url) ? await res.clone().text().catch(() => null) : null
       guard(() => { network(url, method, res.status, started, init?.body, text) })()
       return res
     } catch (error) {
@@ -127,8 +118,8 @@ export function installCapture(opts: CaptureOptions, emit: Emit, guard: Guard, i
   document.addEventListener('change', guard((e: Event) => {
     const el = e.target as HTMLInputElement | null
     if (!el || !('value' in el)) return
-    // Passwords are never sent; other values only when the site turned masking off.
-    const secret = el.type === 'password' || opts.maskInputs
-    emit({ type: 'INPUT', message: secret ? selectorOf(el) : `${selectorOf(el)} = ${JSON.stringify(cut(el.value, 200))}`, url: location.href })
+    // Passwords and fields named as secret are never sent; other values only when the site turned masking off.
+    const secret = inputMasked(el, opts.maskInputs, opts.maskFields)
+    emit({ type: 'INPUT', message: secret ? selectorOf(el) : `${selectorOf(el)} = ${JSON.stringify(el.value.slice(0, 200))}`, url: location.href })
   }), true)
 }

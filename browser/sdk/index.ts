@@ -1,14 +1,16 @@
 import { DEFAULT_MAX_CHUNK_BYTES } from '../../common/limits.ts'
+import { guard, makeApi, type ApiOptions, type Started } from './api.ts'
 import { installCapture, type CaptureOptions } from './capture.ts'
-import { errorEvent, fingerprintOf, messageOf, type GroupOptions } from './errors.ts'
-import { makeQueue, type SdkEvent } from './queue.ts'
-import { maskEventCards } from './scrub.ts'
-import type { RecorderHost, RecorderStats } from './recorder.ts'
-import { makeTransport, sendWithRetry, type Transport } from './transport.ts'
+import { makeCore } from './core.ts'
+import type { GroupOptions } from './errors.ts'
+import { bodyFilter, maskFieldsOf, type NetworkBodies } from './privacy.ts'
+import type { RecorderHost, RecorderStats, Recording } from './recorder.ts'
+import { makeTransport } from './transport.ts'
+import type { Traits, VisitorFields } from './visitor.ts'
 
-export type { GroupOptions }
+export type { GroupOptions, NetworkBodies, Traits }
 
-export interface Options extends Partial<CaptureOptions> {
+export interface Options extends Partial<CaptureOptions>, ApiOptions {
   /** The project's public ingest key (sw_ing_…). */
   ingestKey: string
   /** The Sessionwatch service's base URL; default: the origin serving the script. */
@@ -28,150 +30,67 @@ export interface Options extends Partial<CaptureOptions> {
   recordCheckoutMs?: number
   /** Compressed chunks above this are dropped and counted (default 512 KiB, the service's default limit). */
   recordMaxChunkBytes?: number
+  /** Bodies of failed requests (default), none, or of failed requests whose URL matches a pattern. */
+  networkBodies?: NetworkBodies
+  /** Further JSON keys and form fields masked in bodies, and INPUT values of fields so named. */
+  maskFields?: readonly string[]
 }
 
-const KEY = 'sw_session'
-/**
- * captureError sends after this delay rather than at once: the errors of one cascade (a failed render throwing
- * in every component) then leave in one request, and still long before the next interval.
- */
-const FLUSH_SOON_MS = 100
-const rand = () => Math.random().toString(36).slice(2, 10)
-
-/** The session key and the time of its last event, from sessionStorage (null when absent or blocked). */
-function readSaved(): { k: string; t: number } | null {
-  try {
-    return JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as { k: string; t: number } | null
-  } catch {
-    return null
-  }
-}
-let state: ReturnType<typeof start> | null = null
-
-/** Starts recording. Calling it again does nothing; it never throws. */
-export function init(options: Options): void {
-  try {
-    state ??= start(options)
-  } catch {
-    // A broken SDK must not break the page.
-  }
-}
-
-/** Records the visitor's own bug report, with the page's `fingerprint` when given, and sends it at once. */
-export function report(message: unknown, options?: GroupOptions): void {
-  try {
-    state?.record({ type: 'USER_REPORT', message: messageOf(message), url: location.href, fingerprint: fingerprintOf(options) })
-    void state?.flush()
-  } catch {
-    // As above.
-  }
-}
-
-/**
- * Records an ERROR from anything the page caught (an Error, a string, any value), with its message, stack and
- * the page's URL, grouped by `fingerprint` when given; it leaves FLUSH_SOON_MS later (or after the batch in flight).
- * Never throws.
- */
-export function captureError(error: unknown, options?: GroupOptions): void {
-  try {
-    state?.record(errorEvent(error, options, location.href))
-    state?.flushSoon()
-  } catch {
-    // As above.
-  }
-}
-
-/** What was sent, what waits, and what was dropped by reason. */
-export function stats() {
-  return state
-    ? { sent: state.sent(), queued: state.queue.size, dropped: { ...state.queue.dropped }, recording: state.recording() }
-    : null
-}
-
-function start(options: Options, transport?: Transport) {
+/** Starts the SDK in the page: capture, timers, the closing page's beacon, and the recorder once the page has loaded. */
+function start(options: Options, granted: boolean, fields: () => VisitorFields): Started<RecorderStats | null> {
   const o = {
     slowThresholdMs: 1000, maxBodyChars: 4096, maskInputs: true, captureConsole: true, sessionTimeoutMs: 1_800_000,
     flushIntervalMs: 5000, maxBatchEvents: 50, maxQueue: 1000, endpoint: location.origin, record: true,
     recordCheckoutMs: 30_000, recordMaxChunkBytes: DEFAULT_MAX_CHUNK_BYTES, ...options,
   }
-  const io = transport ?? makeTransport({ endpoint: o.endpoint, ingestKey: o.ingestKey })
-  const queue = makeQueue(o.maxQueue)
+  const io = makeTransport({ endpoint: o.endpoint, ingestKey: o.ingestKey })
   const landing = location.href
-  let sent = 0
-  let inFlight: { body: string; count: number } | null = null
+  const core = makeCore({ ...o, consent: granted }, io, () => sessionStorage, landing, fields)
 
-  const sessionKey = (): string => {
-    const now = Date.now()
-    const saved = readSaved()
-    const key = saved && now - saved.t < o.sessionTimeoutMs ? saved.k : `${rand()}${rand()}`
-    try { sessionStorage.setItem(KEY, JSON.stringify({ k: key, t: now })) } catch { /* storage blocked */ }
-    return key
-  }
-  let currentKey = sessionKey()
+  installCapture({ ...o, bodies: bodyFilter(o.networkBodies, () => location.href), maskFields: maskFieldsOf(o.maskFields) }, core.record, guard, (url) => io.isOwn(url))
+  setInterval(guard(() => { void core.flush() }), o.flushIntervalMs)
+  addEventListener('pagehide', guard(core.flushOnHide))
+  document.addEventListener('visibilitychange', guard(() => { if (document.visibilityState === 'hidden') core.flushOnHide() }))
 
-  const record = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => {
-    currentKey = sessionKey()
-    queue.push({ ...maskEventCards(event), id: `${rand()}${rand()}`, createdAt: Date.now() })
-  }
-  const batchOf = (events: SdkEvent[]) =>
-    JSON.stringify({ sessionKey: currentKey, batchId: `${rand()}${rand()}`, sentAt: Date.now(), page: landing, events })
-
-  let soon = 0
-  // While a batch is in flight flush() does nothing, so the timer waits for it rather than for the next interval.
-  const flushSoon = () => {
-    soon ||= setTimeout(() => { soon = 0; if (inFlight) flushSoon(); else void flush() }, FLUSH_SOON_MS)
-  }
-  const flush = async (): Promise<void> => {
-    if (inFlight !== null || queue.size === 0) return
-    inFlight = { body: batchOf(queue.take(o.maxBatchEvents)), count: 0 }
-    inFlight.count = (JSON.parse(inFlight.body) as { events: unknown[] }).events.length
-    // The first send and five retries.
-    const delivery = await sendWithRetry((body) => io.send(body), inFlight.body, 6)
-    if (delivery === 'sent') sent += inFlight.count
-    else queue.drop(delivery, inFlight.count)
-    inFlight = null
-  }
-
-  /** A closing page: everything pending leaves by beacon. A batch already in flight goes again with the same id. */
-  const flushOnHide = () => {
-    const bodies = inFlight ? [inFlight.body] : []
-    while (queue.size > 0) bodies.push(batchOf(queue.take(o.maxBatchEvents)))
-    for (const body of bodies) {
-      if (!io.beacon(body)) void io.send(body)
+  let recording: Recording | null = null
+  let script: HTMLScriptElement | null = null
+  /**
+   * Starts the recorder when recording is on, the visitor consents and the page has loaded: the recorder (rrweb,
+   * ~30 KB) is fetched only then, so it never delays the page and never loads without consent.
+   */
+  const startRecording = guard(() => {
+    if (!o.record || !core.granted() || recording || document.readyState !== 'complete') return
+    const recorder = (window as { SessionwatchRecorder?: { start(h: RecorderHost): Recording | null } }).SessionwatchRecorder
+    if (recorder) {
+      // A host per start: its sender refuses once consent is withdrawn, even for a chunk still being retried.
+      recording = recorder.start({
+        sessionKey: core.sessionKey, send: core.sender(), beacon: core.beacon, page: landing,
+        checkoutMs: o.recordCheckoutMs, maxChunkBytes: o.recordMaxChunkBytes,
+      })
+    } else if (!script) {
+      script = document.createElement('script')
+      script.src = o.recorderUrl ?? `${o.endpoint.replace(/\/+$/, '')}/sdk/recorder.js`
+      script.async = true
+      script.onload = startRecording
+      document.head.appendChild(script)
     }
-  }
-
-  const guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => {
-    try { fn(...args) } catch { /* never into the page */ }
-  }
-  installCapture(o, record, guard, (url) => io.isOwn(url))
-  setInterval(guard(() => { void flush() }), o.flushIntervalMs)
-  addEventListener('pagehide', guard(flushOnHide))
-  document.addEventListener('visibilitychange', guard(() => { if (document.visibilityState === 'hidden') flushOnHide() }))
-
-  let recording: (() => RecorderStats) | null = null
-  const host: RecorderHost = {
-    sessionKey: () => (currentKey = sessionKey()),
-    send: (body) => io.send(body),
-    beacon: (body) => io.beacon(body),
-    page: landing,
-    checkoutMs: o.recordCheckoutMs,
-    maxChunkBytes: o.recordMaxChunkBytes,
-  }
-  // The recorder (rrweb, ~30 KB) loads after the page so it never delays it.
-  const loadRecorder = guard(() => {
-    const script = document.createElement('script')
-    script.src = o.recorderUrl ?? `${o.endpoint.replace(/\/+$/, '')}/sdk/recorder.js`
-    script.async = true
-    script.onload = guard(() => {
-      const recorder = (window as { SessionwatchRecorder?: { start(h: RecorderHost): (() => RecorderStats) | null } }).SessionwatchRecorder
-      recording = recorder?.start(host) ?? null
-    })
-    document.head.appendChild(script)
   })
-  if (o.record) {
-    if (document.readyState === 'complete') loadRecorder()
-    else addEventListener('load', loadRecorder)
+  addEventListener('load', startRecording)
+  startRecording()
+
+  return {
+    core,
+    recording: () => recording?.() ?? null,
+    consent(yes: boolean): void {
+      core.consent(yes)
+      if (yes) startRecording()
+      // A recorder without stop (an older one, self-hosted) keeps running, but its sender no longer sends.
+      else if (recording?.stop) {
+        recording.stop()
+        recording = null
+      }
+    },
   }
-  return { record, flush, flushSoon, queue, sent: () => sent, recording: () => recording?.() ?? null }
 }
+
+export const { init, report, captureError, identify, setTags, consent, stats } = makeApi(start, () => location.href)

@@ -1,7 +1,10 @@
 import type { IngestEvent } from '../../src/ingest/schema.ts'
 
-/** Why events were dropped instead of sent; exposed by Sessionwatch.stats(). */
-export type DropReason = 'queue_overflow' | 'rejected' | 'retries_exhausted'
+/**
+ * Why events were dropped instead of sent; exposed by Sessionwatch.stats(). `consent`: held beyond CONSENT_QUEUE_MAX
+ * while waiting for consent, or dropped when consent was withdrawn.
+ */
+export type DropReason = 'queue_overflow' | 'rejected' | 'retries_exhausted' | 'consent'
 
 /** An event as the SDK queues and sends it: the ingest body's event (one definition, src/events/schema.ts), with its id and time set. */
 export type SdkEvent = Omit<IngestEvent, 'id' | 'createdAt'> & { id: string; createdAt: number }
@@ -12,7 +15,7 @@ export type SdkEvent = Omit<IngestEvent, 'id' | 'createdAt'> & { id: string; cre
  */
 export function makeQueue(max: number) {
   const items: SdkEvent[] = []
-  const dropped: Record<DropReason, number> = { queue_overflow: 0, rejected: 0, retries_exhausted: 0 }
+  const dropped: Record<DropReason, number> = { queue_overflow: 0, rejected: 0, retries_exhausted: 0, consent: 0 }
   return {
     push(event: SdkEvent): void {
       if (items.length >= max) dropped.queue_overflow++

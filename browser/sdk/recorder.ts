@@ -23,6 +23,12 @@ export interface RecorderStats {
   dropped: number
 }
 
+/**
+ * What `start` returns: the stats getter, as every SDK version expects (a page pinning an old /sdk/<hash>.js loads
+ * today's recorder), carrying `stop`, which newer SDKs call when the visitor withdraws consent.
+ */
+export type Recording = (() => RecorderStats) & { stop?: () => void }
+
 /** Uncompressed JSON held before a chunk is cut early, so a busy page cannot grow memory without bound. */
 const MAX_BUFFER_CHARS = 4_000_000
 /** Beacons (and keepalive fetches) carry at most 64 KiB in total. */
@@ -40,15 +46,16 @@ const isPassword = (el: HTMLElement | null) => el instanceof HTMLInputElement &&
  * default: every input value is masked (password values are never captured, not even their
  * length); `sw-block` / `data-sw-block` replaces an element with an empty box, `sw-mask` /
  * `data-sw-mask` masks its text, `sw-ignore` stops recording input on it.
- * Returns the stats getter, or null when recording could not start. Never throws into the page.
+ * Returns the stats getter with `stop`, or null when recording could not start. Never throws into the page.
  */
-export function startRecorder(host: RecorderHost): (() => RecorderStats) | null {
+export function startRecorder(host: RecorderHost): Recording | null {
   const stats: RecorderStats = { chunks: 0, bytes: 0, dropped: 0 }
   const pageId = rand() + rand()
   let n = 0
   let parts: string[] = []
   let chars = 0
   let changed = false
+  let stopped = false
 
   const body = (id: string, data: Uint8Array) => {
     let binary = ''
@@ -80,12 +87,14 @@ export function startRecorder(host: RecorderHost): (() => RecorderStats) | null 
     void sendWithRetry((body) => host.send(body), payload, ATTEMPTS).then((delivery) => { if (delivery === 'sent') count(); else stats.dropped++ })
   }
 
-  const guard = (fn: () => void) => () => { try { fn() } catch { /* never into the page */ } }
+  // A stopped recorder's listeners stay (the page may still hold them) but do nothing.
+  const guard = (fn: () => void) => () => { try { if (!stopped) fn() } catch { /* never into the page */ } }
   const checkout = guard(() => { record.takeFullSnapshot(true) })
 
-  const stop = record({
+  const stopRrweb = record({
     emit(event, isCheckout) {
       try {
+        if (stopped) return
         // A checkout's first event (Meta; its FullSnapshot follows, also flagged) opens a new chunk.
         if (isCheckout && (event.type as number) === META) cut(false)
         const text = JSON.stringify(event)
@@ -115,17 +124,25 @@ export function startRecorder(host: RecorderHost): (() => RecorderStats) | null 
     sampling: { mousemove: 50, scroll: 150, input: 'last' },
     errorHandler: () => true,
   })
-  if (!stop) return null
+  if (!stopRrweb) return null
 
   // Time-based checkouts: a chunk leaves every checkoutMs while the page changes, none while it is idle.
-  setInterval(guard(() => { if (changed) checkout() }), host.checkoutMs)
+  const timer = setInterval(guard(() => { if (changed) checkout() }), host.checkoutMs)
   addEventListener('pagehide', guard(() => { cut(true) }))
   document.addEventListener('visibilitychange', guard(() => {
     if (document.visibilityState === 'hidden') cut(true)
     // What follows a flush must open with a snapshot again.
     else checkout()
   }))
-  return () => ({ ...stats })
+  return Object.assign(() => ({ ...stats }), {
+    /** Stops for good, dropping what is buffered: nothing recorded after consent is withdrawn may leave. */
+    stop: guard(() => {
+      stopped = true
+      clearInterval(timer)
+      stopRrweb()
+      parts = []
+    }),
+  })
 }
 
 /** The recorder bundle's entry: the core SDK finds it at window.SessionwatchRecorder once loaded. */

@@ -1,10 +1,10 @@
 import {
-  COUNT_CAP, DASHBOARD_PAGE_SIZE, ISSUE_HISTOGRAM_DAYS, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS,
+  DASHBOARD_PAGE_SIZE, ISSUE_HISTOGRAM_DAYS, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS,
 } from '../../common/limits.ts'
-import { canMatch, type Db } from '../db/database.ts'
+import type { Db } from '../db/database.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
-import { parseRange } from '../sessions/service.ts'
-import { countFiltered, countSessions, findIssue, issueEventsPerDay, listSessions } from '../visits/read.ts'
+import { filtersCanMatch, parseFilters, parseRange } from '../sessions/service.ts'
+import { countSessions, findIssue, isFiltered, issueEventsPerDay, listSessions, searchSessions } from '../visits/read.ts'
 import { notFound } from '../errors.ts'
 import { DAY_MS, dayOf, toIso } from '../shared/time.ts'
 import type { SessionDetailView } from '../sessions/schema.ts'
@@ -13,36 +13,21 @@ import type { SessionsQuery } from './schema.ts'
 
 export interface DashboardSessions {
   total: number
-  /** True when the filtered count stopped at COUNT_CAP. */
-  totalCapped: boolean
   limit: number
   offset: number
   sessions: SessionDetailView[]
 }
 
-/**
- * The sessions list of the dashboard: the read API's order and exact total when unfiltered; with
- * the errors or recording filter the total is counted up to COUNT_CAP.
- */
-export async function dashboardSessions(
-  db: Db, project: ProjectContext, query: SessionsQuery, now = Date.now(), cap = COUNT_CAP,
-): Promise<DashboardSessions> {
+/** The sessions list of the dashboard: the read API's order, filters and exact total. */
+export async function dashboardSessions(db: Db, project: ProjectContext, query: SessionsQuery, now = Date.now()): Promise<DashboardSessions> {
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
-  const filters = {
-    errors: query.errors === true, recording: query.recording === true,
-    ...(query.issue !== undefined && canMatch(query.issue) && { issue: query.issue }),
-  }
+  const filters = parseFilters({ ...(query.errors === true && { errors: 'true' }), ...(query.recording === true && { recording: 'true' }),
+    ...(query.issue !== undefined && { issue: query.issue }) })
   const page = { limit: query.limit ?? DASHBOARD_PAGE_SIZE, offset: query.offset ?? 0 }
-  if (query.issue !== undefined && filters.issue === undefined) return { total: 0, totalCapped: false, ...page, sessions: [] }
-  const filtered = filters.errors || filters.recording || filters.issue !== undefined
-  const [total, rows] = await Promise.all([
-    filtered ? countFiltered(db, project.id, range, filters, cap + 1) : countSessions(db, project.id, range),
-    listSessions(db, project.id, range, page, filters),
-  ])
-  return {
-    total: filtered ? Math.min(total, cap) : total, totalCapped: filtered && total > cap,
-    ...page, sessions: rows.map(toDetailView),
-  }
+  if (!filtersCanMatch(filters)) return { total: 0, ...page, sessions: [] }
+  const { total, rows } = isFiltered(filters) ? await searchSessions(db, project.id, range, page, filters)
+    : { total: await countSessions(db, project.id, range), rows: await listSessions(db, project.id, range, page) }
+  return { total, ...page, sessions: rows.map(toDetailView) }
 }
 
 /** Events of an issue per UTC day over the last `days` days, oldest first, days without any included. */

@@ -3,7 +3,7 @@ import type { WebhookDeliveryTable, WebhookTable } from '../alerts/table.ts'
 import type { ProjectTable } from '../projects/table.ts'
 import type {
   EventTable, IssueDayTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable, RecordingChunkTable, SessionDayTable, SessionTable,
-  SessionTermTable, SessionTextTable,
+  SessionTermTable, SessionTextTable, TermDayTable,
 } from '../visits/tables.ts'
 import type { SourceMapTable } from '../sourcemaps/table.ts'
 
@@ -21,6 +21,7 @@ export interface Database {
   session_days: SessionDayTable
   session_terms: SessionTermTable
   session_texts: SessionTextTable
+  term_days: TermDayTable
   events: EventTable
   recording_chunks: RecordingChunkTable
   issues: IssueTable

@@ -4,8 +4,9 @@ import { userAgentFamilies } from '../visits/agent.ts'
 
 /**
  * Who the visit was and what it did, searchable (issue 13): the session's user, tags, release, environment,
- * entry page and parsed browser and OS; `session_terms` for the filters a column cannot hold (event types,
- * HTTP statuses, tags); `session_texts` with trigram indexes for `q=` and `url=` (FTS5 on SQLite, pg_trgm on
+ * entry page and parsed browser and OS; `session_terms` for the filters (has errors, has a recording, country,
+ * browser, OS, event types, HTTP statuses, tags) with `term_days` counting each term's visits per start day,
+ * so a filter's exact total costs no scan; `session_texts` with trigram indexes for `q=` and `url=` (FTS5 on SQLite, pg_trgm on
  * PostgreSQL, both serving case-insensitive substring search). Existing visits are filled in from their events.
  */
 export const visitSearch = (engine: Engine, key: RawBuilder<unknown>): Migration => ({
@@ -13,19 +14,27 @@ export const visitSearch = (engine: Engine, key: RawBuilder<unknown>): Migration
     for (const column of ['entry_url', 'browser', 'os', 'user_id', 'user_traits', 'tags', 'release', 'environment', 'terms']) {
       await db.schema.alterTable('sessions').addColumn(column, 'text').execute()
     }
-    // Filter lookups and exact counts; none holds last_seen_at, so the per-batch UPDATE never touches them.
-    // Partial (`is not null`): only a query that names the column can use one, so a planner never takes these
-    // small indexes for a scan of the project that another index serves in order.
-    for (const column of ['user_id', 'country', 'browser', 'os']) {
-      await db.schema.createIndex(`sessions_${column === 'user_id' ? 'user' : column}_idx`).on('sessions').columns(['project_id', column])
-        .where(sql.ref(column), 'is not', null).execute()
-    }
+    // `user=`: exact ids, few visits each. Partial, so only a query naming user_id can use it; it holds no
+    // last_seen_at, so the per-batch UPDATE never touches it.
+    await db.schema.createIndex('sessions_user_idx').on('sessions').columns(['project_id', 'user_id'])
+      .where(sql.ref('user_id'), 'is not', null).execute()
+    // errors= and recording= are terms now (has:errors, has:recording), counted per day: the partial list-order
+    // indexes they replace were rewritten by every batch of a broken visit, and counting them was a scan.
+    await db.schema.dropIndex('sessions_errors_idx').execute()
+    await db.schema.dropIndex('sessions_recording_idx').execute()
     await db.schema.createTable('session_terms')
       .addColumn('project_id', key, (c) => c.notNull())
       .addColumn('term', key, (c) => c.notNull())
       .addColumn('session_id', key, (c) => c.notNull())
       .addPrimaryKeyConstraint('session_terms_pk', ['project_id', 'term', 'session_id'])
       .$call((t) => (engine === 'sqlite' ? t.modifyEnd(sql`without rowid`) : t))
+      .execute()
+    await db.schema.createTable('term_days')
+      .addColumn('project_id', key, (c) => c.notNull())
+      .addColumn('term', key, (c) => c.notNull())
+      .addColumn('day', 'integer', (c) => c.notNull())
+      .addColumn('sessions', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('term_days_pk', ['project_id', 'term', 'day'])
       .execute()
     await db.schema.createTable('session_texts')
       .addColumn('project_id', key, (c) => c.notNull())
@@ -66,12 +75,21 @@ async function backfillSearch(engine: Engine, db: Kysely<unknown>): Promise<void
   await sql`insert into session_terms (project_id, term, session_id)
     select distinct project_id, 't:' || type, session_id from events
     union select distinct project_id, 's:' || ${status}, session_id from events where type = 'HTTP_ERROR' and status_code is not null
-    union select distinct project_id, 's:' || ${statusClass}, session_id from events where type = 'HTTP_ERROR' and status_code is not null`
+    union select distinct project_id, 's:' || ${statusClass}, session_id from events where type = 'HTTP_ERROR' and status_code is not null
+    union all select project_id, 'has:errors', id from sessions where events_errors > 0
+    union all select project_id, 'has:recording', id from sessions where recording_chunks > 0
+    union all select project_id, 'c:' || country, id from sessions where country is not null
+    union all select project_id, 'b:' || browser, id from sessions where browser is not null
+    union all select project_id, 'o:' || os, id from sessions where os is not null`
     .execute(db)
+  await sql`insert into term_days (project_id, term, day, sessions)
+    select t.project_id, t.term, s.start_day, count(*) from session_terms t
+      join sessions s on s.project_id = t.project_id and s.id = t.session_id
+    group by t.project_id, t.term, s.start_day`.execute(db)
   const termList = engine === 'postgres' ? sql`json_agg(term order by term)::text` : sql`json_group_array(term)`
-  await sql`update sessions set terms = (select ${termList} from session_terms t
-    where t.project_id = sessions.project_id and t.session_id = sessions.id)
-    where exists (select 1 from session_terms t where t.project_id = sessions.project_id and t.session_id = sessions.id)`.execute(db)
+  // One grouped pass: session_terms is keyed by term, so a lookup per session would scan it once per session.
+  await sql`update sessions set terms = x.terms from (select project_id, session_id, ${termList} as terms from session_terms
+    group by project_id, session_id) x where sessions.project_id = x.project_id and sessions.id = x.session_id`.execute(db)
   const joined = (expr: RawBuilder<unknown>) => (engine === 'postgres'
     ? sql`coalesce(string_agg(distinct ${expr}, E'\n'), '')` : sql`coalesce(group_concat(${expr}, char(10)), '')`)
   const texts = (select: RawBuilder<unknown>) => sql`(select ${joined(sql`x.v`)} from (${select}) x)`

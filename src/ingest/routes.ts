@@ -16,12 +16,13 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type', 'X-Ingest-Key'], maxAge: 86_400,
   })
   // navigator.sendBeacon posts text/plain, which needs no preflight: the last batch of a closing tab gets through.
-  app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: MAX_BATCH_BYTES }, (_req, body, done) => {
-    try {
-      done(null, JSON.parse(body as string))
-    } catch {
-      done(invalidBody('The body must be JSON (sent as application/json or text/plain)'), undefined)
-    }
+  // Fastify's own JSON parser, so a text/plain body is refused for what an application/json one is (`__proto__` keys).
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: MAX_BATCH_BYTES }, (req, body, done) => {
+    void parseJson(req, String(body), (error, value) => {
+      if (error) done(invalidBody('The body must be JSON (sent as application/json or text/plain) without __proto__ or constructor keys'), undefined)
+      else done(null, value)
+    })
   })
 
   app.post('/batch', {

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { TAG_PARAMETER } from '../sessions/schema.ts'
 import { ERROR_RULES, READ_API_DESCRIPTION } from './description.ts'
 
 const ONE_KEY = 'Send exactly one key: the same key in both headers is accepted, different keys (also in repeated '
@@ -40,6 +41,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           },
         },
       },
+    },
+    // A parameter the route's querystring schema holds as a pattern (tag.<key>), which the generator skips.
+    transformObject: (documentObject) => {
+      const doc = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject
+      const list = (doc.paths as Record<string, { get?: { parameters?: unknown[] } }> | undefined)?.['/api/v1/sessions']?.get
+      list?.parameters?.splice(-2, 0, TAG_PARAMETER)
+      return doc
     },
     refResolver: {
       // Name components after their $id (Session, Event, Error…) instead of def-0, def-1…

@@ -68,6 +68,20 @@ export const EventSchema = Type.Object({
 /** `tag.<key>`: a tag filter's parameter name (keys as META_KEY_PATTERN allows). */
 export const TAG_PARAM = `^tag\\.[A-Za-z0-9_.:-]{1,${MAX_META_KEY_LENGTH}}$`
 
+/**
+ * `tag.<key>` as the OpenAPI document lists it: a parameter per tag key has no fixed name, so the document
+ * names it with a placeholder (`tag.{key}`) and says how to spell it; the list route validates it through
+ * ListQuery's patternProperties.
+ */
+export const TAG_PARAMETER = {
+  name: 'tag.{key}', in: 'query', required: false,
+  description: 'Only visits tagged key=value by Sessionwatch.setTags at some point of the visit: write the tag\'s key in place of '
+    + `{key}, e.g. \`tag.plan=pro\`. Keys are letters, digits and \`_ . : -\` (up to ${MAX_META_KEY_LENGTH} characters), values 1 to `
+    + `${MAX_META_VALUE_LENGTH} characters; several tag parameters must all hold.`,
+  schema: { type: 'string', minLength: 1, maxLength: MAX_META_VALUE_LENGTH },
+  example: 'pro',
+}
+
 /** The list's search parameters (API v1 extensions): each narrows the list, all must hold, `total` counts exactly what matches. */
 const searchQuery = {
   errors: Type.Optional(Type.Literal('true', { description: 'Only visits with at least one ERROR or HTTP_ERROR. Leave it out for every visit.' })),

@@ -54,9 +54,6 @@ export function parseRange(query: Pick<ListQuery, 'date' | 'from' | 'to'>): { fr
   return { from, to }
 }
 
-/** Below this many matches a page starts from what the filters match and sorts it; above, it walks the list order. */
-const FEW_MATCHES = 5000
-
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
   // The schema fills both defaults; the fallbacks serve direct callers.
@@ -70,32 +67,30 @@ export async function listSessions(db: Db, project: ProjectContext, query: ListQ
       () => store.listSessions(db, project.id, range, page))
     return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
   }
-  // The count comes first: it says whether the page should start from the filters or walk the list order.
-  const total = await store.countFiltered(db, project.id, range, filters)
-  const rows = page.offset >= total ? [] : await store.listSessions(db, project.id, range, page, filters, total < FEW_MATCHES ? 'filter' : 'order')
+  const { total, rows } = await store.searchSessions(db, project.id, range, page, filters)
   return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
 }
 
-/** The search parameters as store filters: values in their stored spelling; `q` split into words and "phrases". */
-export function parseFilters(query: ListQuery): SessionFilters {
-  const filters: SessionFilters = {}
-  if (query.errors !== undefined) filters.errors = true
-  if (query.recording !== undefined) filters.recording = true
-  if (query.issue !== undefined) filters.issue = query.issue
-  if (query.user !== undefined) filters.user = query.user
-  if (query.country !== undefined) filters.country = query.country.toUpperCase()
-  if (query.browser !== undefined) filters.browser = browserFamily(query.browser)
-  if (query.os !== undefined) filters.os = osFamily(query.os)
-  if (query.url !== undefined) filters.url = query.url
-  if (query.q !== undefined) filters.q = searchWords(query.q)
+/** The search parameters as store filters: values in their stored spelling (terms: search.ts), `q` split into words and "phrases". */
+export function parseFilters(query: Partial<ListQuery>): SessionFilters {
   const terms: string[] = []
+  if (query.errors !== undefined) terms.push(term.errors)
+  if (query.recording !== undefined) terms.push(term.recording)
+  if (query.country !== undefined) terms.push(term.country(query.country.toUpperCase()))
+  if (query.browser !== undefined) terms.push(term.browser(browserFamily(query.browser)))
+  if (query.os !== undefined) terms.push(term.os(osFamily(query.os)))
   if (query.type !== undefined) terms.push(term.type(query.type))
   if (query.status !== undefined) terms.push(term.status(query.status.toLowerCase()))
   for (const [name, value] of Object.entries(query)) {
     if (name.startsWith('tag.') && typeof value === 'string') terms.push(term.tag(name.slice(4), value))
   }
-  if (terms.length > 0) filters.terms = terms
-  return filters
+  return {
+    ...(terms.length > 0 && { terms }),
+    ...(query.issue !== undefined && { issue: query.issue }),
+    ...(query.user !== undefined && { user: query.user }),
+    ...(query.url !== undefined && { url: query.url }),
+    ...(query.q !== undefined && { q: searchWords(query.q) }),
+  }
 }
 
 /** `q` as words and "quoted phrases", each at least MIN_SEARCH_LENGTH characters, at most MAX_SEARCH_WORDS. */
@@ -109,8 +104,8 @@ function searchWords(q: string): string[] {
   return words
 }
 
-const filtersCanMatch = (f: SessionFilters): boolean =>
-  [f.issue, f.user, f.browser, f.os, f.url, ...(f.q ?? []), ...(f.terms ?? [])].every((v) => v === undefined || canMatch(v))
+export const filtersCanMatch = (f: SessionFilters): boolean =>
+  [f.issue, f.user, f.url, ...(f.q ?? []), ...(f.terms ?? [])].every((v) => v === undefined || canMatch(v))
 
 /**
  * The total and one page of rows. A page past the last match is empty without reading it: both

@@ -4,7 +4,7 @@ import { canMatch, type Database, type Db } from '../db/database.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { byKey } from './issues.ts'
-import { forgetTexts } from './search.ts'
+import { forgetTexts, termsOf } from './search.ts'
 
 interface SessionRef {
   id: string
@@ -37,7 +37,10 @@ export async function deleteSessions(
   await db.deleteFrom('events').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
   await deleteChunks(db, projectId, ids)
   await forgetSearch(db, projectId, deleted)
-  for (const r of deleted) days.add(projectId, r.start_day, -1)
+  for (const r of deleted) {
+    days.add(projectId, r.start_day, -1)
+    for (const t of termsOf(r)) days.addTerm(projectId, t, r.start_day, -1)
+  }
   return deleted.length
 }
 
@@ -45,7 +48,7 @@ export async function deleteSessions(
 async function forgetSearch(db: Db, projectId: string, deleted: readonly { id: string; terms: string | null }[]): Promise<void> {
   const byTerm = new Map<string, string[]>()
   for (const { id, terms } of deleted) {
-    for (const t of terms === null ? [] : (JSON.parse(terms) as string[])) {
+    for (const t of termsOf({ terms })) {
       const ids = byTerm.get(t)
       if (ids) ids.push(id)
       else byTerm.set(t, [id])

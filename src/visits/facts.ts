@@ -11,13 +11,15 @@ import type { SessionTable } from './tables.ts'
 
 /** Trait and tag keys: a word of letters, digits and `_ . : -`, so `tag.<key>=` can name it in a query string. */
 export const META_KEY_PATTERN = '^[A-Za-z0-9_.:-]+$'
-const metaKey = { pattern: META_KEY_PATTERN, maxLength: MAX_META_KEY_LENGTH }
+/** Keys of traits and tags, checked as property names (a record keyed by a pattern would let other keys through). */
+const metaKeys = { propertyNames: { pattern: META_KEY_PATTERN, maxLength: MAX_META_KEY_LENGTH } }
 const metaRule = (what: string, max: number) => `At most ${max} ${what}: keys of letters, digits and \`_ . : -\` up to `
   + `${MAX_META_KEY_LENGTH} characters`
 
-export const TraitsSchema = Type.Record(Type.String(metaKey), Type.Union([
+export const TraitsSchema = Type.Record(Type.String(), Type.Union([
   Type.String({ maxLength: MAX_META_VALUE_LENGTH }), Type.Number(), Type.Boolean(),
 ]), {
+  ...metaKeys,
   maxProperties: MAX_TRAITS,
   description: `${metaRule('traits', MAX_TRAITS)}; values strings up to ${MAX_META_VALUE_LENGTH} characters, numbers or booleans.`,
 })
@@ -29,7 +31,8 @@ export const VisitorUser = Type.Object({
 }, { $id: 'VisitorUser', title: 'VisitorUser', additionalProperties: false })
 export type VisitorUser = Static<typeof VisitorUser>
 
-export const TagsSchema = Type.Record(Type.String(metaKey), Type.String({ maxLength: MAX_META_VALUE_LENGTH }), {
+export const TagsSchema = Type.Record(Type.String(), Type.String({ maxLength: MAX_META_VALUE_LENGTH }), {
+  ...metaKeys,
   maxProperties: MAX_TAGS,
   description: `${metaRule('tags', MAX_TAGS)}; string values up to ${MAX_META_VALUE_LENGTH} characters.`,
 })
@@ -57,7 +60,8 @@ export const VISITOR_FACTS = {
     additionalProperties: false,
     description: 'The identified user (Sessionwatch.identify) with its traits; the latest batch that names a user sets it; null when none did.',
   }),
-  tags: Type.Record(Type.String(metaKey), Type.String({ maxLength: MAX_META_VALUE_LENGTH }), {
+  tags: Type.Record(Type.String(), Type.String({ maxLength: MAX_META_VALUE_LENGTH }), {
+    ...metaKeys,
     maxProperties: MAX_TAGS,
     description: 'The visit\'s tags (Sessionwatch.setTags); the latest batch that carries tags sets them; null when none did.',
   }),

@@ -6,46 +6,84 @@ import { LRUCache } from 'lru-cache'
 import { SEARCH_INDEXED_CHARS } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
 import { runReused } from '../db/reuse.ts'
-import type { EventRecord } from '../events/types.ts'
+import { ERROR_TYPES, type EventRecord } from '../events/types.ts'
+import type { DayDeltas } from './days.ts'
 import type { VisitorFacts } from './facts.ts'
 
 /** The terms of session_terms (see tables.ts), spelled once: reads build the same strings. */
 export const term = {
+  errors: 'has:errors',
+  recording: 'has:recording',
+  country: (code: string) => `c:${code}`,
+  browser: (family: string) => `b:${family}`,
+  os: (family: string) => `o:${family}`,
   type: (type: string) => `t:${type}`,
   status: (status: string) => `s:${status}`,
   tag: (key: string, value: string) => `g:${key}=${value}`,
 }
 
-/** The terms a batch gives its visit: its event types, its failed requests' statuses and status classes, its tags. */
-export function batchTerms(events: readonly EventRecord[], tags: VisitorFacts['tags']): Set<string> {
+/** What a visit's terms are derived from besides its events: its stored facts (country, browser, OS) and the batch's tags. */
+export interface TermFacts {
+  country: string | null
+  browser: string | null
+  os: string | null
+  tags: VisitorFacts['tags']
+}
+
+/** The terms a batch gives its visit: its event types and errors, its failed requests' statuses and classes, the visit's facts, its tags. */
+export function batchTerms(events: readonly EventRecord[], facts: TermFacts): Set<string> {
   const terms = new Set<string>()
   for (const e of events) {
     terms.add(term.type(e.type))
+    if (ERROR_TYPES.includes(e.type)) terms.add(term.errors)
     if (e.type === 'HTTP_ERROR' && e.statusCode !== null) {
       terms.add(term.status(String(e.statusCode)))
       terms.add(term.status(`${Math.floor(e.statusCode / 100)}xx`))
     }
   }
-  if (tags) for (const [key, value] of Object.entries(tags)) terms.add(term.tag(key, value))
+  if (facts.country !== null) terms.add(term.country(facts.country))
+  if (facts.browser !== null) terms.add(term.browser(facts.browser))
+  if (facts.os !== null) terms.add(term.os(facts.os))
+  if (facts.tags) for (const [key, value] of Object.entries(facts.tags)) terms.add(term.tag(key, value))
   return terms
 }
 
-/**
- * Writes the batch's terms the visit does not have yet; `stored` is the session row's `terms` (JSON). Most
- * batches of a visit bring none, and then this costs nothing: the row's list answers without a lookup.
- */
-async function addTerms(trx: Db, projectId: string, sessionId: string, stored: string | null, terms: Set<string>): Promise<void> {
-  const known = stored === null ? [] : (JSON.parse(stored) as string[])
-  for (const t of known) terms.delete(t)
-  if (terms.size === 0) return
-  const fresh = [...terms]
-  await trx.insertInto('session_terms').values(fresh.map((t) => ({ project_id: projectId, term: t, session_id: sessionId })))
-    .onConflict((oc) => oc.columns(['project_id', 'term', 'session_id']).doNothing()).execute()
-  await runReused(trx, 'set session terms', [JSON.stringify([...known, ...fresh]), projectId, sessionId],
-    () => trx.updateTable('sessions').set({ terms: JSON.stringify([...known, ...fresh]) })
-      .where('project_id', '=', projectId).where('id', '=', sessionId))
+/** The session row's part of term keeping: its id, its start day (what term_days counts by) and its terms (JSON). */
+export interface TermRow {
+  id: string
+  start_day: number
+  terms: string | null
 }
 
+/** A session row's terms as a list. */
+export const termsOf = (row: { terms: string | null }): string[] => (row.terms === null ? [] : (JSON.parse(row.terms) as string[]))
+
+/**
+ * Writes the terms the visit does not have yet and counts them in `days` (term_days, by the visit's start day);
+ * returns the visit's terms now. `row.terms` lists what it has, so most batches, which bring nothing new, cost
+ * no statement at all.
+ */
+export async function addTerms(trx: Db, projectId: string, row: TermRow, terms: Set<string>, days: DayDeltas): Promise<string[]> {
+  const known = termsOf(row)
+  for (const t of known) terms.delete(t)
+  if (terms.size === 0) return known
+  const fresh = [...terms]
+  await trx.insertInto('session_terms').values(fresh.map((t) => ({ project_id: projectId, term: t, session_id: row.id })))
+    .onConflict((oc) => oc.columns(['project_id', 'term', 'session_id']).doNothing()).execute()
+  const all = [...known, ...fresh]
+  await runReused(trx, 'set session terms', [JSON.stringify(all), projectId, row.id],
+    () => trx.updateTable('sessions').set({ terms: JSON.stringify(all) }).where('project_id', '=', projectId).where('id', '=', row.id))
+  for (const t of fresh) days.addTerm(projectId, t, row.start_day, 1)
+  return all
+}
+
+/** Counts a visit's terms on its new start day instead of the old one (a late event moved its start). */
+export function moveTerms(projectId: string, terms: readonly string[], from: number, to: number, days: DayDeltas): void {
+  for (const t of terms) {
+    days.addTerm(projectId, t, from, -1)
+    days.addTerm(projectId, t, to, 1)
+  }
+}
 
 /** The searchable text of a batch: the pages it visited (`url=`), and (`q=`) event messages and URLs, the user id and traits. */
 export function batchTexts(events: readonly EventRecord[], seed: VisitorFacts): { pages: Set<string>; body: Set<string> } {
@@ -122,12 +160,16 @@ export function forgetTexts(projectId: string, sessionIds: readonly string[]): v
   for (const id of sessionIds) INDEXED.delete(visitKey(projectId, id))
 }
 
-/** Makes a batch findable, in its savepoint: its terms and its new text; what it indexed joins `indexed`. */
+/**
+ * Makes a batch findable, in its savepoint: its terms (from its events, the visit's stored facts and the batch's
+ * tags) and its new text; what it indexed joins `indexed`. Returns the visit's terms now.
+ */
 export async function indexBatch(
-  trx: Db, job: { projectId: string; events: readonly EventRecord[]; seed: VisitorFacts }, sessionId: string, terms: string | null, part: number,
-  indexed: IndexedTexts[],
-): Promise<void> {
-  await addTerms(trx, job.projectId, sessionId, terms, batchTerms(job.events, job.seed.tags))
-  const texts = await addTexts(trx, job.projectId, sessionId, part, batchTexts(job.events, job.seed))
+  trx: Db, job: { projectId: string; events: readonly EventRecord[]; seed: VisitorFacts }, row: TermRow, facts: TermFacts, part: number,
+  days: DayDeltas, indexed: IndexedTexts[],
+): Promise<string[]> {
+  const terms = await addTerms(trx, job.projectId, row, batchTerms(job.events, facts), days)
+  const texts = await addTexts(trx, job.projectId, row.id, part, batchTexts(job.events, job.seed))
   if (texts) indexed.push(texts)
+  return terms
 }

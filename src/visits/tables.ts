@@ -59,14 +59,23 @@ export interface SessionDayTable {
 }
 
 /**
- * Row shape of `session_terms`: what a visit has, one row per kind and value, for the list's filters that a
- * column cannot hold — `t:<TYPE>` (has an event of that type), `s:<code>` and `s:<class>` (has an HTTP_ERROR with
- * that status, or of that class such as 5xx), `g:<key>=<value>` (was tagged so). Written once per visit and term.
+ * Row shape of `session_terms`: what a visit has, one row per kind and value, for the list's filters (spelled
+ * by search.ts `term`): has errors, has a recording, its country, browser and OS, `t:<TYPE>` (has an event of
+ * that type), `s:<code>` and `s:<class>` (has an HTTP_ERROR with that status or of that class, such as 5xx),
+ * `g:<key>=<value>` (was tagged so). Written once per visit and term.
  */
 export interface SessionTermTable {
   project_id: string
   term: string
   session_id: string
+}
+
+/** Row shape of `term_days`: how many stored visits with a term started on a UTC day (exact, like session_days). */
+export interface TermDayTable {
+  project_id: string
+  term: string
+  day: number
+  sessions: number
 }
 
 /**

@@ -17,7 +17,7 @@ import { deleteSessions } from './delete.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
 import { factColumns, factValues, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
 import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type IssueTarget } from './issues.ts'
-import { indexBatch, rememberTexts, type IndexedTexts } from './search.ts'
+import { addTerms, indexBatch, moveTerms, rememberTexts, term, type IndexedTexts } from './search.ts'
 
 /** What is known of a session before its events are stored. */
 export interface SessionSeed extends VisitorFacts {
@@ -80,8 +80,7 @@ async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas, issues: Iss
   }
   const startedAt = Number.isFinite(first) ? first : now
   const lastSeenAt = Number.isFinite(last) ? last : startedAt
-  return (await appendToLiveSession(trx, job, startedAt, lastSeenAt, issues))
-    ?? appendGeneral(trx, job, startedAt, lastSeenAt, days, issues)
+  return (await appendToLiveSession(trx, job, startedAt, lastSeenAt, days, issues)) ?? appendGeneral(trx, job, startedAt, lastSeenAt, days, issues)
 }
 
 /**
@@ -91,7 +90,7 @@ async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas, issues: Iss
  * event earlier than the session's start — and the general path takes over.
  */
 async function appendToLiveSession(
-  trx: Db, job: WriteJob, startedAt: number, lastSeenAt: number, issues: IssueBatch,
+  trx: Db, job: WriteJob, startedAt: number, lastSeenAt: number, days: DayDeltas, issues: IssueBatch,
 ): Promise<AppendResult | null> {
   const { projectId, seed, events, cutoff } = job
   const n = events.length
@@ -109,7 +108,7 @@ async function appendToLiveSession(
     ...keepFactsSql(seed),
   })).where('project_id', '=', projectId).where('session_key', '=', seed.sessionKey)
     .where('last_seen_at', '>=', cutoff).where('started_at', '<=', startedAt)
-    .returning(['id', 'next_seq', 'terms']))).rows
+    .returning(['id', 'next_seq', 'start_day', 'terms', 'country', 'browser', 'os']))).rows
   if (!row) return null
   // Import names the session; a key owned by another session is a conflict (the savepoint undoes the UPDATE).
   if (seed.id !== undefined && row.id !== seed.id) throw keyConflict(seed, row.id)
@@ -118,7 +117,7 @@ async function appendToLiveSession(
   const inserted = await insertEvents(trx, projectId, row.id, base, events, issueIds)
   const rows = await insertedRows(trx, projectId, row.id, base, events, issueIds, inserted)
   if (targets.size > 0) issues.deltas.add(projectId, row.id, rows, targets, issues.job)
-  await indexBatch(trx, job, row.id, row.terms, base, issues.texts)
+  await indexBatch(trx, job, row, { ...row, tags: seed.tags }, base, days, issues.texts)
   if (inserted < n) {
     const stored = countTypes(rows.map((r) => r.type))
     await trx.updateTable('sessions').set((eb) => ({
@@ -147,8 +146,9 @@ async function appendGeneral(
   const inserted = await insertEvents(trx, projectId, sessionId, base, events, issueIds)
   const rows = await insertedRows(trx, projectId, sessionId, base, events, issueIds, inserted)
   if (targets.size > 0) issues.deltas.add(projectId, sessionId, rows, targets, issues.job)
-  await indexBatch(trx, job, sessionId, locked.terms, base, issues.texts)
-  await updateSession(trx, locked, seed, rows.map((r) => r.type), Math.min(startedAt, locked.started_at),
+  const facts = keepFacts(locked, seed)
+  const terms = await indexBatch(trx, job, locked, { ...facts, tags: seed.tags }, base, days, issues.texts)
+  await updateSession(trx, locked, facts, terms, rows.map((r) => r.type), Math.min(startedAt, locked.started_at),
     Math.max(lastSeenAt, locked.last_seen_at), days)
   return { sessionId, accepted: inserted, duplicates: events.length - inserted }
 }
@@ -229,20 +229,21 @@ async function reserveSeq(trx: Db, projectId: string, sessionId: string, n: numb
 }
 
 async function updateSession(
-  trx: Db, row: SessionRow, seed: SessionSeed, insertedTypes: string[], startedAt: number, lastSeenAt: number,
-  days: DayDeltas,
+  trx: Db, row: SessionRow, facts: ReturnType<typeof keepFacts>, terms: readonly string[], insertedTypes: string[], startedAt: number,
+  lastSeenAt: number, days: DayDeltas,
 ): Promise<void> {
   const add = countTypes(insertedTypes)
   const startDay = dayOf(startedAt)
   if (startDay !== row.start_day) {
     days.add(row.project_id, row.start_day, -1)
     days.add(row.project_id, startDay, 1)
+    moveTerms(row.project_id, terms, row.start_day, startDay, days)
   }
   await trx.updateTable('sessions').set({
     started_at: startedAt,
     start_day: startDay,
     last_seen_at: lastSeenAt,
-    ...keepFacts(row, seed),
+    ...facts,
     events_total: row.events_total + add.total,
     events_errors: row.events_errors + add.errors,
     events_slow: row.events_slow + add.slow,
@@ -279,11 +280,11 @@ export interface RecordingResult {
  * recognized and it is counted once.
  */
 async function appendChunks(
-  trx: Db, projectId: string, sessionId: string, chunks: readonly ChunkRecord[], maxSessionBytes: number, now: number,
+  trx: Db, projectId: string, sessionId: string, chunks: readonly ChunkRecord[], maxSessionBytes: number, now: number, days: DayDeltas,
 ): Promise<RecordingResult> {
   const result: RecordingResult = { accepted: 0, duplicates: 0, dropped: 0 }
   if (chunks.length === 0) return result
-  const session = await trx.selectFrom('sessions').select('recording_bytes')
+  const session = await trx.selectFrom('sessions').select(['id', 'recording_bytes', 'start_day', 'terms'])
     .where('project_id', '=', projectId).where('id', '=', sessionId).executeTakeFirstOrThrow()
   let bytes = session.recording_bytes
   for (const chunk of chunks) {
@@ -309,6 +310,7 @@ async function appendChunks(
       recording_dropped: eb('recording_dropped', '+', result.dropped),
     })).where('project_id', '=', projectId).where('id', '=', sessionId).execute()
   }
+  if (result.accepted > 0) await addTerms(trx, projectId, session, new Set([term.recording]), days)
   return result
 }
 
@@ -344,7 +346,7 @@ export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob
             const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts })
             if (job.recording) {
               const { chunks, maxSessionBytes } = job.recording
-              result.recording = await appendChunks(trx, job.projectId, result.sessionId, chunks, maxSessionBytes, job.now)
+              result.recording = await appendChunks(trx, job.projectId, result.sessionId, chunks, maxSessionBytes, job.now, before)
             }
             await sql`release savepoint batch`.execute(trx)
             before.mergeInto(days)

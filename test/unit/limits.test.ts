@@ -157,4 +157,19 @@ describe('limits and defaults', () => {
     ])
     states('docs/sdk.md', [`| \`recordMaxChunkBytes\` | ${limits.DEFAULT_MAX_CHUNK_BYTES} |`])
   })
+
+  it('docs/sdk.md states the limits of identify, setTags, release, environment, consent and maskFields', () => {
+    states('docs/sdk.md', [
+      `cut to ${limits.MAX_USER_ID_LENGTH} characters; an empty one`,
+      `at most ${limits.MAX_META_KEY_LENGTH} characters (others are dropped`,
+      `string values are cut to ${limits.MAX_META_VALUE_LENGTH} characters`,
+      `the first ${limits.MAX_TRAITS} traits are kept`,
+      `taken with \`String()\` and cut to ${limits.MAX_META_VALUE_LENGTH} characters, \`null\``,
+      `at most ${limits.MAX_TAGS} keys are kept`,
+      `cut to ${limits.MAX_RELEASE_LENGTH} characters, ignored when empty`,
+      `cut to ${limits.MAX_ENVIRONMENT_LENGTH} characters, ignored when empty`,
+      `at most ${limits.CONSENT_QUEUE_MAX} events (beyond them the oldest are dropped`,
+      `At most ${limits.MAX_MASK_FIELDS} names of up to ${limits.MAX_MASK_FIELD_LENGTH} characters are used`,
+    ])
+  })
 })

@@ -2,7 +2,7 @@ import { DASHBOARD_PAGE_SIZE as PAGE } from '../../../common/limits.ts'
 import { api, type ProjectSummary, type SessionItem } from '../api.ts'
 import { formatDuration, formatTime, h } from '../dom.ts'
 
-interface Page { total: number; totalCapped: boolean; limit: number; offset: number; sessions: SessionItem[] }
+interface Page { total: number; limit: number; offset: number; sessions: SessionItem[] }
 
 /** The sessions list with its date, errors-only and has-recording filters and paging, all kept in the URL. */
 export async function renderSessions(body: HTMLElement, project: ProjectSummary, params: URLSearchParams): Promise<void> {
@@ -52,11 +52,11 @@ export async function renderSessions(body: HTMLElement, project: ProjectSummary,
       h('tbody', {}, ...page.sessions.map((s) => row(project, s)))))
   }
   const shown = `${page.sessions.length === 0 ? 0 : offset + 1}–${offset + page.sessions.length}`
-  const total = `${page.total}${page.totalCapped ? '+' : ''}`
+  const total = String(page.total)
   body.append(h('div', { class: 'pager' },
     h('span', { id: 'page-info' }, `${shown} of ${total} sessions`),
     h('button', { type: 'button', id: 'prev', disabled: offset === 0, onclick: () => { go({ offset: String(Math.max(0, offset - PAGE)) }) } }, '‹ Newer'),
-    h('button', { type: 'button', id: 'next', disabled: offset + PAGE >= page.total && !page.totalCapped,
+    h('button', { type: 'button', id: 'next', disabled: offset + PAGE >= page.total,
       onclick: () => { go({ offset: String(offset + PAGE) }) } }, 'Older ›')))
 }
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, eventually, openServedPage, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, eventually, openServedPage, servePage, startBrowserTest } from '../../helpers/browser.ts'
 
 interface Event {
   id: string; type: string; createdAt: string; url?: string; method?: string; message: string | null; reqBody: string | null; statusCode: number | null
@@ -15,6 +15,36 @@ const capturePage = (ingestKey: string) => `<!doctype html><html><head><meta cha
 <script src="/sdk.js"></script>
 <script>Sessionwatch.init({ ingestKey: ${JSON.stringify(ingestKey)}, record: false, flushIntervalMs: 600000 })</script>
 </body></html>`
+
+/** A shop page that names its visitor before init, with release, environment and the privacy options. */
+const identifiedPage = (ingestKey: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body>
+<input id="nick" name="nickname"><input id="city" name="city">
+<script src="/sdk.js"></script>
+<script>
+  // JSON.parse keeps "__proto__" as a key: Fastify refuses a JSON body holding one, so the SDK must drop it.
+  Sessionwatch.identify('user-42', Object.assign(JSON.parse('{"__proto__": "x"}'), { plan: 'pro', seats: 3, beta: true, nan: NaN, 'bad key': 1, nested: { a: 1 } }))
+  Sessionwatch.init({ ingestKey: ${JSON.stringify(ingestKey)}, record: false, flushIntervalMs: 600000, release: 'shop@1.4.2', environment: 'staging',
+    maskInputs: false, maskFields: ['nickname'], networkBodies: ['/api/checkout'] })
+  Sessionwatch.setTags({ region: 'eu', ab: 2, 'bad key': 'x' })
+</script>
+</body></html>`
+
+/** A page that waits for consent, and would record the screen once it has it. */
+const consentPage = (ingestKey: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body>
+<h1>Shop</h1><button id="buy" type="button">Buy</button>
+<script src="/sdk.js"></script>
+<script>Sessionwatch.init({ ingestKey: ${JSON.stringify(ingestKey)}, consent: false, flushIntervalMs: 300, recordCheckoutMs: 300 })</script>
+</body></html>`
+
+/** Batches posted to ingest by a page, and the status the server answered each with. */
+function ingestTraffic(page: Page) {
+  const batches: { status: number; body: Record<string, unknown> & { events: unknown[] } }[] = []
+  page.on('response', (res) => {
+    if (!res.url().includes('/ingest/v1/batch')) return
+    batches.push({ status: res.status(), body: JSON.parse(res.request().postData() ?? '{}') as Record<string, unknown> & { events: unknown[] } })
+  })
+  return batches
+}
 
 describe('browser SDK, end to end in Chromium', () => {
   let t: TestApp
@@ -117,7 +147,7 @@ describe('browser SDK, end to end in Chromium', () => {
     assert.ok(arrivals.length >= 2)
     assert.ok((arrivals[1] ?? 0) - (arrivals[0] ?? 0) >= 900, 'the retry waited for Retry-After')
     const stats = await page.evaluate<{ sent: number; dropped: Record<string, number> }>('Sessionwatch.stats()')
-    assert.deepEqual(stats.dropped, { queue_overflow: 0, rejected: 0, retries_exhausted: 0 })
+    assert.deepEqual(stats.dropped, { queue_overflow: 0, rejected: 0, retries_exhausted: 0, consent: 0 })
     // Offline: 1,500 navigations overflow the 1,000-event queue; the overflow is dropped and counted.
     await context.setOffline(true)
     const dropped = await page.evaluate<number>(`(() => {
@@ -201,5 +231,86 @@ describe('browser SDK, end to end in Chromium', () => {
     const report = events.find((e) => e.type === 'USER_REPORT')
     assert.equal(report?.fingerprint, 'checkout pro')
     assert.deepEqual(pageErrors.filter((m) => !m.includes('Payment 7 failed')), [], 'nothing of the SDK reached the page')
+  })
+
+  it('an identified page with tags, release and environment sends batches the server accepts; maskFields and networkBodies apply', async () => {
+    const page = await browser.newPage()
+    const pageErrors: string[] = []
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+    const batches = ingestTraffic(page)
+    await servePage(page, base, '/shop', identifiedPage(t.project.ingestKey))
+    await page.goto(`${base}/shop`)
+    await page.fill('#nick', 'annie')
+    await page.fill('#city', 'Oslo')
+    await page.press('#city', 'Tab')
+    await page.evaluate(`(async () => {
+      await fetch('/api/checkout/pay', { method: 'POST', body: JSON.stringify({ nickname: 'annie', item: 'mug' }) })
+      await fetch('/api/other', { method: 'POST', body: 'nickname=annie&item=mug' })
+      Sessionwatch.report('first')
+    })()`)
+    await eventually(() => Promise.resolve(batches.length >= 1 || null), 'the first batch')
+    await page.evaluate(`Sessionwatch.identify('user-43'); Sessionwatch.setTags({ region: null, plan: 'pro' }); Sessionwatch.captureError(new Error('second'))`)
+    await eventually(() => Promise.resolve(batches.length >= 2 || null), 'the second batch')
+
+    assert.deepEqual(batches.map((b) => b.status), [200, 200], 'the server accepted every batch')
+    const [first, second] = batches.map((b) => b.body)
+    assert.deepEqual(first && [first.user, first.tags, first.release, first.environment], [
+      { id: 'user-42', traits: { plan: 'pro', seats: 3, beta: true } }, { region: 'eu', ab: '2' }, 'shop@1.4.2', 'staging',
+    ])
+    assert.deepEqual(second && [second.user, second.tags, second.release, second.environment], [
+      { id: 'user-43' }, { ab: '2', plan: 'pro' }, 'shop@1.4.2', 'staging',
+    ], 'the last identify wins; the tags merged')
+    assert.equal(await page.evaluate<number>('Sessionwatch.stats().dropped.rejected'), 0)
+
+    const { sessions } = json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions?limit=200'))
+    const events = (await Promise.all(sessions.map(async ({ id }) => json<Detail>(await t.get(`/api/v1/sessions/${id}`)).events)))
+      .find((list) => list.some((e) => e.type === 'USER_REPORT' && e.message === 'first')) ?? []
+    const inputs = events.filter((e) => e.type === 'INPUT').map((e) => e.message)
+    assert.deepEqual(inputs.sort(), ['input#city = "Oslo"', 'input#nick'], 'a field named in maskFields keeps its value in the page')
+    const failed = events.filter((e) => e.type === 'HTTP_ERROR')
+    assert.equal(failed.find((e) => e.url === '/api/checkout/pay')?.reqBody, '{"nickname":"***","item":"mug"}', 'a matching URL: its body, masked')
+    assert.equal(failed.find((e) => e.url === '/api/other')?.reqBody, null, 'a URL no pattern matches: no body')
+    assert.ok(!JSON.stringify(events).includes('annie'))
+    assert.deepEqual(pageErrors, [])
+    await page.close()
+  })
+
+  it('with consent: false nothing is sent or stored and the recorder never loads until consent(true); consent(false) stops it all', async () => {
+    const page = await browser.newPage()
+    const batches = ingestTraffic(page)
+    const recorderLoads: string[] = []
+    page.on('request', (req) => { if (req.url().includes('/sdk/recorder.js')) recorderLoads.push(req.url()) })
+    await servePage(page, base, '/consent', consentPage(t.project.ingestKey))
+    await page.goto(`${base}/consent`)
+    await page.click('#buy')
+    await page.evaluate(`Sessionwatch.report('held for consent')`)
+    await page.waitForTimeout(1000) // three flush intervals, and the page long loaded
+    assert.equal(batches.length, 0, 'nothing sent')
+    assert.deepEqual(recorderLoads, [], 'the recorder not even loaded')
+    assert.equal(await page.evaluate<number>('sessionStorage.length'), 0, 'nothing stored')
+    assert.deepEqual(await page.evaluate('[Sessionwatch.stats().queued, Sessionwatch.stats().recording]'), [3, null], 'navigation, click, report held')
+
+    await page.evaluate('Sessionwatch.consent(true)')
+    await page.waitForFunction('Sessionwatch.stats().sent >= 3 && Sessionwatch.stats().recording !== null', undefined, { timeout: 10_000 })
+    assert.equal(recorderLoads.length, 1)
+    const key = await page.evaluate<string | null>('sessionStorage.getItem("sw_session")')
+    assert.ok(key)
+    await page.mouse.move(50, 50)
+    await page.click('#buy')
+    await page.waitForFunction('Sessionwatch.stats().recording.chunks >= 1', undefined, { timeout: 10_000 })
+
+    await page.evaluate('Sessionwatch.consent(false)')
+    assert.deepEqual(await page.evaluate('[sessionStorage.getItem("sw_session"), Sessionwatch.stats().recording]'), [null, null])
+    await page.waitForTimeout(300) // a request begun before the withdrawal may still show
+    const before = batches.length
+    await page.click('#buy')
+    await page.mouse.move(120, 120)
+    await page.evaluate(`Sessionwatch.report('after withdrawal')`)
+    await page.waitForTimeout(1000)
+    assert.equal(batches.length, before, 'nothing sent after consent(false), neither events nor recording')
+    assert.equal(await page.evaluate<number>('sessionStorage.length'), 0)
+    assert.ok(batches.every((b) => b.status === 200))
+    assert.ok(batches.some((b) => JSON.stringify(b.body.events).includes('held for consent')), 'what was held left after consent(true)')
+    await page.close()
   })
 })

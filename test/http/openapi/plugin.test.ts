@@ -43,7 +43,8 @@ describe('OpenAPI document', () => {
 
   it('states the parameter bounds and defaults of the spec', () => {
     const params = Object.fromEntries((doc.paths['/api/v1/sessions']?.get?.parameters ?? []).map((p) => [p.name, p]))
-    assert.deepEqual(Object.keys(params).sort(), ['date', 'from', 'issue', 'limit', 'offset', 'to'])
+    assert.deepEqual(Object.keys(params).sort(), ['browser', 'country', 'date', 'errors', 'from', 'issue', 'limit', 'offset', 'os', 'q', 'recording',
+      'status', 'tag.{key}', 'to', 'type', 'url', 'user'])
     assert.deepEqual(params.limit?.schema, { type: 'integer', minimum: 1, maximum: 200, default: 50 })
     assert.deepEqual(params.offset?.schema, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
     assert.ok(Object.values(params).every((p) => p.in === 'query' && p.required !== true))

@@ -178,6 +178,14 @@ for (const engine of testEngines()) {
       }
     })
 
+    it('documents every search parameter in the OpenAPI document', async () => {
+      const doc = json<{ paths: Record<string, { get: { parameters: { name: string }[] } }> }>(await t.app.inject({ url: '/api/v1/openapi.json' }))
+      const names = doc.paths['/api/v1/sessions']?.get.parameters.map((p) => p.name) ?? []
+      for (const name of ['errors', 'recording', 'user', 'country', 'browser', 'os', 'url', 'q', 'type', 'status', 'tag.{key}', 'issue']) {
+        assert.ok(names.includes(name), `listSessions documents ${name}`)
+      }
+    })
+
     it('never shows another project\'s visits', async () => {
       const other = await t.newProject('Other')
       const res = await t.get('/api/v1/sessions?user=alice%40example.com', other.apiKey)

@@ -59,4 +59,50 @@ for (const engine of testEngines()) {
       assert.ok(!indexes.rows.some((r) => r.name === 'events_issue_idx' || r.name === 'issue_sessions_session_idx'))
     })
   })
+
+  describe(`0009_visit_search fills search from stored visits [${engine}]`, () => {
+    let test: TestDatabase
+    let db: Kysely<Database>
+    before(async () => {
+      test = await createTestDatabase(engine)
+      const { location } = loadConfig({ DATABASE_URL: test.url }).database
+      db = new Kysely<Database>({ dialect: engine === 'postgres' ? postgresDialect({ url: location, poolSize: 2, statementTimeoutMs: 0 }) : sqliteDialect(location) })
+    })
+    after(async () => {
+      await db.destroy()
+      await test.cleanup()
+    })
+
+    it('entry page, browser and OS, terms with their day counts, and searchable text', async () => {
+      const migrator = new Migrator({ db, provider: migrationProvider(engine) })
+      assert.equal((await migrator.migrateTo('0008_issue_reads')).error, undefined)
+      const t = Date.UTC(2026, 10, 20, 12)
+      await sql`insert into sessions (project_id, id, session_key, started_at, start_day, last_seen_at, ip, country, user_agent, utm,
+        events_total, events_errors, events_slow, recording_chunks, recording_bytes, recording_dropped, next_seq)
+        values ('p', 's1', 'k1', ${t}, ${Math.floor(t / DAY_MS)}, ${t + 10}, null, 'DE',
+          'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', null, 3, 1, 0, 1, 10, 0, 3)`.execute(db)
+      const event = (id: string, seq: number, type: string, fields: Record<string, unknown>) => ({
+        project_id: 'p', session_id: 's1', id, seq, type, created_at: t + seq, url: null, method: null, message: null, stack: null,
+        status_code: null, duration_ms: null, req_body: null, res_body: null, fingerprint: null, issue_id: null, ...fields,
+      })
+      await db.insertInto('events').values([
+        event('a', 0, 'NAVIGATION', { url: 'https://shop.example/checkout' }),
+        event('b', 1, 'HTTP_ERROR', { url: 'https://shop.example/api/pay', method: 'POST', status_code: 502 }),
+        event('c', 2, 'USER_REPORT', { message: 'Pay button broken' }),
+      ]).execute()
+
+      assert.equal((await migrator.migrateToLatest()).error, undefined)
+      const s = await db.selectFrom('sessions').select(['entry_url', 'browser', 'os', 'terms']).executeTakeFirstOrThrow()
+      assert.deepEqual([s.entry_url, s.browser, s.os], ['https://shop.example/checkout', 'Firefox', 'Linux'])
+      const terms = (await db.selectFrom('session_terms').select('term').orderBy('term').execute()).map((r) => r.term)
+      assert.deepEqual(terms, ['b:Firefox', 'c:DE', 'has:errors', 'has:recording', 'o:Linux', 's:502', 's:5xx', 't:HTTP_ERROR', 't:NAVIGATION',
+        't:USER_REPORT'])
+      assert.deepEqual((JSON.parse(s.terms ?? '[]') as string[]).sort(), terms)
+      const days = await db.selectFrom('term_days').select(['term', 'day', 'sessions']).orderBy('term').execute()
+      assert.deepEqual(days.map((d) => [d.term, d.day, d.sessions]), terms.map((term) => [term, Math.floor(t / DAY_MS), 1]))
+      const text = await db.selectFrom('session_texts').select(['page', 'body']).executeTakeFirstOrThrow()
+      assert.equal(text.page, 'https://shop.example/checkout')
+      assert.deepEqual(text.body.split('\n').sort(), ['Pay button broken', 'https://shop.example/api/pay', 'https://shop.example/checkout'])
+    })
+  })
 }

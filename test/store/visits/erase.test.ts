@@ -49,14 +49,22 @@ for (const engine of testEngines()) {
         .where('project_id', '=', projectId).where('session_id', 'in', ids).executeTakeFirstOrThrow()).n)
 
     /**
-     * Every counter of the project equals what its rows say: visits per start day (session_days), each issue's
-     * events, visits and events per day, and its pointer at a stored event. Fails naming the first that drifted.
+     * Every counter of the project equals what its rows say: visits per start day (session_days) and per term and
+     * start day (term_days), each issue's events, visits and events per day, and its pointer at a stored event.
+     * Fails naming the first that drifted.
      */
     async function assertCountersExact(projectId: string): Promise<void> {
       const days = await db.selectFrom('session_days').select(['day', 'sessions']).where('project_id', '=', projectId).orderBy('day').execute()
       const actualDays = await db.selectFrom('sessions').select(['start_day as day', (eb) => eb.fn.countAll<number | string>().as('n')])
         .where('project_id', '=', projectId).groupBy('start_day').orderBy('start_day').execute()
       assert.deepEqual(days.map((d) => [d.day, d.sessions]), actualDays.map((d) => [d.day, Number(d.n)]), 'session_days')
+      const termDays = await db.selectFrom('term_days').select(['term', 'day', 'sessions']).where('project_id', '=', projectId)
+        .orderBy('term').orderBy('day').execute()
+      const actualTerms = await db.selectFrom('session_terms as t')
+        .innerJoin('sessions as s', (j) => j.onRef('s.project_id', '=', 't.project_id').onRef('s.id', '=', 't.session_id'))
+        .select(['t.term', 's.start_day', (eb) => eb.fn.countAll<number | string>().as('n')]).where('t.project_id', '=', projectId)
+        .groupBy(['t.term', 's.start_day']).orderBy('t.term').orderBy('s.start_day').execute()
+      assert.deepEqual(termDays.map((d) => [d.term, d.day, d.sessions]), actualTerms.map((d) => [d.term, d.start_day, Number(d.n)]), 'term_days')
       for (const issue of await listIssues(db, projectId, {}, { limit: 200, offset: 0 })) {
         const events = await db.selectFrom('events').select(['session_id', sql<number | string>`created_at / ${DAY_MS}`.as('day')])
           .where('project_id', '=', projectId).where('issue_id', '=', issue.id).execute()

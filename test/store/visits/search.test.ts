@@ -20,6 +20,17 @@ for (const engine of testEngines()) {
       Number((await handle.db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n')).where('project_id', '=', projectId)
         .executeTakeFirstOrThrow()).n)
 
+    /** term_days holds, per term and start day, exactly the visits session_terms has. */
+    const countersExact = async () => {
+      const counted = await handle.db.selectFrom('term_days').select(['term', 'day', 'sessions']).where('project_id', '=', projectId)
+        .orderBy('term').orderBy('day').execute()
+      const actual = await handle.db.selectFrom('session_terms as t')
+        .innerJoin('sessions as s', (j) => j.onRef('s.project_id', '=', 't.project_id').onRef('s.id', '=', 't.session_id'))
+        .select(['t.term', 's.start_day as day', (eb) => eb.fn.countAll<number | string>().as('sessions')])
+        .where('t.project_id', '=', projectId).groupBy(['t.term', 's.start_day']).orderBy('t.term').orderBy('s.start_day').execute()
+      assert.deepEqual(counted.map((r) => [r.term, r.day, r.sessions]), actual.map((r) => [r.term, r.day, Number(r.sessions)]))
+    }
+
     before(async () => {
       handle = await openTestDatabase(engine)
       projectId = (await createProject(handle.db, { name: 'Search', domain: 'search.example' })).id
@@ -34,14 +45,16 @@ for (const engine of testEngines()) {
         await writeBatches(handle.db, [{ ...job, seed: { ...job.seed, tags: { plan: 'pro' } } }])
       }
       const stored = await handle.db.selectFrom('session_terms').select('term').where('project_id', '=', projectId).orderBy('term').execute()
-      assert.deepEqual(stored.map((r) => r.term), [term.tag('plan', 'pro'), term.status('503'), term.status('5xx'), term.type('CLICK'), term.type('HTTP_ERROR')].sort())
+      assert.deepEqual(stored.map((r) => r.term), [term.errors, term.tag('plan', 'pro'), term.status('503'), term.status('5xx'), term.type('CLICK'),
+        term.type('HTTP_ERROR')].sort())
+      await countersExact()
       const row = await handle.db.selectFrom('sessions').select('terms').where('project_id', '=', projectId).executeTakeFirstOrThrow()
       assert.deepEqual((JSON.parse(row.terms ?? '[]') as string[]).sort(), stored.map((r) => r.term))
       // The same text three times is indexed once.
       assert.equal(await rows('session_texts'), 1)
       const range = { cutoff }
       assert.equal(await countFiltered(handle.db, projectId, range, { q: ['BUTTON.buy'] }), 1)
-      assert.equal((await listSessions(handle.db, projectId, range, { limit: 10, offset: 0 }, { terms: [term.status('5xx')] }, 'filter')).length, 1)
+      assert.equal((await listSessions(handle.db, projectId, range, { limit: 10, offset: 0 }, { terms: [term.status('5xx')] }, { drive: 'filter', driver: term.status('5xx') })).length, 1)
     })
 
     it('a rolled-back batch leaves no terms or text, and its text is indexed when it comes again', async () => {
@@ -55,6 +68,26 @@ for (const engine of testEngines()) {
       await writeBatches(handle.db, [bad])
       assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { q: ['unique-beta'] }), 1)
       assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { terms: [term.type('USER_REPORT')] }), 1)
+      await countersExact()
+    })
+
+    it('a late event that moves a visit\'s start to an earlier day moves its terms\' day counts with it', async () => {
+      await writeBatches(handle.db, [writeJob(projectId, 'moving', [eventRecord('m1', now - 1000, 'ERROR', { message: 'late' })], now)])
+      await writeBatches(handle.db, [writeJob(projectId, 'moving', [eventRecord('m0', now - 3 * DAY_MS, 'CLICK', { message: 'early' })], now)])
+      await countersExact()
+      const day = Math.floor((now - 3 * DAY_MS) / DAY_MS)
+      const errorsThatDay = await handle.db.selectFrom('term_days').select('sessions').where('project_id', '=', projectId)
+        .where('term', '=', term.errors).where('day', '=', day).executeTakeFirst()
+      assert.equal(Number(errorsThatDay?.sessions), 1)
+    })
+
+    it('a recording gives the visit has:recording once', async () => {
+      const chunk = { id: 'c1', started_at: now - 100, ended_at: now - 50, events: 2, full_snapshot: 1, bytes: 10, data: Buffer.from('x'), dropped: null }
+      const job = writeJob(projectId, 'recorded', [], now)
+      await writeBatches(handle.db, [{ ...job, seed: { ...job.seed, lastSeenAt: now - 50, startedAt: now - 100 }, recording: { chunks: [chunk], maxSessionBytes: 1000 } }])
+      await writeBatches(handle.db, [{ ...job, recording: { chunks: [{ ...chunk, id: 'c2' }], maxSessionBytes: 1000 } }])
+      assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { terms: [term.recording] }), 1)
+      await countersExact()
     })
 
     it('retention deletes a visit\'s terms and text with it', async () => {
@@ -63,7 +96,8 @@ for (const engine of testEngines()) {
       const termsBefore = await rows('session_terms')
       const textsBefore = await rows('session_texts')
       assert.equal(await deleteExpired(handle.db, projectId, cutoff, 100), 1)
-      assert.equal(await rows('session_terms'), termsBefore - 1, 'its one term (t:ERROR) is gone')
+      assert.equal(await rows('session_terms'), termsBefore - 2, 'its terms (t:ERROR, has:errors) are gone')
+      await countersExact()
       assert.equal(await rows('session_texts'), textsBefore - 1)
       assert.equal(await countFiltered(handle.db, projectId, { cutoff: 0 }, { q: ['ancient'] }), 0)
     })

@@ -16,6 +16,7 @@ import { DAY_MS } from '../../../src/shared/time.ts'
 import {
   countFiltered, countIssues, countSessions, eventsAfter, issueEventsPerDay, latestIssueEvent, listIssues, listSessions, sessionsAfter,
 } from '../../../src/visits/read.ts'
+import { term } from '../../../src/visits/search.ts'
 import { openTestDatabase } from '../../helpers/databases.ts'
 import { eventRecord, storeVisit } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
@@ -35,6 +36,12 @@ interface Case {
   indexes: ({ uses: string | string[] } | { noIndexCondOn: string })[]
 }
 
+/**
+ * Visits past retention, counted from the lastSeenAt index (PostgreSQL may read a tiny test table by its
+ * primary key instead: the two cost the same there).
+ */
+const EXPIRED = { uses: ['sessions_last_seen_idx', 'sessions_pk'] }
+
 const CASES: Case[] = [
   {
     name: 'list: first page',
@@ -47,14 +54,15 @@ const CASES: Case[] = [
     indexes: [{ uses: 'sessions_day_last_seen_idx' }],
   },
   {
-    name: 'list: errors only (dashboard)',
-    run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { errors: true }),
-    indexes: [{ uses: 'sessions_errors_idx' }],
+    name: 'list: many visits have the term (errors=true): walk the list order, probe the term',
+    run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { terms: [term.errors] }, { drive: 'order' }),
+    indexes: [{ uses: 'sessions_last_seen_idx' }],
   },
   {
-    name: 'list: with a recording (dashboard)',
-    run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { recording: true }),
-    indexes: [{ uses: 'sessions_recording_idx' }],
+    name: 'list: few visits have the term (type=USER_REPORT): start from its rows',
+    run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { terms: [term.type('USER_REPORT'), term.errors] },
+      { drive: 'filter', driver: term.type('USER_REPORT') }),
+    indexes: [{ uses: ['session_terms_pk', 'PRIMARY KEY'] }],
   },
   {
     name: 'count: partial days at both ends of from/to',
@@ -68,9 +76,18 @@ const CASES: Case[] = [
     ],
   },
   {
-    name: 'count: errors only, capped (dashboard)',
-    run: (db, p) => countFiltered(db, p, { cutoff: 0 }, { errors: true }, 10_000),
-    indexes: [{ uses: 'sessions_errors_idx' }],
+    name: 'count: one term (errors=true): term_days, then past retention from the lastSeenAt index',
+    run: (db, p) => countSessions(db, p, { cutoff: DAY - 5 * DAY_MS }, term.errors),
+    indexes: [{ uses: ['term_days_pk', 'sqlite_autoindex_term_days_1'] }, EXPIRED],
+  },
+  {
+    name: 'count: two terms, from the rarer one\'s rows',
+    run: (db, p) => countFiltered(db, p, { cutoff: DAY - 5 * DAY_MS }, { terms: [term.errors, term.type('USER_REPORT')] }),
+    indexes: [
+      // Each term's size; then the rarer term's rows, less those past retention.
+      { uses: ['term_days_pk', 'sqlite_autoindex_term_days_1'] }, EXPIRED, { uses: ['term_days_pk', 'sqlite_autoindex_term_days_1'] },
+      EXPIRED, { uses: ['session_terms_pk', 'PRIMARY KEY'] }, EXPIRED,
+    ],
   },
   {
     name: 'events: page after a cursor (getSession streamed)',

@@ -4,11 +4,11 @@ select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user
 -- list: one UTC day (date=)
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and "last_seen_at" >= $2 and "start_day" = $3 order by "last_seen_at" desc, "id" desc limit $4 offset $5;
 
--- list: errors only (dashboard)
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and events_errors > 0 and "last_seen_at" >= $2 order by "last_seen_at" desc, "id" desc limit $3 offset $4;
+-- list: many visits have the term (errors=true): walk the list order, probe the term
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = $2 and "t"."session_id" = "sessions"."id") and "last_seen_at" >= $3 order by "last_seen_at" desc, "id" desc limit $4 offset $5;
 
--- list: with a recording (dashboard)
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and recording_chunks > 0 and "last_seen_at" >= $2 order by "last_seen_at" desc, "id" desc limit $3 offset $4;
+-- list: few visits have the term (type=USER_REPORT): start from its rows
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and "id" in (select "session_id" from "session_terms" where "project_id" = $2 and "term" = $3) and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = $4 and "t"."session_id" = "sessions"."id") and +last_seen_at >= $5 order by +last_seen_at desc, "id" desc limit $6 offset $7;
 
 -- count: partial days at both ends of from/to
 select sum("sessions") as "n" from "session_days" where "project_id" = $1 and "day" >= $2 and "day" < $3;
@@ -16,8 +16,17 @@ select count(*) as "n" from "sessions" where "project_id" = $1 and "started_at" 
 select count(*) as "n" from "sessions" where "project_id" = $1 and "started_at" >= $2 and "started_at" < $3;
 select count(*) as "n" from "sessions" where "project_id" = $1 and "last_seen_at" < $2 and +started_at >= $3 and +started_at < $4;
 
--- count: errors only, capped (dashboard)
-select count(*) as "n" from (select "id" from "sessions" where "project_id" = $1 and events_errors > 0 and "last_seen_at" >= $2 limit $3) as "s";
+-- count: one term (errors=true): term_days, then past retention from the lastSeenAt index
+select sum("sessions") as "n" from "term_days" where "project_id" = $1 and "term" = $2;
+select count(*) as "n" from "sessions" where "project_id" = $1 and "last_seen_at" < $2 and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = $3 and "t"."session_id" = "sessions"."id");
+
+-- count: two terms, from the rarer one's rows
+select sum("sessions") as "n" from "term_days" where "project_id" = $1 and "term" = $2;
+select count(*) as "n" from "sessions" where "project_id" = $1 and "last_seen_at" < $2 and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = $3 and "t"."session_id" = "sessions"."id");
+select sum("sessions") as "n" from "term_days" where "project_id" = $1 and "term" = $2;
+select count(*) as "n" from "sessions" where "project_id" = $1 and "last_seen_at" < $2 and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = $3 and "t"."session_id" = "sessions"."id");
+select count(*) as "n" from "session_terms" as "d" where "d"."project_id" = $1 and "d"."term" = $2 and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "d"."project_id" and "t"."term" = $3 and "t"."session_id" = "d"."session_id");
+select count(*) as "n" from "sessions" where "project_id" = $1 and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = $2 and "t"."session_id" = "sessions"."id") and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = $3 and "t"."session_id" = "sessions"."id") and "last_seen_at" < $4;
 
 -- events: page after a cursor (getSession streamed)
 select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body", "fingerprint", "issue_id" from "events" where "project_id" = $1 and "session_id" = $2 and (created_at, seq) > ($3, $4) order by "created_at", "seq" limit $5;

@@ -4,11 +4,11 @@ select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user
 -- list: one UTC day (date=)
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and "start_day" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
--- list: errors only (dashboard)
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and events_errors > 0 and "last_seen_at" >= ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+-- list: many visits have the term (errors=true): walk the list order, probe the term
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = ? and "t"."session_id" = "sessions"."id") and "last_seen_at" >= ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
--- list: with a recording (dashboard)
-select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and recording_chunks > 0 and "last_seen_at" >= ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+-- list: few visits have the term (type=USER_REPORT): start from its rows
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "id" in (select "session_id" from "session_terms" where "project_id" = ? and "term" = ?) and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = ? and "t"."session_id" = "sessions"."id") and +last_seen_at >= ? order by +last_seen_at desc, "id" desc limit ? offset ?;
 
 -- count: partial days at both ends of from/to
 select sum("sessions") as "n" from "session_days" where "project_id" = ? and "day" >= ? and "day" < ?;
@@ -16,8 +16,17 @@ select count(*) as "n" from "sessions" where "project_id" = ? and "started_at" >
 select count(*) as "n" from "sessions" where "project_id" = ? and "started_at" >= ? and "started_at" < ?;
 select count(*) as "n" from "sessions" where "project_id" = ? and "last_seen_at" < ? and +started_at >= ? and +started_at < ?;
 
--- count: errors only, capped (dashboard)
-select count(*) as "n" from (select "id" from "sessions" where "project_id" = ? and events_errors > 0 and "last_seen_at" >= ? limit ?) as "s";
+-- count: one term (errors=true): term_days, then past retention from the lastSeenAt index
+select sum("sessions") as "n" from "term_days" where "project_id" = ? and "term" = ?;
+select count(*) as "n" from "sessions" where "project_id" = ? and "last_seen_at" < ? and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = ? and "t"."session_id" = "sessions"."id");
+
+-- count: two terms, from the rarer one's rows
+select sum("sessions") as "n" from "term_days" where "project_id" = ? and "term" = ?;
+select count(*) as "n" from "sessions" where "project_id" = ? and "last_seen_at" < ? and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = ? and "t"."session_id" = "sessions"."id");
+select sum("sessions") as "n" from "term_days" where "project_id" = ? and "term" = ?;
+select count(*) as "n" from "sessions" where "project_id" = ? and "last_seen_at" < ? and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = ? and "t"."session_id" = "sessions"."id");
+select count(*) as "n" from "session_terms" as "d" where "d"."project_id" = ? and "d"."term" = ? and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "d"."project_id" and "t"."term" = ? and "t"."session_id" = "d"."session_id");
+select count(*) as "n" from "sessions" where "project_id" = ? and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = ? and "t"."session_id" = "sessions"."id") and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = ? and "t"."session_id" = "sessions"."id") and "last_seen_at" < ?;
 
 -- events: page after a cursor (getSession streamed)
 select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body", "fingerprint", "issue_id" from "events" where "project_id" = ? and "session_id" = ? and (created_at, seq) > (?, ?) order by "created_at", "seq" limit ?;

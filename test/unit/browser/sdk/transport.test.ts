@@ -65,6 +65,6 @@ describe('SDK queue', () => {
     assert.equal(q.dropped.queue_overflow, 2)
     assert.deepEqual(q.take(2).map((e) => e.id), ['0', '1'])
     q.drop('rejected', 4)
-    assert.deepEqual(q.dropped, { queue_overflow: 2, rejected: 4, retries_exhausted: 0 })
+    assert.deepEqual(q.dropped, { queue_overflow: 2, rejected: 4, retries_exhausted: 0, consent: 0 })
   })
 })

@@ -1,0 +1,59 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database } from '../../src/db/database.ts'
+import { term } from '../../src/visits/search.ts'
+import type { Dataset } from '../dataset.ts'
+
+const MARKER = 'bench_search'
+
+/** The search scenarios' values, found in the data ensureSearch adds. */
+export interface SearchData {
+  user: string
+  issue: string | null
+}
+
+/**
+ * What issue 13's search filters look for, added once to the benchmark's sessions (their events already gave the
+ * migration their types, statuses and texts): a user on one visit in ten (user-<k>, ~1 visit each), a `plan`
+ * tag on every visit (pro on one in three), browser and OS families spread as on a real site, a USER_REPORT on
+ * one visit in 200, and issue links for one issue. Derived from started_at, so both engines hold the same data.
+ */
+export async function ensureSearch(db: Kysely<Database>, dataset: Dataset, log: (line: string) => void): Promise<SearchData> {
+  const marker = await db.selectFrom('meta').select('value').where('key', '=', MARKER).executeTakeFirst()
+  if (marker) return JSON.parse(marker.value) as SearchData
+  const p = dataset.projectId
+  const t0 = Date.now()
+  log('search data (users, tags, browsers, reports)…')
+  await sql.raw(`update sessions set
+      user_id = case when started_at % 10 = 0 then 'user-' || (started_at % 1000003) end,
+      browser = case started_at % 20 when 0 then 'Firefox' when 1 then 'Firefox' when 2 then 'Safari' when 3 then 'Safari'
+        when 4 then 'Safari' when 5 then 'Microsoft Edge' else 'Chrome' end,
+      os = case started_at % 10 when 0 then 'macOS' when 1 then 'iOS' when 2 then 'Android' when 3 then 'Android' when 4 then 'Linux'
+        else 'Windows' end,
+      tags = case when started_at % 3 = 0 then '{"plan":"pro"}' else '{"plan":"free"}' end
+    where project_id = '${p}'`).execute(db)
+  // The terms these facts give a visit, counted per start day as ingest counts them. (The rows' own `terms`
+  // lists, which only deletion reads, are left as the migration wrote them: the benchmark deletes nothing.)
+  const added = ['b:%', 'o:%', 'g:%', term.type('USER_REPORT')]
+  await sql.raw(`insert into session_terms (project_id, term, session_id)
+    select project_id, 'b:' || browser, id from sessions where project_id = '${p}'
+    union all select project_id, 'o:' || os, id from sessions where project_id = '${p}'
+    union all select project_id, case when started_at % 3 = 0 then '${term.tag('plan', 'pro')}' else '${term.tag('plan', 'free')}' end, id
+      from sessions where project_id = '${p}'
+    union all select project_id, '${term.type('USER_REPORT')}', id from sessions where project_id = '${p}' and started_at % 200 = 7`).execute(db)
+  await sql.raw(`insert into term_days (project_id, term, day, sessions)
+    select t.project_id, t.term, s.start_day, count(*) from session_terms t join sessions s on s.project_id = t.project_id and s.id = t.session_id
+    where t.project_id = '${p}' and (${added.map((a) => `t.term like '${a}'`).join(' or ')})
+    group by t.project_id, t.term, s.start_day`).execute(db)
+  // One issue with the visits of every 50th session linked (20,000 visits): a hot issue.
+  const issue = await db.selectFrom('issues').select('id').where('project_id', '=', p).orderBy('id').limit(1).executeTakeFirst()
+  if (issue) {
+    await sql.raw(`insert into issue_sessions (project_id, issue_id, session_id)
+      select project_id, '${issue.id}', id from sessions where project_id = '${p}' and started_at % 50 = 3`).execute(db)
+  }
+  const user = await db.selectFrom('sessions').select('user_id').where('project_id', '=', p).where('user_id', 'is not', null)
+    .orderBy('last_seen_at', 'desc').limit(1).executeTakeFirst()
+  const data: SearchData = { user: user?.user_id ?? 'nobody', issue: issue?.id ?? null }
+  await db.insertInto('meta').values({ key: MARKER, value: JSON.stringify(data) }).execute()
+  log(`search data: ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+  return data
+}

@@ -1,0 +1,258 @@
+/**
+ * The session list's reads: a page in list order, its exact total, and the search filters (API v1 search,
+ * the dashboard, an issue's visits). The rest of a visit's reads are in read.ts, which re-exports these.
+ */
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely'
+import type { Database, Db } from '../db/database.ts'
+import { textContains, unindexed, unindexedText } from '../db/sql.ts'
+import { DAY_MS } from '../shared/time.ts'
+import type { SessionTable } from './tables.ts'
+import { FACT_COLUMNS } from './facts.ts'
+
+/** A session as the reads return it: its own columns, with its visitor facts (facts.ts) after its times. */
+export const sessionColumns = [
+  'id', 'session_key', 'started_at', 'last_seen_at', ...FACT_COLUMNS,
+  'events_total', 'events_errors', 'events_slow', 'recording_chunks', 'recording_bytes', 'recording_dropped',
+] as const satisfies readonly (keyof SessionTable)[]
+export type SessionListRow = Pick<Selectable<SessionTable>, (typeof sessionColumns)[number]>
+
+/** Sessions whose startedAt is in [from, to) and that are not past `cutoff` (retention). */
+export interface SessionRange {
+  from?: number
+  to?: number
+  cutoff: number
+}
+
+/**
+ * One page of sessions, most recent activity first, id breaking ties so pages never overlap.
+ * A range that is exactly one UTC day walks `sessions_day_last_seen_idx`, already in list order.
+ * With filters, `plan` says where the planner starts (searchSessions decides it from the exact count).
+ */
+export function listSessions(
+  db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number }, filters: SessionFilters = {},
+  plan: Plan = defaultPlan(filters),
+): Promise<SessionListRow[]> {
+  // From the filter, `+last_seen_at` keeps the planner off the project's lastSeenAt index: it starts from the
+  // filter's index or subquery and sorts what it found.
+  const order = plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at')
+  return liveSessions(db, projectId, range, filters, plan)
+    .orderBy(order, 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+}
+
+/** The list's filters (API v1 search and the dashboard's); each narrows the list, all must hold. */
+export interface SessionFilters {
+  /** session_terms the visit has, every one (search.ts `term`: errors, recording, country, browser, OS, types, statuses, tags). */
+  terms?: readonly string[]
+  /** Identified as this user id (exact). */
+  user?: string
+  /** Hit this issue. */
+  issue?: string
+  /** A page of the visit contains this text (case-insensitive, 3+ characters). */
+  url?: string
+  /** Each of these texts occurs in the visit's searchable text (case-insensitive, 3+ characters each). */
+  q?: readonly string[]
+}
+
+/**
+ * Where a filtered query starts. `order` walks the lastSeenAt index and checks each visit against the filters —
+ * right when many match, since the first page stops after a few rows. `filter` starts from what the filters
+ * match and sorts it — right when few do: from `driver`, the filter's term that the fewest visits have (the
+ * others are probed per visit), or from the user, issue or text filter when there is no term.
+ */
+export interface Plan {
+  drive: 'order' | 'filter'
+  driver?: string
+}
+
+const defaultPlan = (f: SessionFilters): Plan => (f.issue !== undefined || f.user !== undefined || f.url !== undefined || (f.q?.length ?? 0) > 0
+  ? { drive: 'filter' } : { drive: 'order' })
+
+/** Whether any filter but the range is set. */
+export const isFiltered = (f: SessionFilters): boolean =>
+  (f.terms?.length ?? 0) > 0 || f.user !== undefined || f.issue !== undefined || f.url !== undefined || (f.q?.length ?? 0) > 0
+
+/** Below this many matches a page starts from what the filters match and sorts it; above, it walks the list order. */
+const FEW_MATCHES = 5000
+
+/**
+ * A filtered page with its exact total. A single term is counted from term_days (no scan, whatever it matches);
+ * several filters are counted from the rarest term, probing the others per visit; the count then says where the
+ * page starts (Plan). A page past the last match is empty without reading it.
+ */
+export async function searchSessions(
+  db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number }, filters: SessionFilters,
+): Promise<{ total: number; rows: SessionListRow[] }> {
+  const { total, driver } = await countPlanned(db, projectId, range, filters)
+  if (page.offset >= total) return { total, rows: [] }
+  const plan: Plan = total < FEW_MATCHES ? { drive: 'filter', ...(driver !== undefined && { driver }) } : { drive: 'order' }
+  return { total, rows: await listSessions(db, projectId, range, page, filters, plan) }
+}
+
+/** The exact number of live sessions in the range matching the filters. */
+export async function countFiltered(db: Db, projectId: string, range: SessionRange, filters: SessionFilters): Promise<number> {
+  return (await countPlanned(db, projectId, range, filters)).total
+}
+
+/** The count, and the term the fewest visits have (the plan's driver). */
+async function countPlanned(db: Db, projectId: string, range: SessionRange, filters: SessionFilters): Promise<{ total: number; driver?: string }> {
+  const terms = filters.terms ?? []
+  if (!isFiltered(filters)) return { total: await countSessions(db, projectId, range) }
+  const [first] = terms
+  if (first !== undefined && terms.length === 1 && !isFiltered({ ...filters, terms: [] })) {
+    return { total: await countSessions(db, projectId, range, first), driver: first }
+  }
+  // Each term's own count is a sum of a few day counters: the rarest one leads.
+  let driver: string | undefined
+  let fewest = Infinity
+  for (const t of terms) {
+    const n = await countSessions(db, projectId, { cutoff: range.cutoff }, t)
+    if (n < fewest) [driver, fewest] = [t, n]
+  }
+  return { total: await countMatching(db, projectId, range, filters, driver), ...(driver !== undefined && { driver }) }
+}
+
+/**
+ * Live sessions in a range matching several filters, exactly. Without a from/to range it reads no session row
+ * but the few past retention: the visits matching (from `driver`'s term rows, or from the other filters' indexes)
+ * less those matching that are past retention and not yet swept (found from the lastSeenAt index).
+ */
+async function countMatching(db: Db, projectId: string, range: SessionRange, filters: SessionFilters, driver: string | undefined): Promise<number> {
+  const n = (row: { n: number | string }) => Number(row.n)
+  if (range.from !== undefined || range.to !== undefined) {
+    // Over a range, the range's index leads (a day is ~1/30 of the visits) and the filters are probed per visit.
+    return n(await liveSessions(db, projectId, range, filters, { drive: 'order' }).clearSelect()
+      .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow())
+  }
+  const all = driver === undefined
+    ? await matching(db, projectId, filters, { drive: 'filter' }).clearSelect().select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow()
+    : await termMatches(db, projectId, filters, driver).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+  const expired = await matching(db, projectId, filters, { drive: 'order' }).clearSelect()
+    .select((eb) => eb.fn.countAll<number | string>().as('n')).where('last_seen_at', '<', range.cutoff).executeTakeFirstOrThrow()
+  return n(all) - n(expired)
+}
+
+/** The visits with `driver`'s term that match every filter, read from session_terms: index only, no session row. */
+function termMatches(db: Db, projectId: string, filters: SessionFilters, driver: string) {
+  let q = db.selectFrom('session_terms as d').where('d.project_id', '=', projectId).where('d.term', '=', driver)
+  for (const t of filters.terms ?? []) {
+    if (t === driver) continue
+    q = q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'd.project_id')
+      .where('t.term', '=', t).whereRef('t.session_id', '=', 'd.session_id')))
+  }
+  const user = filters.user
+  if (user !== undefined) {
+    q = q.where('d.session_id', 'in', (eb) => eb.selectFrom('sessions').select('id').where('project_id', '=', projectId).where('user_id', '=', user))
+  }
+  const issue = filters.issue
+  if (issue !== undefined) {
+    q = q.where('d.session_id', 'in', (eb) => eb.selectFrom('issue_sessions').select('session_id')
+      .where('project_id', '=', projectId).where('issue_id', '=', issue))
+  }
+  if (filters.url !== undefined) q = q.where('d.session_id', 'in', textContains(db, projectId, 'page', filters.url))
+  for (const text of filters.q ?? []) q = q.where('d.session_id', 'in', textContains(db, projectId, 'body', text))
+  return q
+}
+
+/** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
+export function liveSessions(db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}, plan: Plan = { drive: 'order' }) {
+  const q = matching(db, projectId, filters, plan)
+    .where(plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at'), '>=', range.cutoff)
+  const day = singleDay(range)
+  if (day !== null) return q.where('start_day', '=', day)
+  let ranged = q
+  if (range.from !== undefined) ranged = ranged.where('started_at', '>=', range.from)
+  if (range.to !== undefined) ranged = ranged.where('started_at', '<', range.to)
+  return ranged
+}
+
+/**
+ * The project's sessions matching the filters, any age. Term filters probe session_terms per visit (EXISTS),
+ * but the plan's driver, a subquery to start from; driven by `order`, the user filter is spelled so no index
+ * serves it, so the planner walks the list order. Text filters always start from the trigram index: probing it
+ * once per visit would search it once per visit.
+ */
+function matching(db: Db, projectId: string, filters: SessionFilters, plan: Plan) {
+  let q = db.selectFrom('sessions').select(sessionColumns).where('project_id', '=', projectId)
+  const user = filters.user
+  if (user !== undefined) q = q.where(plan.drive === 'order' ? unindexedText('user_id') : 'user_id', '=', user)
+  const issue = filters.issue
+  if (issue !== undefined) {
+    q = q.where('id', 'in', (eb) => eb.selectFrom('issue_sessions').select('session_id')
+      .where('project_id', '=', projectId).where('issue_id', '=', issue))
+  }
+  for (const t of filters.terms ?? []) {
+    q = plan.drive === 'filter' && t === plan.driver
+      ? q.where('id', 'in', (eb) => eb.selectFrom('session_terms').select('session_id').where('project_id', '=', projectId).where('term', '=', t))
+      : q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'sessions.project_id')
+        .where('t.term', '=', t).whereRef('t.session_id', '=', 'sessions.id')))
+  }
+  if (filters.url !== undefined) q = q.where('id', 'in', textContains(db, projectId, 'page', filters.url))
+  for (const text of filters.q ?? []) q = q.where('id', 'in', textContains(db, projectId, 'body', text))
+  return q
+}
+
+/**
+ * Exact number of live sessions in a range — or of those with `term` — without counting rows one by one:
+ * whole days come from `session_days` (`term_days`), partial days at the edges are counted on the startedAt
+ * index, and sessions past retention that the sweeper has not removed yet (few, by construction) are
+ * subtracted through the lastSeenAt index.
+ */
+export async function countSessions(db: Db, projectId: string, range: SessionRange, term?: string): Promise<number> {
+  const firstFull = range.from === undefined ? undefined : Math.ceil(range.from / DAY_MS)
+  const endFull = range.to === undefined ? undefined : Math.floor(range.to / DAY_MS)
+  let total = 0
+  if (firstFull === undefined || endFull === undefined || firstFull < endFull) {
+    const days = term === undefined ? await wholeDays(db, 'session_days', projectId, firstFull, endFull)
+      : await wholeDays(db, 'term_days', projectId, firstFull, endFull, term)
+    total += days
+    if (range.from !== undefined && firstFull !== undefined) {
+      total += await countStarted(db, projectId, range.from, firstFull * DAY_MS, term)
+    }
+    if (range.to !== undefined && endFull !== undefined) {
+      total += await countStarted(db, projectId, endFull * DAY_MS, range.to, term)
+    }
+  } else {
+    total += await countStarted(db, projectId, range.from, range.to, term)
+  }
+  // `+started_at` keeps the planner off the startedAt index: the sessions past retention are few and
+  // sit at one end of the lastSeenAt index, while a day of startedAt is ~30k rows (5 µs vs 9.5 ms, measured).
+  let expired = withTerm(db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('project_id', '=', projectId).where('last_seen_at', '<', range.cutoff), term)
+  if (range.from !== undefined) expired = expired.where(unindexed('started_at'), '>=', range.from)
+  if (range.to !== undefined) expired = expired.where(unindexed('started_at'), '<', range.to)
+  total -= Number((await expired.executeTakeFirstOrThrow()).n)
+  return total
+}
+
+/** Visits (with `term`) that started on days [first, end), from the day counters. */
+async function wholeDays(
+  db: Db, table: 'session_days' | 'term_days', projectId: string, first: number | undefined, end: number | undefined, term?: string,
+): Promise<number> {
+  let q = db.selectFrom(table).select((eb) => eb.fn.sum<number | string | null>('sessions').as('n')).where('project_id', '=', projectId)
+  if (term !== undefined) q = q.where(sql.ref('term'), '=', term)
+  if (first !== undefined) q = q.where('day', '>=', first)
+  if (end !== undefined) q = q.where('day', '<', end)
+  return Number((await q.executeTakeFirst())?.n ?? 0)
+}
+
+async function countStarted(db: Db, projectId: string, from?: number, to?: number, term?: string): Promise<number> {
+  if (from !== undefined && to !== undefined && from >= to) return 0
+  let q = withTerm(db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).where('project_id', '=', projectId), term)
+  if (from !== undefined) q = q.where('started_at', '>=', from)
+  if (to !== undefined) q = q.where('started_at', '<', to)
+  return Number((await q.executeTakeFirstOrThrow()).n)
+}
+
+/** Sessions that have `term`, probed per session row (none when term is undefined). */
+function withTerm<Q extends SelectQueryBuilder<Database, 'sessions', { n: number | string }>>(q: Q, term: string | undefined): Q {
+  if (term === undefined) return q
+  return q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'sessions.project_id')
+    .where('t.term', '=', term).whereRef('t.session_id', '=', 'sessions.id'))) as Q
+}
+
+function singleDay(range: SessionRange): number | null {
+  const { from, to } = range
+  return from !== undefined && to !== undefined && from % DAY_MS === 0 && to - from === DAY_MS ? from / DAY_MS : null
+}
+
