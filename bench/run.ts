@@ -21,7 +21,7 @@ import { ensureDataset, FULL, QUICK, type Dataset } from './dataset.ts'
 import { batchFactory, errorBatchFactory } from './lib/batches.ts'
 import { cpuSeconds } from './lib/cpu.ts'
 import { ensureIssues } from './lib/issues.ts'
-import { ensureSearch, type SearchData } from './lib/search.ts'
+import { ensureSearch, searchScenarios, type SearchData } from './lib/search.ts'
 import { load, type LoadResult } from './lib/load.ts'
 import { sampleMax, startCeiling } from './lib/processes.ts'
 import { ROOT, startService } from './lib/service.ts'
@@ -61,22 +61,6 @@ async function measure(url: string, route: string, apiKey?: string): Promise<Loa
   const headers = apiKey ? { authorization: `Bearer ${apiKey}` } : undefined
   await load({ url, path: route, seconds: warmup, connections, headers })
   return load({ url, path: route, seconds, connections, headers })
-}
-
-/** Issue 13's search scenarios: each filter alone, then pairs ("search2:"), as the route's query string. */
-function searchScenarios(search: SearchData, busyDay: string): [string, string][] {
-  const single: [string, string][] = [
-    ['errors=true', 'errors=true'], ['recording=true', 'recording=true'], ['user=', `user=${search.user}`], ['country=', 'country=DE'],
-    ['browser=', 'browser=firefox'], ['os=', 'os=windows'], ['url=', 'url=%2Fp%2F17'], ['q=', 'q=price'], ['type=', 'type=USER_REPORT'],
-    ['status=', 'status=5xx'], ['tag.plan=', 'tag.plan=pro'],
-    ...(search.issue ? [['issue=', `issue=${search.issue}`] as [string, string]] : []),
-  ]
-  const pairs: [string, string][] = [
-    ['errors&country', 'errors=true&country=DE'], ['browser&os', 'browser=chrome&os=windows'], ['q&country', 'q=price&country=FR'],
-    ['type&errors', 'type=USER_REPORT&errors=true'], ['status&tag', 'status=5xx&tag.plan=pro'], ['url&errors', 'url=%2Fp%2F17&errors=true'],
-    ['user&errors', `user=${search.user}&errors=true`], ['date&q', `date=${busyDay}&q=price`],
-  ]
-  return [...single.map(([n, q]): [string, string] => [`search: ${n}`, q]), ...pairs.map(([n, q]): [string, string] => [`search2: ${n}`, q])]
 }
 
 try {

@@ -44,10 +44,8 @@ export function textContains(db: Db, projectId: string, column: 'page' | 'body',
     const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
     return sql<string>`(select session_id from session_texts where project_id = ${projectId} and ${sql.ref(column)} ilike ${pattern})`
   }
-  // FTS5's trigram index serves LIKE (MATCH phrases would need detail=full, twice the index). A `%` or `_` in the
-  // needle is a wildcard to LIKE, so the index finds a superset, and instr() keeps the exact substrings; both
-  // fold ASCII case only, as PostgreSQL's ILIKE folds any.
+  // A quoted FTS5 string under the trigram tokenizer matches as a substring, folding case, from the index alone.
+  const query = `${column} : "${needle.replace(/"/g, '""')}"`
   return sql<string>`(select session_id from session_texts where project_id = ${projectId}
-    and rowid in (select rowid from session_fts where ${sql.ref(`session_fts.${column}`)} like ${`%${needle}%`})
-    and instr(lower(${sql.ref(column)}), lower(${needle})) > 0)`
+    and rowid in (select rowid from session_fts where session_fts match ${query}))`
 }

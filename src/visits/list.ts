@@ -2,7 +2,7 @@
  * The session list's reads: a page in list order, its exact total, and the search filters (API v1 search,
  * the dashboard, an issue's visits). The rest of a visit's reads are in read.ts, which re-exports these.
  */
-import { sql, type Selectable, type SelectQueryBuilder } from 'kysely'
+import { sql, type Expression, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { textContains, unindexed, unindexedText } from '../db/sql.ts'
 import { DAY_MS } from '../shared/time.ts'
@@ -55,17 +55,21 @@ export interface SessionFilters {
 
 /**
  * Where a filtered query starts. `order` walks the lastSeenAt index and checks each visit against the filters —
- * right when many match, since the first page stops after a few rows. `filter` starts from what the filters
- * match and sorts it — right when few do: from `driver`, the filter's term that the fewest visits have (the
- * others are probed per visit), or from the user, issue or text filter when there is no term.
+ * right when many match, since the first page stops after a few rows. `filter` starts from `driver`, the filter
+ * the fewest visits match (a term, the user, the issue; else the text filters), and probes the others per visit.
  */
 export interface Plan {
   drive: 'order' | 'filter'
-  driver?: string
+  driver?: Driver
 }
+/** A filter a count or a page can start from: its own index lists its visits. */
+export type Driver = { term: string } | { user: string } | { issue: string }
 
-const defaultPlan = (f: SessionFilters): Plan => (f.issue !== undefined || f.user !== undefined || f.url !== undefined || (f.q?.length ?? 0) > 0
-  ? { drive: 'filter' } : { drive: 'order' })
+const defaultPlan = (f: SessionFilters): Plan => {
+  if (f.issue !== undefined) return { drive: 'filter', driver: { issue: f.issue } }
+  if (f.user !== undefined) return { drive: 'filter', driver: { user: f.user } }
+  return { drive: f.url !== undefined || (f.q?.length ?? 0) > 0 ? 'filter' : 'order' }
+}
 
 /** Whether any filter but the range is set. */
 export const isFiltered = (f: SessionFilters): boolean =>
@@ -76,78 +80,93 @@ const FEW_MATCHES = 5000
 
 /**
  * A filtered page with its exact total. A single term is counted from term_days (no scan, whatever it matches);
- * several filters are counted from the rarest term, probing the others per visit; the count then says where the
- * page starts (Plan). A page past the last match is empty without reading it.
+ * several filters are counted from the one the fewest visits match, probing the others per visit; the count
+ * then says where the page starts (Plan). A page past the last match is empty without reading it.
  */
 export async function searchSessions(
   db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number }, filters: SessionFilters,
 ): Promise<{ total: number; rows: SessionListRow[] }> {
   const { total, driver } = await countPlanned(db, projectId, range, filters)
   if (page.offset >= total) return { total, rows: [] }
-  const plan: Plan = total < FEW_MATCHES ? { drive: 'filter', ...(driver !== undefined && { driver }) } : { drive: 'order' }
+  const plan: Plan = total < FEW_MATCHES || (driver === undefined && isTextOnly(filters)) ? { drive: 'filter', ...(driver && { driver }) } : { drive: 'order' }
   return { total, rows: await listSessions(db, projectId, range, page, filters, plan) }
 }
+
+const isTextOnly = (f: SessionFilters): boolean => (f.url !== undefined || (f.q?.length ?? 0) > 0) && !f.terms?.length && f.user === undefined && f.issue === undefined
 
 /** The exact number of live sessions in the range matching the filters. */
 export async function countFiltered(db: Db, projectId: string, range: SessionRange, filters: SessionFilters): Promise<number> {
   return (await countPlanned(db, projectId, range, filters)).total
 }
 
-/** The count, and the term the fewest visits have (the plan's driver). */
-async function countPlanned(db: Db, projectId: string, range: SessionRange, filters: SessionFilters): Promise<{ total: number; driver?: string }> {
+/** The count, and the filter the fewest visits match (the plan's driver). */
+async function countPlanned(db: Db, projectId: string, range: SessionRange, filters: SessionFilters): Promise<{ total: number; driver?: Driver }> {
   const terms = filters.terms ?? []
   if (!isFiltered(filters)) return { total: await countSessions(db, projectId, range) }
   const [first] = terms
   if (first !== undefined && terms.length === 1 && !isFiltered({ ...filters, terms: [] })) {
-    return { total: await countSessions(db, projectId, range, first), driver: first }
+    return { total: await countSessions(db, projectId, range, first), driver: { term: first } }
   }
-  // Each term's own count is a sum of a few day counters: the rarest one leads.
-  let driver: string | undefined
+  // Each filter's own size: a term's is a sum of a few day counters, a user's and an issue's an index count.
+  let driver: Driver | undefined
   let fewest = Infinity
-  for (const t of terms) {
-    const n = await countSessions(db, projectId, { cutoff: range.cutoff }, t)
-    if (n < fewest) [driver, fewest] = [t, n]
-  }
-  return { total: await countMatching(db, projectId, range, filters, driver), ...(driver !== undefined && { driver }) }
+  const consider = (d: Driver, n: number) => { if (n < fewest) [driver, fewest] = [d, n] }
+  if (filters.user !== undefined) consider({ user: filters.user }, await countRows(db, driverRows(db, projectId, { user: filters.user })))
+  if (filters.issue !== undefined) consider({ issue: filters.issue }, await countRows(db, driverRows(db, projectId, { issue: filters.issue })))
+  for (const t of terms) consider({ term: t }, await countSessions(db, projectId, { cutoff: range.cutoff }, t))
+  return { total: await countMatching(db, projectId, range, filters, driver), ...(driver && { driver }) }
 }
 
 /**
- * Live sessions in a range matching several filters, exactly. Without a from/to range it reads no session row
- * but the few past retention: the visits matching (from `driver`'s term rows, or from the other filters' indexes)
- * less those matching that are past retention and not yet swept (found from the lastSeenAt index).
+ * Live sessions in a range matching several filters, exactly. Without a from/to range it reads the driver's
+ * index and probes the other filters per visit, but reads no session row other than the few past retention:
+ * the visits matching, less those matching that are past retention and not yet swept (from the lastSeenAt index).
  */
-async function countMatching(db: Db, projectId: string, range: SessionRange, filters: SessionFilters, driver: string | undefined): Promise<number> {
-  const n = (row: { n: number | string }) => Number(row.n)
+async function countMatching(db: Db, projectId: string, range: SessionRange, filters: SessionFilters, driver: Driver | undefined): Promise<number> {
   if (range.from !== undefined || range.to !== undefined) {
-    // Over a range, the range's index leads (a day is ~1/30 of the visits) and the filters are probed per visit.
-    return n(await liveSessions(db, projectId, range, filters, { drive: 'order' }).clearSelect()
-      .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow())
+    // Over a range, the range's index leads (a day is ~1/30 of the visits) unless the driver is smaller.
+    return countRows(db, liveSessions(db, projectId, range, filters, driver ? { drive: 'filter', driver } : { drive: 'order' }))
   }
   const all = driver === undefined
-    ? await matching(db, projectId, filters, { drive: 'filter' }).clearSelect().select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow()
-    : await termMatches(db, projectId, filters, driver).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
-  const expired = await matching(db, projectId, filters, { drive: 'order' }).clearSelect()
-    .select((eb) => eb.fn.countAll<number | string>().as('n')).where('last_seen_at', '<', range.cutoff).executeTakeFirstOrThrow()
-  return n(all) - n(expired)
+    ? await countRows(db, matching(db, projectId, filters, { drive: 'filter' }))
+    : await countRows(db, probed(db, projectId, filters, driver))
+  const expired = await countRows(db, matching(db, projectId, filters, { drive: 'order' }).where('last_seen_at', '<', range.cutoff))
+  return all - expired
 }
 
-/** The visits with `driver`'s term that match every filter, read from session_terms: index only, no session row. */
-function termMatches(db: Db, projectId: string, filters: SessionFilters, driver: string) {
-  let q = db.selectFrom('session_terms as d').where('d.project_id', '=', projectId).where('d.term', '=', driver)
+/** count(*) of a query's rows (the planner does not compute the columns a count does not read). */
+async function countRows(db: Db, q: Expression<unknown>): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from (${q}) as c`.execute(db)
+  return Number(rows[0]?.n ?? 0)
+}
+
+/** The visits a driver lists, read from its own index, as a query over `d` with `d.session_id`. */
+function driverRows(db: Db, projectId: string, driver: Driver) {
+  if ('term' in driver) {
+    return db.selectFrom('session_terms as d').select('d.session_id').where('d.project_id', '=', projectId).where('d.term', '=', driver.term)
+  }
+  if ('issue' in driver) {
+    return db.selectFrom('issue_sessions as d').select('d.session_id').where('d.project_id', '=', projectId).where('d.issue_id', '=', driver.issue)
+  }
+  return db.selectFrom('sessions as d').select('d.id as session_id').where('d.project_id', '=', projectId).where('d.user_id', '=', driver.user)
+}
+
+/** The visits the driver lists that match every other filter, probed per visit: no session row is read but for the user. */
+function probed(db: Db, projectId: string, filters: SessionFilters, driver: Driver) {
+  let q = driverRows(db, projectId, driver) as SelectQueryBuilder<Database & { d: { project_id: string; session_id: string } }, 'd', { session_id: string }>
   for (const t of filters.terms ?? []) {
-    if (t === driver) continue
+    if ('term' in driver && t === driver.term) continue
     q = q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'd.project_id')
       .where('t.term', '=', t).whereRef('t.session_id', '=', 'd.session_id')))
   }
   const user = filters.user
-  if (user !== undefined) {
+  if (user !== undefined && !('user' in driver)) {
     q = q.where('d.session_id', 'in', (eb) => eb.selectFrom('sessions').select('id').where('project_id', '=', projectId).where('user_id', '=', user))
   }
   const issue = filters.issue
-  if (issue !== undefined) {
-    q = q.where('d.session_id', 'in', (eb) => eb.selectFrom('issue_sessions').select('session_id')
-      .where('project_id', '=', projectId).where('issue_id', '=', issue))
+  if (issue !== undefined && !('issue' in driver)) {
+    q = q.where((eb) => eb.exists(eb.selectFrom('issue_sessions as l').select('l.session_id').whereRef('l.project_id', '=', 'd.project_id')
+      .where('l.issue_id', '=', issue).whereRef('l.session_id', '=', 'd.session_id')))
   }
   if (filters.url !== undefined) q = q.where('d.session_id', 'in', textContains(db, projectId, 'page', filters.url))
   for (const text of filters.q ?? []) q = q.where('d.session_id', 'in', textContains(db, projectId, 'body', text))
@@ -167,22 +186,25 @@ export function liveSessions(db: Db, projectId: string, range: SessionRange, fil
 }
 
 /**
- * The project's sessions matching the filters, any age. Term filters probe session_terms per visit (EXISTS),
- * but the plan's driver, a subquery to start from; driven by `order`, the user filter is spelled so no index
- * serves it, so the planner walks the list order. Text filters always start from the trigram index: probing it
- * once per visit would search it once per visit.
+ * The project's sessions matching the filters, any age. The plan's driver is the one filter an index serves
+ * (a subquery to start from, or user_id's index); every other filter is probed per visit (EXISTS), and user_id is
+ * spelled so no index serves it, so the planner keeps to the order or the driver. Text filters always start from
+ * the trigram index: probing it once per visit would search it once per visit.
  */
 function matching(db: Db, projectId: string, filters: SessionFilters, plan: Plan) {
+  const driver = plan.drive === 'filter' ? plan.driver : undefined
   let q = db.selectFrom('sessions').select(sessionColumns).where('project_id', '=', projectId)
   const user = filters.user
-  if (user !== undefined) q = q.where(plan.drive === 'order' ? unindexedText('user_id') : 'user_id', '=', user)
+  if (user !== undefined) q = q.where(driver && 'user' in driver ? 'user_id' : unindexedText('user_id'), '=', user)
   const issue = filters.issue
   if (issue !== undefined) {
-    q = q.where('id', 'in', (eb) => eb.selectFrom('issue_sessions').select('session_id')
-      .where('project_id', '=', projectId).where('issue_id', '=', issue))
+    q = driver && 'issue' in driver
+      ? q.where('id', 'in', (eb) => eb.selectFrom('issue_sessions').select('session_id').where('project_id', '=', projectId).where('issue_id', '=', issue))
+      : q.where((eb) => eb.exists(eb.selectFrom('issue_sessions as l').select('l.session_id').whereRef('l.project_id', '=', 'sessions.project_id')
+        .where('l.issue_id', '=', issue).whereRef('l.session_id', '=', 'sessions.id')))
   }
   for (const t of filters.terms ?? []) {
-    q = plan.drive === 'filter' && t === plan.driver
+    q = driver && 'term' in driver && t === driver.term
       ? q.where('id', 'in', (eb) => eb.selectFrom('session_terms').select('session_id').where('project_id', '=', projectId).where('term', '=', t))
       : q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'sessions.project_id')
         .where('t.term', '=', t).whereRef('t.session_id', '=', 'sessions.id')))

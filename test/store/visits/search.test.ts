@@ -54,7 +54,7 @@ for (const engine of testEngines()) {
       assert.equal(await rows('session_texts'), 1)
       const range = { cutoff }
       assert.equal(await countFiltered(handle.db, projectId, range, { q: ['BUTTON.buy'] }), 1)
-      assert.equal((await listSessions(handle.db, projectId, range, { limit: 10, offset: 0 }, { terms: [term.status('5xx')] }, { drive: 'filter', driver: term.status('5xx') })).length, 1)
+      assert.equal((await listSessions(handle.db, projectId, range, { limit: 10, offset: 0 }, { terms: [term.status('5xx')] }, { drive: 'filter', driver: { term: term.status('5xx') } })).length, 1)
     })
 
     it('a rolled-back batch leaves no terms or text, and its text is indexed when it comes again', async () => {

@@ -61,7 +61,7 @@ const CASES: Case[] = [
   {
     name: 'list: few visits have the term (type=USER_REPORT): start from its rows',
     run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { terms: [term.type('USER_REPORT'), term.errors] },
-      { drive: 'filter', driver: term.type('USER_REPORT') }),
+      { drive: 'filter', driver: { term: term.type('USER_REPORT') } }),
     indexes: [{ uses: ['session_terms_pk', 'PRIMARY KEY'] }],
   },
   {
