@@ -33,6 +33,11 @@ export const positive = (column: 'events_errors' | 'recording_chunks'): RawBuild
 
 const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter
 
+/** `needle` as an ILIKE pattern for "contains", its own `%`, `_` and `\\` escaped. */
+const containsPattern = (needle: string): string => `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+/** `needle` as an FTS5 query of one column: a quoted string, which the trigram tokenizer matches as a substring. */
+const ftsPhrase = (column: string, needle: string): string => `${column} : "${needle.replace(/"/g, '""')}"`
+
 /**
  * The sessions whose searchable text (session_texts: `page` or `body`) contains `needle`, case-insensitively:
  * a subquery of session ids. Both engines answer it from a trigram index: SQLite's FTS5 `session_fts`,
@@ -41,11 +46,32 @@ const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof Post
  */
 export function textContains(db: Db, projectId: string, column: 'page' | 'body', needle: string): RawBuilder<string> {
   if (isPostgres(db)) {
-    const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-    return sql<string>`(select session_id from session_texts where project_id = ${projectId} and ${sql.ref(column)} ilike ${pattern})`
+    return sql<string>`(select session_id from session_texts where project_id = ${projectId} and ${sql.ref(column)} ilike ${containsPattern(needle)})`
   }
-  // A quoted FTS5 string under the trigram tokenizer matches as a substring, folding case, from the index alone.
-  const query = `${column} : "${needle.replace(/"/g, '""')}"`
+  // The trigram index matches a quoted string as a substring, folding case, from the index alone.
   return sql<string>`(select session_id from session_texts where project_id = ${projectId}
-    and rowid in (select rowid from session_fts where session_fts match ${query}))`
+    and rowid in (select rowid from session_fts where session_fts match ${ftsPhrase(column, needle)}))`
+}
+
+/**
+ * Whether one visit's searchable text contains `needle` (case-insensitively), read from its own session_texts rows:
+ * for a few visits another filter already narrowed, cheaper than the trigram index's whole match set.
+ * `project` and `session` name the outer query's columns.
+ */
+export function textProbe(db: Db, column: 'page' | 'body', needle: string, project: string, session: string): RawBuilder<boolean> {
+  const contains = isPostgres(db)
+    ? sql`x.${sql.raw(column)} ilike ${containsPattern(needle)}`
+    : sql`instr(lower(x.${sql.raw(column)}), lower(${needle})) > 0`
+  return sql<boolean>`exists (select 1 from session_texts x where x.project_id = ${sql.ref(project)} and x.session_id = ${sql.ref(session)}
+    and ${contains})`
+}
+
+/** How many of a project's rows of searchable text contain `needle`, counted up to `limit` + 1 (the trigram index leads). */
+export async function textMatchRows(db: Db, projectId: string, column: 'page' | 'body', needle: string, limit: number): Promise<number> {
+  const rows = isPostgres(db)
+    ? sql`select 1 from session_texts where project_id = ${projectId} and ${sql.ref(column)} ilike ${containsPattern(needle)}`
+    : sql`select 1 from session_fts f join session_texts x on x.rowid = f.rowid
+      where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId}`
+  const { rows: [row] } = await sql<{ n: number | string }>`select count(*) as n from (${rows} limit ${limit + 1}) as m`.execute(db)
+  return Number(row?.n ?? 0)
 }

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 import {
   MAX_ISSUE_ID_LENGTH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_SEARCH_LENGTH, MAX_SEARCH_WORDS, MAX_SESSION_ID_LENGTH, MAX_USER_ID_LENGTH,
-  MIN_SEARCH_LENGTH, SEARCH_INDEXED_CHARS,
+  MIN_SEARCH_LENGTH, SEARCH_INDEXED_CHARS, SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX,
 } from '../../common/limits.ts'
 import { TYPE_PATTERN } from '../events/types.ts'
 import { Nullable, pageQuery, periodQuery, ref } from '../shared/schema.ts'
@@ -105,7 +105,9 @@ const searchQuery = {
     minLength: MIN_SEARCH_LENGTH, maxLength: MAX_SEARCH_LENGTH,
     description: 'Full-text search over the visit\'s event messages and URLs, its pages, and its user id and traits, in any case. '
       + 'Words separated by spaces must all occur in the visit (anywhere, as parts of words too); a "quoted phrase" must occur as written. '
-      + `Each word or phrase ${MIN_SEARCH_LENGTH}+ characters, at most ${MAX_SEARCH_WORDS}; the first ${SEARCH_INDEXED_CHARS} characters of each message or URL are searched.`,
+      + `Each word or phrase ${MIN_SEARCH_LENGTH}+ characters, at most ${MAX_SEARCH_WORDS}; the first ${SEARCH_INDEXED_CHARS} characters of each message or URL are searched. `
+      + `A word found in more than ${SEARCH_TEXT_MATCH_LIMIT} of the project's rows of text answers 400 unless other filters or a range leave at most `
+      + `${SEARCH_TEXT_PROBE_MAX} visits to search.`,
     examples: ['checkout "Cannot read properties"'],
   })),
   type: Type.Optional(Type.String({ pattern: TYPE_PATTERN, description: 'Only visits with an event of this type, e.g. USER_REPORT or CONSOLE_ERROR.', examples: ['USER_REPORT'] })),

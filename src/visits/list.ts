@@ -4,7 +4,9 @@
  */
 import { sql, type Expression, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
-import { textContains, unindexed, unindexedText } from '../db/sql.ts'
+import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
+import { textContains, textMatchRows, textProbe, unindexed, unindexedText } from '../db/sql.ts'
+import { invalidParameter } from '../errors.ts'
 import { DAY_MS } from '../shared/time.ts'
 import type { SessionTable } from './tables.ts'
 import { FACT_COLUMNS } from './facts.ts'
@@ -28,15 +30,20 @@ export interface SessionRange {
  * A range that is exactly one UTC day walks `sessions_day_last_seen_idx`, already in list order.
  * With filters, `plan` says where the planner starts (searchSessions decides it from the exact count).
  */
-export function listSessions(
+export async function listSessions(
   db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number }, filters: SessionFilters = {},
   plan: Plan = defaultPlan(filters),
 ): Promise<SessionListRow[]> {
-  // From the filter, `+last_seen_at` keeps the planner off the project's lastSeenAt index: it starts from the
-  // filter's index or subquery and sorts what it found.
-  const order = plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at')
-  return liveSessions(db, projectId, range, filters, plan)
-    .orderBy(order, 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+  if (plan.drive === 'order') {
+    return liveSessions(db, projectId, range, filters, plan)
+      .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+  }
+  // From the filter: the page's ids are sorted first (`+last_seen_at` keeps the planner off the lastSeenAt index,
+  // so it starts from the filter), with only the sort key and the id in the sorter; then the page's rows are read.
+  const ids = liveSessions(db, projectId, range, filters, plan).clearSelect().select('id')
+    .orderBy(unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset)
+  return db.selectFrom('sessions').select(sessionColumns).where('project_id', '=', projectId).where('id', 'in', ids)
+    .orderBy(unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').execute()
 }
 
 /** The list's filters (API v1 search and the dashboard's); each narrows the list, all must hold. */
@@ -61,6 +68,8 @@ export interface SessionFilters {
 export interface Plan {
   drive: 'order' | 'filter'
   driver?: Driver
+  /** Text filters: from the trigram index's match set (`index`, the default), or read per visit (`probe`) when few visits are left to read. */
+  text?: 'index' | 'probe'
 }
 /** A filter a count or a page can start from: its own index lists its visits. */
 export type Driver = { term: string } | { user: string } | { issue: string }
@@ -86,26 +95,28 @@ const FEW_MATCHES = 5000
 export async function searchSessions(
   db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number }, filters: SessionFilters,
 ): Promise<{ total: number; rows: SessionListRow[] }> {
-  const { total, driver } = await countPlanned(db, projectId, range, filters)
+  const { total, driver, text } = await countPlanned(db, projectId, range, filters)
   if (page.offset >= total) return { total, rows: [] }
-  const plan: Plan = total < FEW_MATCHES || (driver === undefined && isTextOnly(filters)) ? { drive: 'filter', ...(driver && { driver }) } : { drive: 'order' }
+  // Few matches: start from the driver (or the text index's matches); many: walk the list order.
+  const fromFilter = total < FEW_MATCHES || (driver === undefined && text === 'index')
+  const plan: Plan = fromFilter ? { drive: 'filter', ...(driver && { driver }), text } : { drive: 'order', text }
   return { total, rows: await listSessions(db, projectId, range, page, filters, plan) }
 }
-
-const isTextOnly = (f: SessionFilters): boolean => (f.url !== undefined || (f.q?.length ?? 0) > 0) && !f.terms?.length && f.user === undefined && f.issue === undefined
 
 /** The exact number of live sessions in the range matching the filters. */
 export async function countFiltered(db: Db, projectId: string, range: SessionRange, filters: SessionFilters): Promise<number> {
   return (await countPlanned(db, projectId, range, filters)).total
 }
 
-/** The count, and the filter the fewest visits match (the plan's driver). */
-async function countPlanned(db: Db, projectId: string, range: SessionRange, filters: SessionFilters): Promise<{ total: number; driver?: Driver }> {
+/** The count, the filter the fewest visits match (the plan's driver), and how text filters are read. */
+async function countPlanned(
+  db: Db, projectId: string, range: SessionRange, filters: SessionFilters,
+): Promise<{ total: number; driver?: Driver; text: 'index' | 'probe' }> {
   const terms = filters.terms ?? []
-  if (!isFiltered(filters)) return { total: await countSessions(db, projectId, range) }
+  if (!isFiltered(filters)) return { total: await countSessions(db, projectId, range), text: 'index' }
   const [first] = terms
   if (first !== undefined && terms.length === 1 && !isFiltered({ ...filters, terms: [] })) {
-    return { total: await countSessions(db, projectId, range, first), driver: { term: first } }
+    return { total: await countSessions(db, projectId, range, first), driver: { term: first }, text: 'index' }
   }
   // Each filter's own size: a term's is a sum of a few day counters, a user's and an issue's an index count.
   let driver: Driver | undefined
@@ -114,7 +125,27 @@ async function countPlanned(db: Db, projectId: string, range: SessionRange, filt
   if (filters.user !== undefined) consider({ user: filters.user }, await countRows(db, driverRows(db, projectId, { user: filters.user })))
   if (filters.issue !== undefined) consider({ issue: filters.issue }, await countRows(db, driverRows(db, projectId, { issue: filters.issue })))
   for (const t of terms) consider({ term: t }, await countSessions(db, projectId, { cutoff: range.cutoff }, t))
-  return { total: await countMatching(db, projectId, range, filters, driver), ...(driver && { driver }) }
+  const text = await textPlan(db, projectId, range, filters, fewest)
+  return { total: await countMatching(db, projectId, range, filters, driver, text), ...(driver && { driver }), text }
+}
+
+/**
+ * How the text filters are read: per visit when another filter or the range leaves at most SEARCH_TEXT_PROBE_MAX
+ * visits to read; else from the trigram index, whose match set for each word must stay within
+ * SEARCH_TEXT_MATCH_LIMIT rows — a broader word is refused (400 naming it) rather than counted for seconds.
+ */
+async function textPlan(db: Db, projectId: string, range: SessionRange, filters: SessionFilters, fewest: number): Promise<'index' | 'probe'> {
+  const texts = textFilters(filters)
+  if (texts.length === 0) return 'index'
+  const ranged = range.from !== undefined || range.to !== undefined ? await countSessions(db, projectId, range) : Infinity
+  if (Math.min(fewest, ranged) <= SEARCH_TEXT_PROBE_MAX) return 'probe'
+  for (const { name, column, needle } of texts) {
+    if (await textMatchRows(db, projectId, column, needle, SEARCH_TEXT_MATCH_LIMIT) > SEARCH_TEXT_MATCH_LIMIT) {
+      throw invalidParameter(name, `${name} "${needle}" occurs in more than ${SEARCH_TEXT_MATCH_LIMIT} texts of this project, too many to count `
+        + `exactly at once: add words, or a filter or from/to range that leaves at most ${SEARCH_TEXT_PROBE_MAX} visits to search`)
+    }
+  }
+  return 'index'
 }
 
 /**
@@ -122,15 +153,17 @@ async function countPlanned(db: Db, projectId: string, range: SessionRange, filt
  * index and probes the other filters per visit, but reads no session row other than the few past retention:
  * the visits matching, less those matching that are past retention and not yet swept (from the lastSeenAt index).
  */
-async function countMatching(db: Db, projectId: string, range: SessionRange, filters: SessionFilters, driver: Driver | undefined): Promise<number> {
+async function countMatching(
+  db: Db, projectId: string, range: SessionRange, filters: SessionFilters, driver: Driver | undefined, text: 'index' | 'probe',
+): Promise<number> {
   if (range.from !== undefined || range.to !== undefined) {
     // Over a range, the range's index leads (a day is ~1/30 of the visits) unless the driver is smaller.
-    return countRows(db, liveSessions(db, projectId, range, filters, driver ? { drive: 'filter', driver } : { drive: 'order' }))
+    return countRows(db, liveSessions(db, projectId, range, filters, driver ? { drive: 'filter', driver, text } : { drive: 'order', text }))
   }
   const all = driver === undefined
-    ? await countRows(db, matching(db, projectId, filters, { drive: 'filter' }))
-    : await countRows(db, probed(db, projectId, filters, driver))
-  const expired = await countRows(db, matching(db, projectId, filters, { drive: 'order' }).where('last_seen_at', '<', range.cutoff))
+    ? await countRows(db, matching(db, projectId, filters, { drive: 'filter', text }))
+    : await countRows(db, probed(db, projectId, filters, driver, text))
+  const expired = await countRows(db, matching(db, projectId, filters, { drive: 'order', text }).where('last_seen_at', '<', range.cutoff))
   return all - expired
 }
 
@@ -148,11 +181,13 @@ function driverRows(db: Db, projectId: string, driver: Driver) {
   if ('issue' in driver) {
     return db.selectFrom('issue_sessions as d').select('d.session_id').where('d.project_id', '=', projectId).where('d.issue_id', '=', driver.issue)
   }
-  return db.selectFrom('sessions as d').select('d.id as session_id').where('d.project_id', '=', projectId).where('d.user_id', '=', driver.user)
+  const user = driver.user
+  return db.selectFrom((eb) => eb.selectFrom('sessions').select(['project_id', 'id as session_id']).where('project_id', '=', projectId)
+    .where('user_id', '=', user).as('d')).select('d.session_id')
 }
 
 /** The visits the driver lists that match every other filter, probed per visit: no session row is read but for the user. */
-function probed(db: Db, projectId: string, filters: SessionFilters, driver: Driver) {
+function probed(db: Db, projectId: string, filters: SessionFilters, driver: Driver, text: 'index' | 'probe') {
   let q = driverRows(db, projectId, driver) as SelectQueryBuilder<Database & { d: { project_id: string; session_id: string } }, 'd', { session_id: string }>
   for (const t of filters.terms ?? []) {
     if ('term' in driver && t === driver.term) continue
@@ -168,10 +203,18 @@ function probed(db: Db, projectId: string, filters: SessionFilters, driver: Driv
     q = q.where((eb) => eb.exists(eb.selectFrom('issue_sessions as l').select('l.session_id').whereRef('l.project_id', '=', 'd.project_id')
       .where('l.issue_id', '=', issue).whereRef('l.session_id', '=', 'd.session_id')))
   }
-  if (filters.url !== undefined) q = q.where('d.session_id', 'in', textContains(db, projectId, 'page', filters.url))
-  for (const text of filters.q ?? []) q = q.where('d.session_id', 'in', textContains(db, projectId, 'body', text))
+  for (const { column, needle } of textFilters(filters)) {
+    q = text === 'probe' ? q.where(textProbe(db, column, needle, 'd.project_id', 'd.session_id'))
+      : q.where('d.session_id', 'in', textContains(db, projectId, column, needle))
+  }
   return q
 }
+
+/** The text filters: `url` searches pages, each `q` word the body. */
+const textFilters = (f: SessionFilters): { name: 'url' | 'q'; column: 'page' | 'body'; needle: string }[] => [
+  ...(f.url === undefined ? [] : [{ name: 'url' as const, column: 'page' as const, needle: f.url }]),
+  ...(f.q ?? []).map((needle) => ({ name: 'q' as const, column: 'body' as const, needle })),
+]
 
 /** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
 export function liveSessions(db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}, plan: Plan = { drive: 'order' }) {
@@ -209,8 +252,10 @@ function matching(db: Db, projectId: string, filters: SessionFilters, plan: Plan
       : q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'sessions.project_id')
         .where('t.term', '=', t).whereRef('t.session_id', '=', 'sessions.id')))
   }
-  if (filters.url !== undefined) q = q.where('id', 'in', textContains(db, projectId, 'page', filters.url))
-  for (const text of filters.q ?? []) q = q.where('id', 'in', textContains(db, projectId, 'body', text))
+  for (const { column, needle } of textFilters(filters)) {
+    q = plan.text === 'probe' ? q.where(textProbe(db, column, needle, 'sessions.project_id', 'sessions.id'))
+      : q.where('id', 'in', textContains(db, projectId, column, needle))
+  }
   return q
 }
 

@@ -6,6 +6,8 @@ import { deleteExpired } from '../../../src/visits/delete.ts'
 import { countFiltered, listSessions } from '../../../src/visits/read.ts'
 import { term } from '../../../src/visits/search.ts'
 import { writeBatches } from '../../../src/visits/write.ts'
+import { SEARCH_TEXT_MATCH_LIMIT } from '../../../common/limits.ts'
+import { AppError } from '../../../src/errors.ts'
 import { openTestDatabase } from '../../helpers/databases.ts'
 import { eventRecord, writeJob } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
@@ -100,6 +102,23 @@ for (const engine of testEngines()) {
       await countersExact()
       assert.equal(await rows('session_texts'), textsBefore - 1)
       assert.equal(await countFiltered(handle.db, projectId, { cutoff: 0 }, { q: ['ancient'] }), 0)
+    })
+  
+    it('refuses a text search too broad to count exactly, unless another filter leaves few visits to read one by one', async () => {
+      const other = (await createProject(handle.db, { name: 'Broad', domain: 'broad.example' })).id
+      const job = writeJob(other, 'zed-visit', [eventRecord('z', now - 100, 'CLICK', { message: 'common-word here' })], now)
+      await writeBatches(handle.db, [{ ...job, seed: { ...job.seed, user: { id: 'zed', traits: null } } }])
+      // More rows of text holding the word than SEARCH_TEXT_MATCH_LIMIT (as if from that many other visits).
+      for (let i = 0; i <= SEARCH_TEXT_MATCH_LIMIT; i += 1000) {
+        await handle.db.insertInto('session_texts').values(Array.from({ length: 1000 }, (_, j) => ({
+          project_id: other, session_id: `ghost-${i + j}`, part: 0, page: '', body: 'a common-word',
+        }))).execute()
+      }
+      await assert.rejects(countFiltered(handle.db, other, { cutoff }, { q: ['common-word'] }),
+        (e: unknown) => e instanceof AppError && e.statusCode === 400 && /q "common-word" occurs in more than/.test(e.message))
+      assert.equal(await countFiltered(handle.db, other, { cutoff }, { user: 'zed', q: ['COMMON-word'] }), 1, 'read per visit for one user')
+      assert.equal(await countFiltered(handle.db, other, { cutoff }, { user: 'zed', q: ['absent-word'] }), 0)
+      assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { q: ['common-word'] }), 0, 'another project\'s text is not counted')
     })
   })
 }
