@@ -74,13 +74,13 @@ export async function ensureSearch(db: Kysely<Database>, dataset: Dataset, log: 
 export function searchScenarios(search: SearchData, busyDay: string): [string, string][] {
   const single: [string, string][] = [
     ['errors=true', 'errors=true'], ['recording=true', 'recording=true'], ['user=', `user=${search.user}`], ['country=', 'country=DE'],
-    ['browser=', 'browser=firefox'], ['os=', 'os=windows'], ['url=', 'url=%2Fp%2F17'], ['q=', 'q=price'], ['type=', 'type=USER_REPORT'],
+    ['browser=', 'browser=firefox'], ['os=', 'os=windows'], ['url=', 'url=%2Fp%2F7'], ['q=', 'q=price'], ['type=', 'type=USER_REPORT'],
     ['status=', 'status=5xx'], ['tag.plan=', 'tag.plan=pro'],
     ...(search.issue ? [['issue=', `issue=${search.issue}`] as [string, string]] : []),
   ]
   const pairs: [string, string][] = [
     ['errors&country', 'errors=true&country=DE'], ['browser&os', 'browser=chrome&os=windows'], ['q&country', 'q=price&country=FR'],
-    ['type&errors', 'type=USER_REPORT&errors=true'], ['status&tag', 'status=5xx&tag.plan=pro'], ['url&errors', 'url=%2Fp%2F17&errors=true'],
+    ['type&errors', 'type=USER_REPORT&errors=true'], ['status&tag', 'status=5xx&tag.plan=pro'], ['url&errors', 'url=%2Fp%2F7&errors=true'],
     ['user&errors', `user=${search.user}&errors=true`], ['date&q', `date=${busyDay}&q=price`],
   ]
   return [...single.map(([n, q]): [string, string] => [`search: ${n}`, q]), ...pairs.map(([n, q]): [string, string] => [`search2: ${n}`, q])]
