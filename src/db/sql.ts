@@ -39,19 +39,21 @@ const containsPattern = (needle: string): string => `%${needle.replace(/[\\%_]/g
 const ftsPhrase = (column: string, needle: string): string => `${column} : "${needle.replace(/"/g, '""')}"`
 
 /**
- * The sessions whose searchable text (session_texts: `page` or `body`) contains `needle`, case-insensitively:
- * a subquery of session ids. Both engines answer it from a trigram index: SQLite's FTS5 `session_fts`,
- * PostgreSQL's pg_trgm GIN index.
- * A needle under 3 characters has no trigram to look up: callers refuse it.
+ * The sessions whose searchable text (session_texts: `page` or `body`) contains `needle`, case-insensitively, as a
+ * query of `session_id`. Both engines answer it from a trigram index: SQLite's FTS5 `session_fts` (a quoted string
+ * matches as a substring from the index alone; the index leads the join to the text rows, so the planner can never
+ * scan the visits instead), PostgreSQL's pg_trgm GIN index. A needle under 3 characters has no trigram: callers refuse it.
  */
-export function textContains(db: Db, projectId: string, column: 'page' | 'body', needle: string): RawBuilder<string> {
-  if (isPostgres(db)) {
-    return sql<string>`(select session_id from session_texts where project_id = ${projectId} and ${sql.ref(column)} ilike ${containsPattern(needle)})`
-  }
-  // The trigram index matches a quoted string as a substring, folding case, from the index alone.
-  return sql<string>`(select session_id from session_texts where project_id = ${projectId}
-    and rowid in (select rowid from session_fts where session_fts match ${ftsPhrase(column, needle)}))`
+export function textSessions(db: Db, projectId: string, column: 'page' | 'body', needle: string): RawBuilder<{ session_id: string }> {
+  return isPostgres(db)
+    ? sql`select distinct session_id from session_texts where project_id = ${projectId} and ${sql.ref(column)} ilike ${containsPattern(needle)}`
+    : sql`select distinct x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
+      where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId}`
 }
+
+/** The same as a subquery for `id in (…)`. */
+export const textContains = (db: Db, projectId: string, column: 'page' | 'body', needle: string): RawBuilder<string> =>
+  sql<string>`(${textSessions(db, projectId, column, needle)})`
 
 /**
  * Whether one visit's searchable text contains `needle` (case-insensitively), read from its own session_texts rows:

@@ -5,7 +5,7 @@
 import { sql, type Expression, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
-import { textContains, textMatchRows, textProbe, unindexed, unindexedText } from '../db/sql.ts'
+import { textContains, textMatchRows, textProbe, textSessions, unindexed, unindexedText } from '../db/sql.ts'
 import { invalidParameter } from '../errors.ts'
 import { DAY_MS } from '../shared/time.ts'
 import type { SessionTable } from './tables.ts'
@@ -68,7 +68,12 @@ export interface Plan {
   text?: 'index' | 'probe'
 }
 /** A filter a count or a page can start from: its own index lists its visits. */
-export type Driver = { term: string } | { user: string } | { issue: string }
+export type Driver = { term: string } | { user: string } | { issue: string } | { text: TextFilter }
+interface TextFilter {
+  name: 'url' | 'q'
+  column: 'page' | 'body'
+  needle: string
+}
 
 const defaultPlan = (f: SessionFilters): Plan => {
   if (f.issue !== undefined) return { drive: 'filter', driver: { issue: f.issue } }
@@ -128,7 +133,9 @@ async function countPlanned(
   if (filters.issue !== undefined) consider({ issue: filters.issue }, await countRows(db, driverRows(db, projectId, { issue: filters.issue })))
   for (const t of terms) consider({ term: t }, await countSessions(db, projectId, { cutoff: range.cutoff }, t))
   const text = await textPlan(db, projectId, range, filters, fewest)
-  return { total: await countMatching(db, projectId, range, filters, driver, text), ...(driver && { driver }), text }
+  // A text filter the index answered with fewer rows than the other filters' visits leads.
+  if (text.mode === 'index' && text.lead && text.rows < fewest) driver = { text: text.lead }
+  return { total: await countMatching(db, projectId, range, filters, driver, text.mode), ...(driver && { driver }), text: text.mode }
 }
 
 /**
@@ -136,18 +143,24 @@ async function countPlanned(
  * visits to read; else from the trigram index, whose match set for each word must stay within
  * SEARCH_TEXT_MATCH_LIMIT rows — a broader word is refused (400 naming it) rather than counted for seconds.
  */
-async function textPlan(db: Db, projectId: string, range: SessionRange, filters: SessionFilters, fewest: number): Promise<'index' | 'probe'> {
+async function textPlan(
+  db: Db, projectId: string, range: SessionRange, filters: SessionFilters, fewest: number,
+): Promise<{ mode: 'index' | 'probe'; lead?: TextFilter; rows: number }> {
   const texts = textFilters(filters)
-  if (texts.length === 0) return 'index'
+  if (texts.length === 0) return { mode: 'index', rows: Infinity }
   const ranged = range.from !== undefined || range.to !== undefined ? await countSessions(db, projectId, range) : Infinity
-  if (Math.min(fewest, ranged) <= SEARCH_TEXT_PROBE_MAX) return 'probe'
-  for (const { name, column, needle } of texts) {
-    if (await textMatchRows(db, projectId, column, needle, SEARCH_TEXT_MATCH_LIMIT) > SEARCH_TEXT_MATCH_LIMIT) {
-      throw invalidParameter(name, `${name} "${needle}" occurs in more than ${SEARCH_TEXT_MATCH_LIMIT} texts of this project, too many to count `
+  if (Math.min(fewest, ranged) <= SEARCH_TEXT_PROBE_MAX) return { mode: 'probe', rows: Infinity }
+  let lead: TextFilter | undefined
+  let least = Infinity
+  for (const t of texts) {
+    const rows = await textMatchRows(db, projectId, t.column, t.needle, SEARCH_TEXT_MATCH_LIMIT)
+    if (rows > SEARCH_TEXT_MATCH_LIMIT) {
+      throw invalidParameter(t.name, `${t.name} "${t.needle}" occurs in more than ${SEARCH_TEXT_MATCH_LIMIT} texts of this project, too many to count `
         + `exactly at once: add words, or a filter or from/to range that leaves at most ${SEARCH_TEXT_PROBE_MAX} visits to search`)
     }
+    if (rows < least) [lead, least] = [t, rows]
   }
-  return 'index'
+  return { mode: 'index', ...(lead && { lead }), rows: least }
 }
 
 /**
@@ -183,6 +196,12 @@ function driverRows(db: Db, projectId: string, driver: Driver) {
   if ('issue' in driver) {
     return db.selectFrom('issue_sessions as d').select('d.session_id').where('d.project_id', '=', projectId).where('d.issue_id', '=', driver.issue)
   }
+  if ('text' in driver) {
+    const { column, needle } = driver.text
+    const matches = sql<{ session_id: string }>`(${textSessions(db, projectId, column, needle)})`
+    return db.selectFrom((eb) => eb.selectFrom(matches.as('m')).select([sql.lit(projectId).as('project_id'), 'm.session_id'])
+      .as('d')).select('d.session_id')
+  }
   const user = driver.user
   return db.selectFrom((eb) => eb.selectFrom('sessions').select(['project_id', 'id as session_id']).where('project_id', '=', projectId)
     .where('user_id', '=', user).as('d')).select('d.session_id')
@@ -205,15 +224,17 @@ function probed(db: Db, projectId: string, filters: SessionFilters, driver: Driv
     q = q.where((eb) => eb.exists(eb.selectFrom('issue_sessions as l').select('l.session_id').whereRef('l.project_id', '=', 'd.project_id')
       .where('l.issue_id', '=', issue).whereRef('l.session_id', '=', 'd.session_id')))
   }
-  for (const { column, needle } of textFilters(filters)) {
-    q = text === 'probe' ? q.where(textProbe(db, column, needle, 'd.project_id', 'd.session_id'))
-      : q.where('d.session_id', 'in', textContains(db, projectId, column, needle))
+  for (const t of textFilters(filters)) {
+    if ('text' in driver && t.column === driver.text.column && t.needle === driver.text.needle) continue
+    // Past the driver's few visits, other words are checked per visit unless the plan reads them from the index.
+    q = text === 'probe' || 'text' in driver ? q.where(textProbe(db, t.column, t.needle, 'd.project_id', 'd.session_id'))
+      : q.where('d.session_id', 'in', textContains(db, projectId, t.column, t.needle))
   }
   return q
 }
 
 /** The text filters: `url` searches pages, each `q` word the body. */
-const textFilters = (f: SessionFilters): { name: 'url' | 'q'; column: 'page' | 'body'; needle: string }[] => [
+const textFilters = (f: SessionFilters): TextFilter[] => [
   ...(f.url === undefined ? [] : [{ name: 'url' as const, column: 'page' as const, needle: f.url }]),
   ...(f.q ?? []).map((needle) => ({ name: 'q' as const, column: 'body' as const, needle })),
 ]
@@ -254,9 +275,10 @@ function matching(db: Db, projectId: string, filters: SessionFilters, plan: Plan
       : q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'sessions.project_id')
         .where('t.term', '=', t).whereRef('t.session_id', '=', 'sessions.id')))
   }
-  for (const { column, needle } of textFilters(filters)) {
-    q = plan.text === 'probe' ? q.where(textProbe(db, column, needle, 'sessions.project_id', 'sessions.id'))
-      : q.where('id', 'in', textContains(db, projectId, column, needle))
+  for (const t of textFilters(filters)) {
+    const leads = driver && 'text' in driver && t.column === driver.text.column && t.needle === driver.text.needle
+    q = plan.text === 'probe' || (driver && 'text' in driver && !leads) ? q.where(textProbe(db, t.column, t.needle, 'sessions.project_id', 'sessions.id'))
+      : q.where('id', 'in', textContains(db, projectId, t.column, t.needle))
   }
   return q
 }

@@ -1,30 +1,30 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Kysely, Migrator, sql } from 'kysely'
-import { loadConfig } from '../../../src/config.ts'
+import { loadConfig, type Engine } from '../../../src/config.ts'
 import type { Database } from '../../../src/db/database.ts'
 import { migrationProvider } from '../../../src/db/migrations.ts'
 import { postgresDialect } from '../../../src/db/postgres.ts'
 import { sqliteDialect } from '../../../src/db/sqlite.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
-import { createTestDatabase, type TestDatabase } from '../../helpers/databases.ts'
+import { createTestDatabase } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
+
+/** A fresh database with no migration applied yet, opened without the service's own migrate-on-open. */
+async function unmigrated(engine: Engine): Promise<{ db: Kysely<Database>; close: () => Promise<void> }> {
+  const test = await createTestDatabase(engine)
+  const { location } = loadConfig({ DATABASE_URL: test.url }).database
+  const db = new Kysely<Database>({ dialect: engine === 'postgres' ? postgresDialect({ url: location, poolSize: 2, statementTimeoutMs: 0 }) : sqliteDialect(location) })
+  return { db, close: async () => { await db.destroy(); await test.cleanup() } }
+}
 
 /** Migrations that change stored data: a database at the version before keeps what it held. */
 for (const engine of testEngines()) {
   describe(`migrations carry data over [${engine}]`, () => {
-    let test: TestDatabase
     let db: Kysely<Database>
-
-    before(async () => {
-      test = await createTestDatabase(engine)
-      const { location } = loadConfig({ DATABASE_URL: test.url }).database
-      db = new Kysely<Database>({ dialect: engine === 'postgres' ? postgresDialect({ url: location, poolSize: 2, statementTimeoutMs: 0 }) : sqliteDialect(location) })
-    })
-    after(async () => {
-      await db.destroy()
-      await test.cleanup()
-    })
+    let close: () => Promise<void>
+    before(async () => { ({ db, close } = await unmigrated(engine)) })
+    after(() => close())
 
     it('0008_issue_reads: issues keep their latest event and events per day; links keep their visits', async () => {
       const migrator = new Migrator({ db, provider: migrationProvider(engine) })
@@ -61,17 +61,10 @@ for (const engine of testEngines()) {
   })
 
   describe(`0009_visit_search fills search from stored visits [${engine}]`, () => {
-    let test: TestDatabase
     let db: Kysely<Database>
-    before(async () => {
-      test = await createTestDatabase(engine)
-      const { location } = loadConfig({ DATABASE_URL: test.url }).database
-      db = new Kysely<Database>({ dialect: engine === 'postgres' ? postgresDialect({ url: location, poolSize: 2, statementTimeoutMs: 0 }) : sqliteDialect(location) })
-    })
-    after(async () => {
-      await db.destroy()
-      await test.cleanup()
-    })
+    let close: () => Promise<void>
+    before(async () => { ({ db, close } = await unmigrated(engine)) })
+    after(() => close())
 
     it('entry page, browser and OS, terms with their day counts, and searchable text', async () => {
       const migrator = new Migrator({ db, provider: migrationProvider(engine) })
