@@ -35,8 +35,15 @@ const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof Post
 
 /** `needle` as an ILIKE pattern for "contains", its own `%`, `_` and `\\` escaped. */
 const containsPattern = (needle: string): string => `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-/** `needle` as an FTS5 query of one column: a quoted string, which the trigram tokenizer matches as a substring. */
-const ftsPhrase = (column: string, needle: string): string => `${column} : "${needle.replace(/"/g, '""')}"`
+/**
+ * `needle` as an FTS5 query: a quoted string, which the trigram tokenizer matches as a substring; `page` searches
+ * the pages (`url=`), `body` all the text, pages included (`q=`).
+ */
+const ftsPhrase = (column: 'page' | 'body', needle: string): string => `${column === 'page' ? 'page : ' : ''}"${needle.replace(/"/g, '""')}"`
+/** The same as an ILIKE condition on a session_texts row (alias `x` or none). */
+const ilike = (column: 'page' | 'body', needle: string, alias = ''): RawBuilder<boolean> => (column === 'page'
+  ? sql<boolean>`${sql.raw(`${alias}page`)} ilike ${containsPattern(needle)}`
+  : sql<boolean>`(${sql.raw(`${alias}page`)} ilike ${containsPattern(needle)} or ${sql.raw(`${alias}body`)} ilike ${containsPattern(needle)})`)
 
 /**
  * The sessions whose searchable text (session_texts: `page` or `body`) contains `needle`, case-insensitively, as a
@@ -46,7 +53,7 @@ const ftsPhrase = (column: string, needle: string): string => `${column} : "${ne
  */
 export function textSessions(db: Db, projectId: string, column: 'page' | 'body', needle: string): RawBuilder<{ session_id: string }> {
   return isPostgres(db)
-    ? sql`select distinct session_id from session_texts where project_id = ${projectId} and ${sql.ref(column)} ilike ${containsPattern(needle)}`
+    ? sql`select distinct session_id from session_texts where project_id = ${projectId} and ${ilike(column, needle)}`
     : sql`select distinct x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
       where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId}`
 }
@@ -61,9 +68,8 @@ export const textContains = (db: Db, projectId: string, column: 'page' | 'body',
  * `project` and `session` name the outer query's columns.
  */
 export function textProbe(db: Db, column: 'page' | 'body', needle: string, project: string, session: string): RawBuilder<boolean> {
-  const contains = isPostgres(db)
-    ? sql`x.${sql.raw(column)} ilike ${containsPattern(needle)}`
-    : sql`instr(lower(x.${sql.raw(column)}), lower(${needle})) > 0`
+  const lower = (c: string) => sql`instr(lower(x.${sql.raw(c)}), lower(${needle})) > 0`
+  const contains = isPostgres(db) ? ilike(column, needle, 'x.') : column === 'page' ? lower('page') : sql`(${lower('page')} or ${lower('body')})`
   return sql<boolean>`exists (select 1 from session_texts x where x.project_id = ${sql.ref(project)} and x.session_id = ${sql.ref(session)}
     and ${contains})`
 }
@@ -71,7 +77,7 @@ export function textProbe(db: Db, column: 'page' | 'body', needle: string, proje
 /** How many of a project's rows of searchable text contain `needle`, counted up to `limit` + 1 (the trigram index leads). */
 export async function textMatchRows(db: Db, projectId: string, column: 'page' | 'body', needle: string, limit: number): Promise<number> {
   const rows = isPostgres(db)
-    ? sql`select 1 from session_texts where project_id = ${projectId} and ${sql.ref(column)} ilike ${containsPattern(needle)}`
+    ? sql`select 1 from session_texts where project_id = ${projectId} and ${ilike(column, needle)}`
     : sql`select 1 from session_fts f join session_texts x on x.rowid = f.rowid
       where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId}`
   const { rows: [row] } = await sql<{ n: number | string }>`select count(*) as n from (${rows} limit ${limit + 1}) as m`.execute(db)

@@ -85,7 +85,10 @@ export function moveTerms(projectId: string, terms: readonly string[], from: num
   }
 }
 
-/** The searchable text of a batch: the pages it visited (`url=`), and (`q=`) event messages and URLs, the user id and traits. */
+/**
+ * The searchable text of a batch: the pages it visited (`url=`), and the rest `q=` searches besides them — event
+ * messages and request URLs, the user id and traits. A page is stored once, in `page`: `q=` reads both columns.
+ */
 export function batchTexts(events: readonly EventRecord[], seed: VisitorFacts): { pages: Set<string>; body: Set<string> } {
   const pages = new Set<string>()
   const body = new Set<string>()
@@ -93,10 +96,9 @@ export function batchTexts(events: readonly EventRecord[], seed: VisitorFacts): 
   add(pages, seed.entryUrl)
   for (const e of events) {
     if (e.type === 'NAVIGATION') add(pages, e.url)
+    else add(body, e.url)
     add(body, e.message)
-    add(body, e.url)
   }
-  for (const page of pages) body.add(page)
   if (seed.user) {
     add(body, seed.user.id)
     for (const [key, value] of Object.entries(seed.user.traits ?? {})) add(body, `${key}: ${String(value)}`)
