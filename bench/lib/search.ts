@@ -73,13 +73,14 @@ export async function ensureSearch(db: Kysely<Database>, dataset: Dataset, log: 
 
 /**
  * Issue 13's search scenarios: each filter alone ("search:"), then pairs ("search2:"), as the route's query string, and
- * the status expected: a word in half the visits (q=price) is refused as too broad to count (400), by design.
+ * the status expected: a word in half the visits (q=price) is refused as too broad to count (400), by design — on the
+ * full dataset; the quick one holds fewer such visits than SEARCH_TEXT_MATCH_LIMIT, so there they are counted (200).
  */
-export function searchScenarios(search: SearchData, busyDay: string): [string, string, number][] {
+export function searchScenarios(search: SearchData, busyDay: string, quick: boolean): [string, string, number][] {
   const single: [string, string, number][] = [
     ['errors=true', 'errors=true', 200], ['recording=true', 'recording=true', 200], ['user=', `user=${search.user}`, 200],
     ['country=', 'country=DE', 200], ['browser=', 'browser=firefox', 200], ['browser= (65%)', 'browser=chrome', 200], ['os=', 'os=windows', 200],
-    ['url=', 'url=checkout', 200], ['q=', 'q=%22pay%20button%22', 200], ['q= too broad (refused)', 'q=price', 400],
+    ['url=', 'url=checkout', 200], ['q=', 'q=%22pay%20button%22', 200], [quick ? 'q= broad word' : 'q= too broad (refused)', 'q=price', quick ? 200 : 400],
     ['type=', 'type=USER_REPORT', 200], ['status=', 'status=5xx', 200], ['tag.plan=', 'tag.plan=pro', 200],
     ...(search.issue ? [['issue=', `issue=${search.issue}`, 200] as [string, string, number]] : []),
   ]

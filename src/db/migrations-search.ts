@@ -45,7 +45,7 @@ export const visitSearch = (engine: Engine, key: RawBuilder<unknown>): Migration
       .addPrimaryKeyConstraint('session_texts_pk', ['project_id', 'session_id', 'part'])
       .execute()
     // The existing visits' search data first, then the text indexes over it, built once rather than row by row.
-    await backfillSearch(engine, db)
+    await fillSearch(engine, db)
     if (engine === 'sqlite') {
       // An external-content index: the text is stored once, in session_texts; triggers keep the index in step.
       // Full detail: a quoted string MATCHes as a substring from the index alone. With detail=none every candidate
@@ -65,8 +65,11 @@ export const visitSearch = (engine: Engine, key: RawBuilder<unknown>): Migration
   },
 })
 
-/** Fills the search columns and tables of visits stored before 0009 from their events. */
-async function backfillSearch(engine: Engine, db: Kysely<unknown>): Promise<void> {
+/**
+ * Fills the search columns and tables of visits stored without them, from their events: those stored before 0009,
+ * and the benchmark's, which it writes straight into the tables.
+ */
+export async function fillSearch(engine: Engine, db: Kysely<unknown>): Promise<void> {
   await sql`update sessions set entry_url = (select e.url from events e where e.project_id = sessions.project_id
     and e.session_id = sessions.id and e.type = 'NAVIGATION' and e.url is not null order by e.created_at, e.seq limit 1)`.execute(db)
   const agents = await sql<{ user_agent: string }>`select distinct user_agent from sessions where user_agent is not null`.execute(db)

@@ -2,6 +2,7 @@
  * What makes a visit findable, written with its events (writeBatches): the terms of session_terms and the
  * text of session_texts. Private steps of the visit's write operation; the reads are in read.ts.
  */
+import type { Insertable } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { SEARCH_INDEXED_CHARS } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
@@ -9,6 +10,7 @@ import { runReused } from '../db/reuse.ts'
 import { ERROR_TYPES, type EventRecord } from '../events/types.ts'
 import type { DayDeltas } from './days.ts'
 import type { VisitorFacts } from './facts.ts'
+import type { SessionTextTable } from './tables.ts'
 
 /** The terms of session_terms (see tables.ts), spelled once: reads build the same strings. */
 export const term = {
@@ -127,25 +129,40 @@ export interface IndexedTexts {
   /** visitKey of the visit. */
   visit: string
   hashes: number[]
+  /** The session_texts row: the batch's texts the visit has not indexed yet. */
+  row: Insertable<SessionTextTable>
 }
 
 /**
- * Writes the batch's texts the visit has not indexed yet as one session_texts row (`part`: the batch's first
- * seq, unique in the visit), and returns what to remember once the transaction commits.
+ * The batch's texts the visit has not indexed yet, as one session_texts row (`part`: the batch's first seq, unique
+ * in the visit) with what to remember once the transaction commits; null when it has none.
  */
-async function addTexts(
-  trx: Db, projectId: string, sessionId: string, part: number, texts: { pages: Set<string>; body: Set<string> },
-): Promise<IndexedTexts | null> {
+function newTexts(projectId: string, sessionId: string, part: number, texts: { pages: Set<string>; body: Set<string> }): IndexedTexts | null {
   const visit = visitKey(projectId, sessionId)
   const seen = INDEXED.get(visit)
   const fresh = (set: Set<string>, prefix: string) => [...set].filter((t) => !seen?.has(hash(prefix + t)))
   const pages = fresh(texts.pages, 'p')
   const body = fresh(texts.body, 'b')
   if (pages.length === 0 && body.length === 0) return null
-  await runReused(trx, 'insert session text', [projectId, sessionId, part, pages.join('\n'), body.join('\n')],
-    () => trx.insertInto('session_texts').values({ project_id: projectId, session_id: sessionId, part, page: pages.join('\n'), body: body.join('\n') })
-      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'part']).doNothing()))
-  return { visit, hashes: [...pages.map((t) => hash(`p${t}`)), ...body.map((t) => hash(`b${t}`))] }
+  return {
+    visit, hashes: [...pages.map((t) => hash(`p${t}`)), ...body.map((t) => hash(`b${t}`))],
+    row: { project_id: projectId, session_id: sessionId, part, page: pages.join('\n'), body: body.join('\n') },
+  }
+}
+
+/** Text rows per INSERT: 5 parameters each, well under both engines' limits. */
+const TEXT_CHUNK = 200
+
+/**
+ * Writes the texts of a group's stored batches, once, last before the commit. Not in each batch's savepoint: SQLite's
+ * FTS5 writes its pending index out as a new segment at every savepoint release (67 µs a batch, and more segments
+ * to merge at each commit, measured); once per group it is one segment. A batch rolled back never got here.
+ */
+export async function insertTexts(trx: Db, indexed: readonly IndexedTexts[]): Promise<void> {
+  for (let i = 0; i < indexed.length; i += TEXT_CHUNK) {
+    await trx.insertInto('session_texts').values(indexed.slice(i, i + TEXT_CHUNK).map((t) => t.row))
+      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'part']).doNothing()).execute()
+  }
 }
 
 /** Remembers texts a committed transaction indexed. */
@@ -164,14 +181,14 @@ export function forgetTexts(projectId: string, sessionIds: readonly string[]): v
 
 /**
  * Makes a batch findable, in its savepoint: its terms (from its events, the visit's stored facts and the batch's
- * tags) and its new text; what it indexed joins `indexed`. Returns the visit's terms now.
+ * tags); its new text joins `indexed`, for insertTexts. Returns the visit's terms now.
  */
 export async function indexBatch(
   trx: Db, job: { projectId: string; events: readonly EventRecord[]; seed: VisitorFacts }, row: TermRow, facts: TermFacts, part: number,
   days: DayDeltas, indexed: IndexedTexts[],
 ): Promise<string[]> {
   const terms = await addTerms(trx, job.projectId, row, batchTerms(job.events, facts), days)
-  const texts = await addTexts(trx, job.projectId, row.id, part, batchTexts(job.events, job.seed))
+  const texts = newTexts(job.projectId, row.id, part, batchTexts(job.events, job.seed))
   if (texts) indexed.push(texts)
   return terms
 }

@@ -17,7 +17,7 @@ import { deleteSessions } from './delete.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
 import { factColumns, factValues, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
 import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type IssueTarget } from './issues.ts'
-import { addTerms, indexBatch, moveTerms, rememberTexts, term, type IndexedTexts } from './search.ts'
+import { addTerms, indexBatch, insertTexts, moveTerms, rememberTexts, term, type IndexedTexts } from './search.ts'
 
 /** What is known of a session before its events are stored. */
 export interface SessionSeed extends VisitorFacts {
@@ -58,7 +58,7 @@ interface IssueBatch {
   job: number
   /** The issues of fingerprints the group has looked up or created so far (issueTargets). */
   known: { cache: Map<string, IssueTarget>; created: string[] }
-  /** Texts the batch indexed, remembered once the group commits (search.ts). */
+  /** The batch's new searchable texts, written for the group before it commits (search.ts). */
   texts: IndexedTexts[]
 }
 /** Events per INSERT: well under both engines' bound-parameter limits (16 columns each). */
@@ -321,11 +321,10 @@ const ATTEMPTS = 3
 export type Outcome = { result: AppendResult } | { error: unknown }
 
 /**
- * Writes several visitors' batches in one transaction — the one named operation by which events and
- * recording chunks enter the database. Each batch runs in its own savepoint, so one failing batch
- * fails alone; the day counters of the whole group are applied once, last, before the commit.
- * A deadlock or serialization failure runs the whole group again (up to 3 times); an outage or a
- * full disk fails the whole group with the error that says why.
+ * Writes several visitors' batches in one transaction — the one named operation by which events and recording chunks
+ * enter the database. Each batch runs in its own savepoint, so one failing batch fails alone; the day counters and
+ * searchable texts of the whole group are written once, last, before the commit. A deadlock or serialization failure
+ * runs the whole group again (up to 3 times); an outage or a full disk fails the whole group with the error that says why.
  */
 export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob[]): Promise<Outcome[]> {
   for (let attempt = 1; ; attempt++) {
@@ -344,10 +343,8 @@ export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob
             known.created = []
             const batchTexts: IndexedTexts[] = []
             const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts })
-            if (job.recording) {
-              const { chunks, maxSessionBytes } = job.recording
-              result.recording = await appendChunks(trx, job.projectId, result.sessionId, chunks, maxSessionBytes, job.now, before)
-            }
+            const recording = job.recording
+            if (recording) result.recording = await appendChunks(trx, job.projectId, result.sessionId, recording.chunks, recording.maxSessionBytes, job.now, before)
             await sql`release savepoint batch`.execute(trx)
             before.mergeInto(days)
             batchIssues.mergeInto(issues)
@@ -365,6 +362,7 @@ export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob
           }
         }
         await days.apply(trx)
+        await insertTexts(trx, texts)
         for (const { job, change } of await issues.apply(trx)) {
           const outcome = outcomes[job]
           if (outcome && 'result' in outcome) (outcome.result.issues ??= []).push(change)

@@ -65,6 +65,8 @@ for (const engine of testEngines()) {
       const bad = { ...writeJob(projectId, 'terms-1', [eventRecord('y', now - 400, 'USER_REPORT', { message: 'unique-beta' })], now) }
       const outcomes = await writeBatches(handle.db, [good, { ...bad, seed: { ...bad.seed, id: 'not-the-owner' } }])
       assert.ok('error' in (outcomes[1] ?? {}), 'the second batch failed')
+      // The group's texts are written together before its commit: the stored batch's, not the rolled-back one's.
+      assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { q: ['unique-alpha'] }), 1)
       assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { q: ['unique-beta'] }), 0)
       assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { terms: [term.type('USER_REPORT')] }), 0)
       await writeBatches(handle.db, [bad])
