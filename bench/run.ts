@@ -20,6 +20,7 @@ import { startTestPostgres, type TestPostgres } from '../scripts/lib/postgres-se
 import { ensureDataset, FULL, QUICK, type Dataset } from './dataset.ts'
 import { batchFactory, errorBatchFactory } from './lib/batches.ts'
 import { cpuSeconds } from './lib/cpu.ts'
+import { envelopeFactory, EVENTS_PER_ENVELOPE } from './lib/sentry.ts'
 import { ensureIssues } from './lib/issues.ts'
 import { ensureSearch, searchScenarios, type SearchData } from './lib/search.ts'
 import { load, type LoadResult } from './lib/load.ts'
@@ -161,6 +162,14 @@ try {
     const errorIngest = await postErrors('run-errors', seconds)
     rows.push({ engine, scenario: 'ingest errors: events/s (20-error batches)', bytes: 0, ...errorIngest, rps: errorIngest.rps * 20,
       p50: errorIngest.p50, p99: errorIngest.p99 })
+    // Issue 14: the same events as Sentry envelopes (an error with 19 breadcrumbs), from an unmodified SDK's DSN.
+    const postEnvelopes = (tag: string, secs: number) => load({ url: writer.url, method: 'POST', seconds: secs, connections,
+      path: `/api/${project.sentryProjectId}/envelope/?sentry_key=${project.dsnKey}&sentry_version=7`,
+      headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: envelopeFactory(tag) })
+    await postEnvelopes('warm-sentry', warmup)
+    const envelopes = await postEnvelopes('run-sentry', seconds)
+    rows.push({ engine, scenario: 'sentry envelopes: events/s (20-event errors)', bytes: 0, ...envelopes, rps: envelopes.rps * EVENTS_PER_ENVELOPE,
+      p50: envelopes.p50, p99: envelopes.p99 })
     const ingestRss = await ingestPeak.stop()
     await writer.stop()
     rows.push({ engine, scenario: 'peak RSS (MB)', bytes: 0, requests: 0, rps: Math.max(peakRss, ingestRss) / 1048576, p50: 0, p99: 0,

@@ -126,6 +126,19 @@ export const DEFAULT_MAX_SESSION_BYTES = 33_554_432 // 32 MiB
 /** A chunk that inflates beyond this is treated as too large rather than parsed. */
 export const MAX_CHUNK_JSON_BYTES = 33_554_432 // 32 MiB
 
+// --- Sentry SDK ingest (envelopes) ---
+
+/** Largest envelope request body as sent (compressed or not): Bugsink's MAX_ENVELOPE_COMPRESSED_SIZE is 20 MiB. */
+export const SENTRY_MAX_BODY_BYTES = 10_485_760 // 10 MiB
+/** Largest envelope once its Content-Encoding is inflated. */
+export const SENTRY_MAX_ENVELOPE_BYTES = 20_971_520 // 20 MiB
+/** Largest event, feedback or replay_event item: Relay's and Bugsink's limit. */
+export const SENTRY_MAX_EVENT_BYTES = 1_048_576 // 1 MiB
+/** An error that names no replay joins its user's, else its IP and User-Agent's, visit active this recently. */
+export const SENTRY_VISIT_IDLE_MS = 1_800_000 // 30 min
+/** Seconds a Sentry SDK is told to wait (Retry-After) when the service cannot store now: busy, database down, disk full. */
+export const SENTRY_RETRY_SECONDS = 60
+
 // --- Source maps ---
 
 /**

@@ -32,6 +32,8 @@ import { ErrorBody } from './shared/schema.ts'
 import { createResolver, type SourceMapResolver } from './sourcemaps/resolve.ts'
 import { sourceMapRoutes } from './sourcemaps/routes.ts'
 import { sourceMapSchemas } from './sourcemaps/schema.ts'
+import { sentryRoutes } from './sentry/routes.ts'
+import { sentrySchemas } from './sentry/schema.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -86,7 +88,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     const writer = createWriter(database.db, { onCommitted: () => { status.written() } })
     app.decorate('writer', writer)
     installErrorHandler(base)
-    for (const schema of [ErrorBody, ...sourceMapSchemas, ...sharedSchemas, ...issueSchemas, ...recordingSchemas, ...ingestSchemas, Health]) app.addSchema(schema)
+    for (const schema of [ErrorBody, ...sourceMapSchemas, ...sharedSchemas, ...issueSchemas, ...recordingSchemas, ...ingestSchemas, ...sentrySchemas, Health]) app.addSchema(schema)
 
     await registerOpenApi(base)
     await app.register(sessionListRoutes, { prefix: '/api/v1' })
@@ -95,6 +97,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     await app.register(issueReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(sourceMapRoutes, { prefix: '/upload/v1' })
+    await app.register(sentryRoutes)
     await app.register(dashboardApi(adminAuth(database.db, config.adminPassword)), { prefix: '/app/api' })
     await app.register(dashboardPages)
     await app.register(homeRoutes)

@@ -17,7 +17,7 @@ import { exportSessions, importSessions } from './transfer/service.ts'
 import { firstRun } from './first-run.ts'
 import { changeStatus, STATUS_OF_ACTION } from './issues/service.ts'
 import { ensurePassword } from './dashboard/auth.ts'
-import { describeKeys, describeProject } from './projects/format.ts'
+import { describeKeys, describeProject, withDsn } from './projects/format.ts'
 import { eraseVisitor } from './privacy/service.ts'
 import { args, PROJECT_FIELDS, projectFields, required, UsageError } from './cli-options.ts'
 import { mapsInDirectory } from './sourcemaps/files.ts'
@@ -112,6 +112,9 @@ async function withDatabase(config: Config, run: (db: Kysely<Database>) => Promi
   }
 }
 
+/** Where a Sentry SDK reaches this server, for the DSNs the CLI prints: PUBLIC_URL, else this machine on PORT. */
+const publicBase = (config: Config): string => config.publicUrl ?? `http://localhost:${config.port}`
+
 const print = (line: string): void => { process.stdout.write(`${line}\n`) }
 const note = (line: string): void => { process.stderr.write(`${line}\n`) }
 
@@ -121,7 +124,8 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
   if (command === 'project' && sub === 'create') {
     const { values } = args(rest.slice(1), { ...PROJECT_FIELDS, json: { type: 'boolean' } })
     const created = await projects.createProject(db, { ...projectFields(values), name: required(values, 'name'), domain: required(values, 'domain') })
-    print(values.json ? JSON.stringify(created) : describeKeys(created))
+    const shown = withDsn(created, publicBase(config))
+    print(values.json ? JSON.stringify(shown) : describeKeys(shown))
     return 0
   }
   if (command === 'project' && sub === 'update') {
@@ -137,7 +141,7 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
   }
   if (command === 'project' && sub === 'list') {
     const { values } = args(rest.slice(1), { json: { type: 'boolean' } })
-    const list = await projects.listProjects(db)
+    const list = (await projects.listProjects(db)).map((p) => withDsn(p, publicBase(config)))
     if (values.json) print(JSON.stringify(list))
     else if (list.length === 0) print('No projects yet: sessionwatch project create --name NAME --domain DOMAIN')
     else for (const p of list) print(describeProject(p, config.ipStorage))
@@ -146,7 +150,9 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
   if (command === 'project' && sub === 'rotate-key') {
     const { values } = args(rest.slice(1), { project: { type: 'string' }, ingest: { type: 'boolean' }, json: { type: 'boolean' } })
     const rotated = await projects.rotateKeys(db, required(values, 'project'), { ingest: values.ingest === true })
-    print(values.json ? JSON.stringify(rotated) : `The old API key no longer works.\n${describeKeys(rotated)}`)
+    const shown = withDsn(rotated, publicBase(config))
+    const old = values.ingest === true ? 'The old API key, ingest key and Sentry DSN no longer work.' : 'The old API key no longer works.'
+    print(values.json ? JSON.stringify(shown) : `${old}\n${describeKeys(shown)}`)
     return 0
   }
   if (command === 'admin' && sub === 'reset-password') {

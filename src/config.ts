@@ -37,7 +37,8 @@ export interface Config {
   readonly adminPassword: string | null
   /**
    * The address people open the service at (`https://sw.example.com`, no trailing slash), for the links in
-   * webhook messages; null: the links are relative paths (`/app#/p/…`), and chat messages carry none.
+   * webhook messages and the projects' Sentry DSNs; null: the links are relative paths (`/app#/p/…`), chat
+   * messages carry none, and a DSN is on the address the server was reached at (the CLI: localhost:PORT).
    */
   readonly publicUrl: string | null
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, private and other non-public addresses (a LAN chat server). */

@@ -1,4 +1,4 @@
-import { byteSize, MAX_BATCH_BYTES, MAX_SOURCEMAP_BYTES, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../common/limits.ts'
+import { byteSize, MAX_BATCH_BYTES, MAX_SOURCEMAP_BYTES, SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../common/limits.ts'
 
 /**
  * Every error the service answers with carries one of these stable codes. Scripts branch on
@@ -10,20 +10,27 @@ export const ERROR_CODES = [
   { code: 'invalid_parameter', status: 400, meaning: 'a query parameter is invalid; `parameter` names it' },
   { code: 'malformed_request', status: 400, meaning: 'not well-formed HTTP, or a path that cannot be decoded (a bad `%` escape)' },
   { code: 'invalid_body', status: 400, meaning: 'a request body is invalid — an ingest batch, or a source map the message says what is wrong with (409: an import conflict); `parameter` names the field' },
+  { code: 'invalid_envelope', status: 400, meaning: 'a Sentry envelope that cannot be read: its header, an item, or its Content-Encoding' },
   { code: 'missing_api_key', status: 401, meaning: 'read API or source map upload without an API key' },
   { code: 'invalid_api_key', status: 401, meaning: 'read API or source map upload with a wrong API key, or with more than one key' },
   { code: 'missing_ingest_key', status: 401, meaning: 'ingest without an ingest key' },
   { code: 'invalid_ingest_key', status: 401, meaning: 'ingest with a wrong ingest key' },
+  { code: 'missing_sentry_key', status: 401, meaning: 'a Sentry envelope without a DSN key (`sentry_key` query, `X-Sentry-Auth` header, or the envelope header\'s `dsn`)' },
   { code: 'not_signed_in', status: 401, meaning: 'dashboard API without a valid sign-in' },
   { code: 'invalid_password', status: 401, meaning: 'dashboard sign-in with a wrong password' },
+  { code: 'invalid_sentry_key', status: 403, meaning: 'a Sentry envelope whose DSN key and project id name no project (as Sentry answers, 403)' },
   { code: 'forbidden', status: 403, meaning: 'a dashboard change without the X-Sessionwatch header' },
   { code: 'not_found', status: 404, meaning: 'unknown, deleted, expired, or another project\'s session or chunk — never told apart' },
   { code: 'route_not_found', status: 404, meaning: 'no such route or method' },
   { code: 'request_timeout', status: 408, meaning: 'the request did not arrive in full in time' },
-  { code: 'payload_too_large', status: 413, meaning: `an ingest body over ${byteSize(MAX_BATCH_BYTES)}, or a source map over ${byteSize(MAX_SOURCEMAP_BYTES)}` },
+  { code: 'payload_too_large', status: 413, meaning: `an ingest body over ${byteSize(MAX_BATCH_BYTES)}, a source map over ${byteSize(MAX_SOURCEMAP_BYTES)}, a Sentry envelope over ${byteSize(SENTRY_MAX_BODY_BYTES)} as sent or ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)} inflated, or an item of it over its limit` },
   { code: 'unsupported_media_type', status: 415, meaning: 'an ingest body neither application/json nor text/plain, or a source map upload with a Content-Encoding other than gzip' },
   { code: 'headers_too_large', status: 431, meaning: 'the request line and headers are over 16 KiB' },
   { code: 'too_many_requests', status: 429, meaning: 'too many failed dashboard sign-ins; retry after Retry-After' },
+  {
+    code: 'rate_limited', status: 429,
+    meaning: `a Sentry envelope that cannot be stored now (busy, database down, disk full): Sentry SDKs back off for Retry-After (${SENTRY_RETRY_SECONDS} s) rather than see a 5xx`,
+  },
   { code: 'internal_error', status: 500, meaning: 'a bug; the details go to the log, not the answer' },
   { code: 'service_unavailable', status: 503, meaning: `the database is unreachable, the service is shutting down, or ingest is over capacity; retry after Retry-After (${UNAVAILABLE_RETRY_SECONDS} s)` },
   {

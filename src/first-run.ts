@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { describeKeys } from './projects/format.ts'
+import { describeKeys, withDsn } from './projects/format.ts'
 import { ensurePassword } from './dashboard/auth.ts'
 import { claimOnce } from './db/meta.ts'
 import { countProjects, createProject } from './projects/service.ts'
@@ -23,7 +23,7 @@ export async function firstRun(app: FastifyInstance, url: string): Promise<void>
   }
   if ((await countProjects(app.db)) > 0) return
   if (!(await claimOnce(app.db, 'first_project', new Date().toISOString()))) return
-  const project = await createProject(app.db, { name: 'My website', domain: 'localhost' })
+  const project = withDsn(await createProject(app.db, { name: 'My website', domain: 'localhost' }), app.config.publicUrl ?? base)
   process.stdout.write([
     '',
     'First start: created a project for you.',
@@ -36,6 +36,9 @@ export async function firstRun(app: FastifyInstance, url: string): Promise<void>
     `  <script src="${base}/sdk.js"></script>`,
     `  <script>Sessionwatch.init({ ingestKey: '${project.ingestKey}', endpoint: '${base}' })</script>`,
     `  Demo shop: ${base}/demo`,
+    '',
+    'Already using Sentry? Point its SDK here, nothing else changes:',
+    `  Sentry.init({ dsn: '${project.dsn}' })`,
     '',
     `Dashboard: ${base}/app   API reference: ${base}/api/v1/docs   Home: ${base}/`,
     'Keep the API key: it is stored hashed and cannot be shown again (rotate it in the dashboard\'s API tab or with `npx sessionwatch project rotate-key`).',

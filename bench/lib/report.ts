@@ -44,6 +44,10 @@ export function evaluate(rows: Row[]): Check[] {
     add('get streamed: RSS growth ≤ 64 MB', engine,
       rows.find((r) => r.engine === engine && r.rssGrowthMB !== undefined)?.rssGrowthMB, (v) => v <= 64, ' MB')
     add('ingest ≥ 50,000 events/s', engine, find(rows, engine, 'ingest')?.rps, (v) => v >= 50_000)
+    // Issue 14: envelopes from an unmodified Sentry SDK at ≥ 0.8× the events/s of our own batches, in the same run.
+    const batches = find(rows, engine, 'ingest: events/s')?.rps
+    const envelopes = find(rows, engine, 'sentry envelopes')?.rps
+    add('Sentry envelopes ≥ 0.8× batch ingest events/s', engine, batches && envelopes !== undefined ? envelopes / batches : undefined, (v) => v >= 0.8, '×')
     for (const r of rows.filter((x) => x.engine === engine && /^(list|get): /.test(x.scenario) && x.rssGrowthMB === undefined)) {
       add(`p99 ≤ 5 ms: ${r.scenario}`, engine, r.p99, (v) => v <= 5, ' ms')
     }

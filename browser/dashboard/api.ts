@@ -1,4 +1,6 @@
 import type { IpStorage } from '../../src/privacy/ip.ts'
+import type { WithDsn } from '../../src/projects/format.ts'
+import type { ProjectSummary as Summary, ProjectWithKeys as WithKeys } from '../../src/projects/service.ts'
 
 /** An error answer of the service: its stable code and its message for people. */
 export class ApiError extends Error {
@@ -32,7 +34,9 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 // The wire types come from the service's own view types, so the two cannot drift apart.
 export type { SessionDetailView as SessionItem, EventView as SessionEvent } from '../../src/sessions/schema.ts'
 export type { RecordingView as RecordingInfo } from '../../src/recording/service.ts'
-export type { ProjectSummary, ProjectWithKeys } from '../../src/projects/service.ts'
+/** Projects as the dashboard API gives them: with their Sentry DSN. */
+export type ProjectSummary = WithDsn<Summary>
+export type ProjectWithKeys = WithDsn<WithKeys>
 export type { IssueView as IssueItem, IssueListView as IssueList, IssueDetailView as IssueDetail } from '../../src/issues/schema.ts'
 export type { DeliveryView as DeliveryItem, WebhookView as WebhookItem } from '../../src/alerts/schema.ts'
 export type { EraseResult } from '../../src/privacy/schema.ts'

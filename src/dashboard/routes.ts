@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { webhookRoutes } from '../alerts/routes.ts'
 import { eraseRoutes } from '../privacy/routes.ts'
 import { AppError } from '../errors.ts'
+import { withDsn } from '../projects/format.ts'
 import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { recordingRoutes } from '../recording/routes.ts'
@@ -61,17 +62,20 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   })
 
   // The server's IP storage comes along: a project that leaves it unset follows it, and Settings says which it is.
-  app.get('/projects', { schema: hide }, async () => ({ projects: await listProjects(app.db), defaults: { ipStorage: app.config.ipStorage } }))
+  // Each project comes with its Sentry DSN, on PUBLIC_URL or else the address the dashboard was opened at.
+  app.get('/projects', { schema: hide }, async (request) => ({
+    projects: (await listProjects(app.db)).map((p) => withDsn(p, publicBase(request))), defaults: { ipStorage: app.config.ipStorage },
+  }))
 
   app.post('/projects', { schema: { ...hide, body: NewProjectBody } }, async (request, reply) =>
-    reply.code(201).send(await createProject(app.db, request.body)))
+    reply.code(201).send(withDsn(await createProject(app.db, request.body), publicBase(request))))
 
   app.patch('/projects/:projectId', {
     schema: { ...hide, params: ProjectParams, body: ProjectPatchBody },
-  }, (request) => updateProject(app.db, request.params.projectId, request.body))
+  }, async (request) => withDsn(await updateProject(app.db, request.params.projectId, request.body), publicBase(request)))
 
-  app.post('/projects/:projectId/api-key', { schema: { ...hide, params: ProjectParams } }, (request) =>
-    rotateKeys(app.db, request.params.projectId, { ingest: false }))
+  app.post('/projects/:projectId/api-key', { schema: { ...hide, params: ProjectParams } }, async (request) =>
+    withDsn(await rotateKeys(app.db, request.params.projectId, { ingest: false }), publicBase(request)))
 
   app.get('/projects/:projectId/sessions', { schema: { ...hide, params: ProjectParams, querystring: SessionsQuery } }, async (request) =>
     dashboardSessions(app.db, await getProject(app.db, request.params.projectId), request.query))
@@ -100,6 +104,9 @@ const projectInPath: ReadAccess = {
   },
   schema: { hide: true },
 }
+
+/** The server's public address: PUBLIC_URL, else the scheme and host this request came to. */
+const publicBase = (request: FastifyRequest): string => request.server.config.publicUrl ?? `${request.protocol}://${request.host}`
 
 function readCookie(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {

@@ -45,3 +45,9 @@ export function databaseErrorCode(error: unknown): string | undefined {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined
   return typeof code === 'string' ? code : undefined
 }
+
+/** A unique index refused a row: PostgreSQL 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE (and _PRIMARYKEY). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = databaseErrorCode(error)
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+}

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Migration, type MigrationProvider, type RawBuild
 import type { Engine } from '../config.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { visitSearch } from './migrations-search.ts'
+import { dsnKeyOf } from '../projects/keys.ts'
 
 /*
  * Migrations are written once for both engines: only types both understand
@@ -320,6 +321,24 @@ const projectPrivacy: Migration = {
   },
 }
 
+/**
+ * A Sentry DSN per project (issue 14): a number, since the Sentry SDK takes only a numeric project id, given in
+ * creation order; and a public key of word characters derived from the ingest key (dsnKeyOf). Both unique: each
+ * is how an envelope finds its project.
+ */
+const projectDsn: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('projects').addColumn('number', 'integer').execute()
+    await db.schema.alterTable('projects').addColumn('dsn_key', 'text').execute()
+    const rows = await sql<{ id: string; ingest_key: string }>`select id, ingest_key from projects order by created_at, id`.execute(db)
+    for (const [i, row] of rows.rows.entries()) {
+      await sql`update projects set number = ${i + 1}, dsn_key = ${dsnKeyOf(row.ingest_key)} where id = ${row.id}`.execute(db)
+    }
+    await db.schema.createIndex('projects_number_uq').unique().on('projects').column('number').execute()
+    await db.schema.createIndex('projects_dsn_key_uq').unique().on('projects').column('dsn_key').execute()
+  },
+}
+
 /** Versioned migrations, applied in key order on every start. */
 export function migrations(engine: Engine): Record<string, Migration> {
   const key = engine === 'postgres' ? sql`text collate "C"` : sql`text`
@@ -335,6 +354,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0008_issue_reads': issueReads(key),
     '0009_visit_search': visitSearch(engine, key),
     '0010_project_privacy': projectPrivacy,
+    '0011_project_dsn': projectDsn,
   }
 }
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { byteSize, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../../common/limits.ts'
+import { byteSize, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../../common/limits.ts'
 import type { DatabaseFault } from '../db/errors.ts'
 import { AppError, type ErrorCode } from '../errors.ts'
 import type { ErrorBody } from '../shared/schema.ts'
@@ -45,7 +45,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (body.statusCode >= 500 && fault === null) {
       request.log.error({ err: error, method: request.method, url: request.url, query: request.query }, 'request failed')
     }
-    send(reply, body)
+    send(reply, request.routeOptions.config.sentry === true ? asSentryAnswer(reply, body) : body)
   })
   app.setNotFoundHandler((request, reply) => { send(reply, noRoute(request)) })
 }
@@ -98,6 +98,25 @@ function send(reply: FastifyReply, body: ErrorBody): void {
   }
   void reply.code(body.statusCode).type('application/json; charset=utf-8').send(body)
 }
+
+/**
+ * An error as a Sentry SDK needs it. It counts a 5xx as lost data and, for a replay, stops recording: whatever
+ * keeps the service from storing now (busy, database down, disk full) is a 429 that the SDK waits out for every
+ * category (X-Sentry-Rate-Limits) and then resumes. Every refusal is explained in X-Sentry-Error, as Relay does.
+ */
+function asSentryAnswer(reply: FastifyReply, body: ErrorBody): ErrorBody {
+  const answer = body.statusCode < 500 ? body : errorBody(429, 'rate_limited',
+    `Nothing of this envelope was stored: ${body.message} Send it again after ${SENTRY_RETRY_SECONDS} seconds.`)
+  if (answer.statusCode === 429) {
+    void reply.header('Retry-After', String(SENTRY_RETRY_SECONDS))
+      .header('X-Sentry-Rate-Limits', `${SENTRY_RETRY_SECONDS}::organization:service_unavailable`)
+  }
+  void reply.header('X-Sentry-Error', sentryErrorHeader(answer.message))
+  return answer
+}
+
+/** A message as an X-Sentry-Error value: printable ASCII only, as a header must be, and short. */
+export const sentryErrorHeader = (message: string): string => message.replace(/[^\x20-\x7e]/g, '?').slice(0, 512)
 
 const errorBody = (statusCode: number, code: ErrorCode, message: string, parameter?: string): ErrorBody => ({
   statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...(parameter === undefined ? {} : { parameter }),

@@ -28,6 +28,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'recording', description: 'Read API v1 extension: a session\'s screen recording (API key).' },
         { name: 'issues', description: 'Read API v1 extension: errors grouped across visits into issues (API key).' },
         { name: 'ingest', description: 'Write side for the browser SDK (ingest key).' },
+        { name: 'sentry', description: 'Ingest from an unmodified Sentry SDK pointed at the project\'s DSN: errors, replays, feedback (DSN key).' },
         { name: 'sourcemaps', description: 'Source map upload for CI: the API key\'s one write (API key).' },
         { name: 'operations', description: 'Health checks for load balancers and orchestrators.' },
       ],
@@ -38,6 +39,14 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           ingestKeyHeader: {
             type: 'apiKey', in: 'header', name: 'X-Ingest-Key',
             description: 'The public, write-only ingest key; beacons may pass it as query `key` or body field `key`.',
+          },
+          sentryKeyQuery: {
+            type: 'apiKey', in: 'query', name: 'sentry_key',
+            description: 'The public key of the project\'s Sentry DSN (`https://<key>@host/<id>`), as browser SDKs send it.',
+          },
+          sentryAuthHeader: {
+            type: 'apiKey', in: 'header', name: 'X-Sentry-Auth',
+            description: '`Sentry sentry_key=<key>, sentry_version=7`, as server SDKs send it. Through a tunnel, the envelope header\'s `dsn` is enough.',
           },
         },
       },

@@ -1,18 +1,35 @@
 import type { IpStorage } from '../privacy/ip.ts'
 import type { ProjectSummary, ProjectWithKeys } from './service.ts'
 
+/**
+ * A project's Sentry DSN: `<scheme>://<dsn key>@<host>[:port][/path]/<number>`, on `base`, the server's public
+ * URL (PUBLIC_URL, else the address it was reached at). A path in `base` stays in front: the SDK posts to
+ * `<base>/api/<number>/envelope/`.
+ */
+export function dsnOf(base: string, p: Pick<ProjectWithKeys, 'sentryProjectId' | 'dsnKey'>): string {
+  const url = new URL(base)
+  const path = url.pathname.replace(/\/+$/, '')
+  return `${url.protocol}//${p.dsnKey}@${url.host}${path}/${p.sentryProjectId}`
+}
+
+/** A project with its Sentry DSN, as the CLI's --json and the dashboard give it. */
+export type WithDsn<T> = T & { dsn: string }
+export const withDsn = <T extends Pick<ProjectWithKeys, 'sentryProjectId' | 'dsnKey'>>(p: T, base: string): WithDsn<T> =>
+  ({ ...p, dsn: dsnOf(base, p) })
+
 /** How the CLI and the first start print a project with its keys. */
-export function describeKeys(p: ProjectWithKeys): string {
+export function describeKeys(p: WithDsn<ProjectWithKeys>): string {
   return [
     `Project ${p.id}: ${p.name} (${p.domain})`,
     `  API key (secret, read-only; shown only now): ${p.apiKey}`,
     `  Ingest key (public, write-only; for the SDK): ${p.ingestKey}`,
+    `  Sentry DSN (public, write-only; for an unmodified Sentry SDK): ${p.dsn}`,
   ].join('\n')
 }
 
-/** One line of `project list`: the project, its retention and privacy settings, and its key prefixes. */
-export function describeProject(p: ProjectSummary, serverIpStorage: IpStorage): string {
+/** One line of `project list`: the project, its retention and privacy settings, its key prefixes and its DSN when known. */
+export function describeProject(p: ProjectSummary & { dsn?: string }, serverIpStorage: IpStorage): string {
   const ip = p.ipStorage ?? `${serverIpStorage} (server default)`
   const masked = p.maskFields.length === 0 ? '' : `  masked fields ${p.maskFields.join(',')}`
-  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  API key ${p.apiKeyPrefix}…  ingest key ${p.ingestKey}`
+  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  API key ${p.apiKeyPrefix}…  ingest key ${p.ingestKey}${p.dsn === undefined ? '' : `  Sentry DSN ${p.dsn}`}`
 }

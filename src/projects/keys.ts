@@ -12,6 +12,12 @@ export const INGEST_KEY_PREFIX = 'sw_ing_'
 export const newApiKey = (): string => newId(API_KEY_PREFIX, 32)
 export const newIngestKey = (): string => newId(INGEST_KEY_PREFIX, 16)
 export const hashApiKey = (key: string): string => sha256Hex(key)
+/**
+ * The public key of a project's Sentry DSN. The Sentry SDK's DSN parser takes only word characters
+ * (`\w+`) there, which an ingest key's base64url often is not, so it is 32 hex digits derived from the
+ * ingest key: as public and write-only as that key, and replaced whenever it is rotated.
+ */
+export const dsnKeyOf = (ingestKey: string): string => sha256Hex(`sentry-dsn:${ingestKey}`).slice(0, 32)
 /** What is shown in listings: enough to tell keys apart, too little to use. */
 export const displayPrefix = (key: string): string => key.slice(0, API_KEY_PREFIX.length + 6)
 

@@ -7,7 +7,7 @@ import { cleanText } from '../events/text.ts'
 import { newId } from '../shared/ids.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { isIpStorage, type IpStorage } from '../privacy/ip.ts'
-import { displayPrefix, hashApiKey, newApiKey, newIngestKey, sameDigest } from './keys.ts'
+import { displayPrefix, dsnKeyOf, hashApiKey, newApiKey, newIngestKey, sameDigest } from './keys.ts'
 import * as store from './store.ts'
 
 /** The `project` object of API responses. */
@@ -44,12 +44,17 @@ export const retentionCutoff = (project: { retentionDays: number }, now: number)
 export interface ProjectWithKeys extends Project {
   apiKey: string
   ingestKey: string
+  /** The project id and public key of its Sentry DSN (dsnOf in format.ts writes the DSN). */
+  sentryProjectId: number
+  dsnKey: string
 }
 
 export interface ProjectSummary extends Project {
   retentionDays: number
   apiKeyPrefix: string
   ingestKey: string
+  sentryProjectId: number
+  dsnKey: string
   createdAt: string
   /** null: the server's IP_STORAGE. */
   ipStorage: IpStorage | null
@@ -147,7 +152,7 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
   if (problems.length > 0) throw new AppError(400, 'invalid_parameter', problems.join('; '))
   const apiKey = newApiKey()
   const ingestKey = newIngestKey()
-  const row: store.ProjectRow = {
+  const row: Omit<store.ProjectRow, 'number'> = {
     id: newId('p_', 9),
     name: cleanText(input.name.trim()),
     domain: input.domain.toLowerCase(),
@@ -155,12 +160,13 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
     api_key_hash: hashApiKey(apiKey),
     api_key_prefix: displayPrefix(apiKey),
     ingest_key: ingestKey,
+    dsn_key: dsnKeyOf(ingestKey),
     created_at: now,
     ip_storage: input.ipStorage ?? null,
     mask_fields: storedMaskFields(input.maskFields ?? []),
   }
-  await store.insertProject(db, row)
-  return { id: row.id, name: row.name, domain: row.domain, apiKey, ingestKey }
+  const stored = await store.insertProject(db, row)
+  return { id: row.id, name: row.name, domain: row.domain, apiKey, ingestKey, sentryProjectId: stored.number, dsnKey: stored.dsn_key }
 }
 
 /** The project a secret API key belongs to, or null. */
@@ -177,6 +183,16 @@ export async function projectForIngestKey(db: Db, ingestKey: string): Promise<Pr
   return row ? toContext(row) : null
 }
 
+/**
+ * The project a Sentry DSN names (its numeric id and public key), or null. Like the ingest key, the DSN key is
+ * public and only writes, so a plain lookup is enough.
+ */
+export async function projectForDsn(db: Db, sentryProjectId: number, dsnKey: string): Promise<ProjectContext | null> {
+  if (!Number.isSafeInteger(sentryProjectId) || !/^[0-9a-f]{32}$/.test(dsnKey)) return null
+  const row = await store.findProjectByDsn(db, sentryProjectId, dsnKey)
+  return row ? toContext(row) : null
+}
+
 export async function getProject(db: Db, id: string): Promise<ProjectContext> {
   const row = await store.findProjectById(db, id)
   if (!row) throw new AppError(404, 'not_found', `No project with id "${id}"; \`sessionwatch project list\` shows them`)
@@ -190,14 +206,15 @@ export async function listProjects(db: Db): Promise<ProjectSummary[]> {
 
 const toSummary = (r: store.ProjectRow): ProjectSummary => ({
   id: r.id, name: r.name, domain: r.domain, retentionDays: r.retention_days,
-  apiKeyPrefix: r.api_key_prefix, ingestKey: r.ingest_key, createdAt: new Date(r.created_at).toISOString(),
+  apiKeyPrefix: r.api_key_prefix, ingestKey: r.ingest_key, sentryProjectId: r.number, dsnKey: r.dsn_key, createdAt: new Date(r.created_at).toISOString(),
   ipStorage: r.ip_storage, maskFields: maskFieldsOf(r),
 })
 
 export const countProjects = (db: Db): Promise<number> => store.countProjects(db)
 
 /**
- * Replaces the API key (and the ingest key when asked). The old API key stops working at once.
+ * Replaces the API key (and the ingest key, with the DSN key derived from it, when asked). The old API key stops
+ * working at once.
  * Returns the new keys; the unchanged ingest key is returned too so callers always get a full set.
  */
 export async function rotateKeys(db: Db, id: string, opts: { ingest: boolean }): Promise<ProjectWithKeys> {
@@ -205,8 +222,9 @@ export async function rotateKeys(db: Db, id: string, opts: { ingest: boolean }):
   if (!project) throw new AppError(404, 'not_found', `No project with id "${id}"`)
   const apiKey = newApiKey()
   const ingestKey = opts.ingest ? newIngestKey() : project.ingest_key
+  const dsnKey = dsnKeyOf(ingestKey)
   await store.updateProjectKeys(db, id, {
-    api_key_hash: hashApiKey(apiKey), api_key_prefix: displayPrefix(apiKey), ingest_key: ingestKey,
+    api_key_hash: hashApiKey(apiKey), api_key_prefix: displayPrefix(apiKey), ingest_key: ingestKey, dsn_key: dsnKey,
   })
-  return { id, name: project.name, domain: project.domain, apiKey, ingestKey }
+  return { id, name: project.name, domain: project.domain, apiKey, ingestKey, sentryProjectId: project.number, dsnKey }
 }

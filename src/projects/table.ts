@@ -15,6 +15,10 @@ export interface ProjectTable {
   created_at: number
   /** How much of a visitor's IP address is stored (full, truncated, none); null follows the server's IP_STORAGE. */
   ip_storage: IpStorage | null
+  /** The project id of its Sentry DSN: the SDK needs a number there (1, 2, … in creation order). */
+  number: number
+  /** The public key of its Sentry DSN (dsnKeyOf the ingest key): word characters, as the SDK requires. */
+  dsn_key: string
   /** JSON array of extra field names masked in request and response bodies, or null for none. */
   mask_fields: string | null
 }

@@ -64,6 +64,26 @@ export async function liveSessionId(db: Db, projectId: string, sessionKey: strin
   return row?.id ?? null
 }
 
+/**
+ * The key of the latest visit of a user, or else of an IP address with a User-Agent, active since `since`; null
+ * when there is none. A Sentry error that names no replay joins that visit (docs/sentry.md): the user's index
+ * finds it, or the list order walked back over the last `since` of activity only.
+ */
+export async function recentSessionKey(
+  db: Db, projectId: string, who: { userId: string } | { ip: string; userAgent: string | null }, since: number,
+): Promise<string | null> {
+  let q = db.selectFrom('sessions').select('session_key').where('project_id', '=', projectId).where('last_seen_at', '>=', since)
+  if ('userId' in who) {
+    if (!canMatch(who.userId)) return null
+    q = q.where('user_id', '=', who.userId)
+  } else {
+    if (!canMatch(who.ip) || (who.userAgent !== null && !canMatch(who.userAgent))) return null
+    q = q.where('ip', '=', who.ip).where('user_agent', who.userAgent === null ? 'is' : '=', who.userAgent)
+  }
+  const row = await q.orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
+  return row?.session_key ?? null
+}
+
 export type ChunkMetaRow = Pick<Selectable<RecordingChunkTable>, 'id' | 'started_at' | 'ended_at' | 'events' | 'bytes' | 'full_snapshot'>
 
 /** The stored (not dropped) chunks of a session in recording order. */

@@ -23,11 +23,14 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     await database.cleanup()
   })
 
-  it('project create --json prints id, name, domain, apiKey and ingestKey', async () => {
+  it('project create --json prints id, name, domain, apiKey, ingestKey and the Sentry DSN', async () => {
     const res = await cli(['project', 'create', '--name', 'Shop', '--domain', 'shop.example', '--retention-days', '7', '--json'], env)
     assert.equal(res.code, 0, res.stderr)
     const created = JSON.parse(res.stdout) as Record<string, string>
-    assert.deepEqual(Object.keys(created), ['id', 'name', 'domain', 'apiKey', 'ingestKey'])
+    assert.deepEqual(Object.keys(created), ['id', 'name', 'domain', 'apiKey', 'ingestKey', 'sentryProjectId', 'dsnKey', 'dsn'])
+    // The Sentry SDK's DSN parser: a word-only key and a numeric project id (here on localhost:PORT, PUBLIC_URL unset).
+    assert.match(created.dsn ?? '', /^http:\/\/\w+@localhost:8080\/\d+$/)
+    assert.equal(created.dsn, `http://${created.dsnKey}@localhost:8080/${created.sentryProjectId}`)
     assert.match(created.apiKey ?? '', /^sw_api_/)
     assert.match(created.ingestKey ?? '', /^sw_ing_/)
     const list = await cli(['project', 'list', '--json'], env)
@@ -35,6 +38,17 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     assert.equal(projects.length, 1)
     assert.equal(projects[0]?.retentionDays, 7)
     assert.ok(!list.stdout.includes(created.apiKey ?? '-'), 'the API key is never listed')
+  })
+
+  it('gives each project its own DSN number, on PUBLIC_URL with its path when set', async () => {
+    const make = async (name: string, extra: Record<string, string> = {}) =>
+      JSON.parse((await cli(['project', 'create', '--name', name, '--domain', 'n.example', '--json'], { ...env, ...extra })).stdout) as Record<string, string | number>
+    const a = await make('N1')
+    const b = await make('N2', { PUBLIC_URL: 'https://sw.example.com/tools/sw' })
+    assert.equal(b.sentryProjectId, Number(a.sentryProjectId) + 1)
+    assert.equal(b.dsn, `https://${b.dsnKey}@sw.example.com/tools/sw/${b.sentryProjectId}`)
+    const list = JSON.parse((await cli(['project', 'list', '--json'], env)).stdout) as { id: string; dsn: string }[]
+    assert.equal(list.find((p) => p.id === a.id)?.dsn, a.dsn, 'project list --json carries each DSN')
   })
 
   it('refuses bad project fields and bad usage with clear messages', async () => {
@@ -58,6 +72,11 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     const keys = JSON.parse(rotated.stdout) as Record<string, string>
     assert.notEqual(keys.apiKey, created.apiKey)
     assert.notEqual(keys.ingestKey, created.ingestKey)
+    assert.notEqual(keys.dsnKey, created.dsnKey, 'rotating the ingest key rotates the DSN key')
+    assert.equal(keys.sentryProjectId, created.sentryProjectId, 'the DSN keeps its project id')
+    assert.match(rotated.stdout, /"dsn":"http:\/\/\w+@localhost:8080\/\d+"/)
+    const apiOnly = JSON.parse((await cli(['project', 'rotate-key', '--project', created.id ?? '', '--json'], env)).stdout) as Record<string, string>
+    assert.equal(apiOnly.dsnKey, keys.dsnKey, 'rotating the API key alone keeps the DSN')
     const missing = await cli(['project', 'rotate-key', '--project', 'p_nope'], env)
     assert.equal(missing.code, 1)
     assert.match(missing.stderr, /No project with id "p_nope"/)

@@ -41,6 +41,7 @@ export function renderApiTab(body: HTMLElement, project: ProjectSummary): void {
   })
 
   const snippet = `<script src="${origin}/sdk.js"></script>\n<script>\n  Sessionwatch.init({ ingestKey: '${project.ingestKey}', endpoint: '${origin}' })\n</script>`
+  const sentrySnippet = `Sentry.init({\n  dsn: '${project.dsn}',\n  integrations: [Sentry.replayIntegration()],\n  replaysSessionSampleRate: 0.1,\n  replaysOnErrorSampleRate: 1.0,\n})`
   show()
   body.append(
     h('section', { class: 'card' }, h('h2', {}, 'API key'),
@@ -49,5 +50,9 @@ export function renderApiTab(body: HTMLElement, project: ProjectSummary): void {
     h('section', { class: 'card' }, h('h2', {}, 'Record your site'),
       h('p', {}, 'Paste before </body> on every page. The ingest key is public and can only write.'),
       codeBlock(snippet, 'sdk-snippet'),
-      h('p', { class: 'hint' }, 'Inputs are masked and passwords never recorded. Add class "sw-block" to hide an element from the replay, "sw-mask" to mask its text.')))
+      h('p', { class: 'hint' }, 'Inputs are masked and passwords never recorded. Add class "sw-block" to hide an element from the replay, "sw-mask" to mask its text.')),
+    h('section', { class: 'card' }, h('h2', {}, 'Already using Sentry?'),
+      h('p', {}, 'Point an unmodified Sentry browser SDK at this project: errors, replays and user feedback arrive here. The DSN is public and can only write; rotating the ingest key (CLI) replaces it.'),
+      h('div', { class: 'key' }, h('code', { id: 'sentry-dsn' }, project.dsn), copyButton(() => project.dsn, 'Copy DSN')),
+      codeBlock(sentrySnippet, 'sentry-snippet')))
 }

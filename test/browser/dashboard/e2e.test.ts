@@ -101,6 +101,9 @@ describe('dashboard, in Chromium', () => {
     await page.goto(`${base}/app#/p/${t.project.id}/api`)
     await page.waitForSelector('#api-key-prefix')
     assert.match(await page.textContent('#sdk-snippet') ?? '', new RegExp(t.project.ingestKey))
+    const dsn = `${base.replace('://', `://${t.project.dsnKey}@`)}/${t.project.sentryProjectId}`
+    assert.equal(await page.textContent('#sentry-dsn'), dsn, 'the Sentry DSN, on the address the dashboard is open at')
+    assert.match(await page.textContent('#sentry-snippet') ?? '', new RegExp(`dsn: '${dsn}'`))
     await page.click('#rotate-key')
     await page.waitForSelector('#api-key')
     assert.ok(dialogs.some((d) => d.startsWith('confirm')), 'rotation asks first')

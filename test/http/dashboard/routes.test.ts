@@ -69,9 +69,12 @@ for (const engine of testEngines()) {
       assert.equal(created.statusCode, 201, created.body)
       const project = json<{ id: string; apiKey: string; ingestKey: string }>(created)
       assert.equal((await t.get('/api/v1/sessions', project.apiKey)).statusCode, 200)
-      const listed = json<{ projects: { id: string; domain: string; retentionDays: number; apiKeyPrefix: string }[] }>(await call('GET', '/projects'))
+      const listed = json<{ projects: { id: string; domain: string; retentionDays: number; apiKeyPrefix: string; dsn: string }[] }>(await call('GET', '/projects'))
       const row = listed.projects.find((p) => p.id === project.id)
       assert.deepEqual([row?.domain, row?.retentionDays], ['blog.example', 14])
+      // The Sentry DSN, on the address the dashboard was reached at (PUBLIC_URL unset): what the API tab shows.
+      assert.equal(row?.dsn, `http://${json<{ dsnKey: string }>(created).dsnKey}@localhost:80/${json<{ sentryProjectId: number }>(created).sentryProjectId}`.replace(':80/', '/'))
+      assert.equal(json(created).dsn, row.dsn)
       assert.ok(!JSON.stringify(listed).includes(project.apiKey), 'the list never carries an API key')
       const patched = await call('PATCH', `/projects/${project.id}`, { retentionDays: 90, name: 'Blog 2' })
       assert.equal(patched.statusCode, 200, patched.body)

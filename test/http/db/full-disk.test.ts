@@ -10,7 +10,9 @@ import { sql } from 'kysely'
 import { buildApp } from '../../../src/app.ts'
 import { loadConfig } from '../../../src/config.ts'
 import { createProject, type ProjectWithKeys } from '../../../src/projects/service.ts'
+import { SENTRY_RETRY_SECONDS } from '../../../common/limits.ts'
 import { json } from '../../helpers/app.ts'
+import { envelope, errorEvent } from '../../helpers/sentry.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { createSmallDiskDatabase, smallDiskUnavailable, type SmallDisk } from '../../helpers/small-disk.ts'
 
@@ -64,6 +66,21 @@ for (const engine of testEngines()) {
       assert.match(String(faults[0]?.msg), /disk is full/)
       assert.equal(faults[0]?.code, engine === 'sqlite' ? 'SQLITE_FULL' : '53100')
 
+      // A Sentry SDK is told to back off (429 with its rate-limit headers), never a 5xx, which it would count as lost.
+      const eventId = randomBytes(16).toString('hex')
+      const sentry = () => app.inject({
+        method: 'POST', url: `/api/${project.sentryProjectId}/envelope/?sentry_key=${project.dsnKey}`, headers: { 'content-type': 'text/plain' },
+        // As large as a refused batch: 25 incompressible breadcrumbs besides the error.
+        payload: envelope({ event_id: eventId }, [[{ type: 'event' }, errorEvent(eventId, { breadcrumbs: Array.from({ length: 25 }, (_, i) => ({
+          timestamp: Date.now() / 1000 - i, category: 'ui.click', message: randomBytes(3000).toString('base64'),
+        })) })]]),
+      })
+      const busy = await sentry()
+      assert.equal(busy.statusCode, 429, busy.body)
+      assert.equal(json(busy).code, 'rate_limited')
+      assert.equal(busy.headers['retry-after'], String(SENTRY_RETRY_SECONDS))
+      assert.equal(busy.headers['x-sentry-rate-limits'], `${SENTRY_RETRY_SECONDS}::organization:service_unavailable`)
+
       const health = await app.inject({ url: '/healthz' })
       assert.equal(health.statusCode, 503)
       assert.deepEqual(json(health), { status: 'unavailable', database: 'ok', storage: 'full', engine })
@@ -72,6 +89,7 @@ for (const engine of testEngines()) {
       disk.grow(64)
       for (const i of refused) assert.equal((await send(i)).statusCode, 200)
       assert.equal((await send(9999)).statusCode, 200)
+      assert.equal((await sentry()).statusCode, 200, 'the SDK\'s retry is stored')
       const healthy = await app.inject({ url: '/healthz' })
       assert.equal(healthy.statusCode, 200)
       assert.equal(json(healthy).storage, 'ok')
@@ -82,13 +100,14 @@ for (const engine of testEngines()) {
         assert.deepEqual(check.rows, [{ integrity_check: 'ok' }])
       }
       // Every acknowledged batch is there exactly once, and the counters agree with the rows.
+      // …and the Sentry visit with its 26 events (the error and its breadcrumbs).
       const stored = [...acknowledged, ...refused, 9999]
       const list = await app.inject({ url: '/api/v1/sessions?limit=1', headers: { authorization: `Bearer ${project.apiKey}` } })
-      assert.equal(json<{ total: number }>(list).total, stored.length)
+      assert.equal(json<{ total: number }>(list).total, stored.length + 1)
       const events = await app.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
-      assert.equal(events.n, stored.length * 25)
+      assert.equal(events.n, stored.length * 25 + 26)
       const totals = await app.db.selectFrom('sessions').select((eb) => eb.fn.sum<number>('events_total').as('n')).executeTakeFirstOrThrow()
-      assert.equal(totals.n, stored.length * 25)
+      assert.equal(totals.n, stored.length * 25 + 26)
       assert.ok(!logs.some((l) => /cannot rollback/.test(JSON.stringify(l))), 'the real cause is never hidden')
     })
   })

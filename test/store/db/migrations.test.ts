@@ -7,6 +7,7 @@ import { migrationProvider } from '../../../src/db/migrations.ts'
 import { postgresDialect } from '../../../src/db/postgres.ts'
 import { sqliteDialect } from '../../../src/db/sqlite.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
+import { dsnKeyOf } from '../../../src/projects/keys.ts'
 import { createTestDatabase } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
@@ -57,6 +58,27 @@ for (const engine of testEngines()) {
         ? await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(db)
         : await sql<{ name: string }>`select indexname as name from pg_indexes`.execute(db)
       assert.ok(!indexes.rows.some((r) => r.name === 'events_issue_idx' || r.name === 'issue_sessions_session_idx'))
+    })
+  })
+
+  describe(`0011_project_dsn gives existing projects their DSN [${engine}]`, () => {
+    let db: Kysely<Database>
+    let close: () => Promise<void>
+    before(async () => { ({ db, close } = await unmigrated(engine)) })
+    after(() => close())
+
+    it('numbers projects in creation order, derives each DSN key from its ingest key, and keeps both unique', async () => {
+      const migrator = new Migrator({ db, provider: migrationProvider(engine) })
+      assert.equal((await migrator.migrateTo('0010_project_privacy')).error, undefined)
+      const project = (id: string, createdAt: number) => sql`insert into projects (id, name, domain, retention_days, api_key_hash, api_key_prefix, ingest_key, created_at)
+        values (${id}, ${id}, 'x.example', 30, ${`hash-${id}`}, 'sw_api_', ${`sw_ing_${id}`}, ${createdAt})`.execute(db)
+      await project('p_b', 2000)
+      await project('p_a', 1000)
+      assert.equal((await migrator.migrateToLatest()).error, undefined)
+      const rows = await db.selectFrom('projects').select(['id', 'number', 'dsn_key']).orderBy('number').execute()
+      assert.deepEqual(rows, [{ id: 'p_a', number: 1, dsn_key: dsnKeyOf('sw_ing_p_a') }, { id: 'p_b', number: 2, dsn_key: dsnKeyOf('sw_ing_p_b') }])
+      assert.match(rows[0]?.dsn_key ?? '', /^[0-9a-f]{32}$/)
+      await assert.rejects(db.updateTable('projects').set({ number: 1 }).where('id', '=', 'p_b').execute(), 'the number is unique')
     })
   })
 

@@ -1,0 +1,155 @@
+import { promisify } from 'node:util'
+import { brotliDecompress as brotliCb, gunzip as gunzipCb, inflate as inflateCb, inflateRaw as inflateRawCb } from 'node:zlib'
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { byteSize, SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES } from '../../common/limits.ts'
+import { AppError } from '../errors.ts'
+import { sentryErrorHeader } from '../http/error-handler.ts'
+import { normalizeIp } from '../geo/country.ts'
+import { sourceMapMapper } from '../issues/grouping.ts'
+import { projectForDsn, type ProjectContext } from '../projects/service.ts'
+import { ref } from '../shared/schema.ts'
+import { EnvelopeError, parseEnvelope, type Envelope } from './envelope.ts'
+import { SentryAnswer, sentryErrors, SentryParams, SentryQuery } from './schema.ts'
+import { ingestEnvelope } from './service.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route a Sentry SDK posts to: the error handler answers it as Sentry would (429, never a 5xx). */
+    sentry?: boolean
+  }
+}
+
+const inflaters: Record<string, (body: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>> = {
+  gzip: promisify(gunzipCb),
+  'x-gzip': promisify(gunzipCb),
+  br: promisify(brotliCb),
+  // HTTP's deflate is zlib-wrapped; some clients send it raw. A zlib stream's first byte says so (CM = 8).
+  deflate: (body, options) => ((body[0] ?? 0) & 0x0f) === 8 ? promisify(inflateCb)(body, options) : promisify(inflateRawCb)(body, options),
+}
+
+/** Request headers a browser SDK may send cross-origin (Relay's list), and the answer headers it must be able to read. */
+const ALLOWED_HEADERS = 'x-sentry-auth, x-requested-with, origin, referer, accept, content-type, content-encoding, authentication, authorization, sentry-trace, baggage'
+const EXPOSED_HEADERS = 'x-sentry-error, x-sentry-rate-limits, retry-after'
+
+/**
+ * Ingest from an unmodified Sentry SDK (docs/sentry.md): the DSN's envelope endpoint and the legacy store
+ * endpoint, with and without the trailing slash. Bodies are taken as bytes, whatever their Content-Type (the
+ * SDK sends text/plain, none at all for binary replays, or application/x-sentry-envelope through a tunnel), and
+ * inflated here: Fastify does not read Content-Encoding.
+ */
+export const sentryRoutes: FastifyPluginCallbackTypebox = (app, _options, done) => {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: SENTRY_MAX_BODY_BYTES }, (_request, body, done) => { done(null, body) })
+  app.addHook('onRequest', async (request, reply) => {
+    // A body without a Content-Type (a compressed replay) would otherwise be refused before the catch-all parser.
+    if (request.headers['content-type'] === undefined) request.headers['content-type'] = 'application/octet-stream'
+    // CORS on every answer, errors included: a browser hides an answer without it, and the SDK then sees a network error.
+    void reply.header('Access-Control-Allow-Origin', '*').header('Access-Control-Expose-Headers', EXPOSED_HEADERS)
+  })
+
+  for (const kind of ['envelope', 'store'] as const) {
+    for (const url of [`/api/:projectId/${kind}/`, `/api/:projectId/${kind}`]) {
+      app.options(url, { schema: { hide: true } }, (_request, reply) => reply.code(204)
+        .header('Access-Control-Allow-Methods', 'POST').header('Access-Control-Allow-Headers', ALLOWED_HEADERS)
+        .header('Access-Control-Max-Age', '3600').send())
+      app.post(url, {
+        bodyLimit: SENTRY_MAX_BODY_BYTES,
+        config: { sentry: true },
+        schema: {
+          ...(url.endsWith('/') ? {} : { hide: true }),
+          operationId: kind === 'envelope' ? 'sentryEnvelope' : 'sentryStore',
+          tags: ['sentry'],
+          summary: kind === 'envelope' ? 'Store a Sentry envelope (errors, replays, feedback)' : 'Store one Sentry event (the legacy store endpoint)',
+          description: `For an unmodified Sentry SDK given the project's DSN (docs/sentry.md). Authenticate with the DSN key: query \`sentry_key\`, `
+            + 'the `X-Sentry-Auth: Sentry sentry_key=…` header, or (through a tunnel) the envelope header\'s `dsn`. Any Content-Type; '
+            + `Content-Encoding gzip, deflate or br; at most ${byteSize(SENTRY_MAX_BODY_BYTES)} as sent and ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)} `
+            + 'inflated. A 200 means every item kept is on disk; a resent envelope stores nothing twice.',
+          security: [{ sentryKeyQuery: [] }, { sentryAuthHeader: [] }],
+          params: SentryParams,
+          querystring: SentryQuery,
+          response: { 200: ref(SentryAnswer), ...sentryErrors },
+        },
+      }, async (request, reply) => {
+        const raw = await inflate(request.body as Buffer | undefined, request.headers['content-encoding'])
+        const envelope = kind === 'store' ? storeEnvelope(raw) : readEnvelope(raw)
+        const project = await sentryProject(request, Number(request.params.projectId), envelope.header)
+        const result = await ingestEnvelope({
+          db: app.db, writer: app.writer, geo: app.geo, recording: app.config.recording, ipStorage: app.config.ipStorage,
+          mapFrames: sourceMapMapper(app.sourceMaps, project.id), isOwnUrl,
+        }, project, envelope, { ip: normalizeIp(request.ip), userAgent: request.headers['user-agent'] || null }, Date.now())
+        if (envelope.stopped !== null) void reply.header('X-Sentry-Error', sentryErrorHeader(envelope.stopped))
+        return { ...result, ...(envelope.stopped !== null && { stopped: envelope.stopped }) }
+      })
+    }
+  }
+  done()
+}
+
+
+/** The body as sent, inflated by its Content-Encoding; an empty or `UTF-8` encoding (old SDKs send it) is none. */
+async function inflate(body: Buffer | undefined, encoding: string | undefined): Promise<Buffer> {
+  const data = body ?? Buffer.alloc(0)
+  const name = (encoding ?? '').trim().toLowerCase()
+  if (name === '' || name === 'identity' || name === 'utf-8' || name === 'utf8') return data
+  const inflater = inflaters[name]
+  if (inflater === undefined) throw new AppError(400, 'invalid_envelope', `Content-Encoding "${name}" is not supported: send gzip, deflate, br, or none`)
+  try {
+    return await inflater(data, { maxOutputLength: SENTRY_MAX_ENVELOPE_BYTES })
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new AppError(413, 'payload_too_large', `The envelope inflates to more than ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)}`)
+    }
+    throw new AppError(400, 'invalid_envelope', `The body does not inflate as ${name} (its Content-Encoding)`)
+  }
+}
+
+function readEnvelope(raw: Buffer): Envelope {
+  try {
+    return parseEnvelope(raw)
+  } catch (error) {
+    if (error instanceof EnvelopeError) throw new AppError(400, 'invalid_envelope', error.message)
+    throw error
+  }
+}
+
+/** The legacy store endpoint's body, one event, as the envelope of that event. */
+const storeEnvelope = (raw: Buffer): Envelope => ({ header: {}, items: [{ type: 'event', header: { type: 'event' }, payload: raw }], stopped: null })
+
+/**
+ * The project of the path's id and the DSN key: from the `sentry_key` query parameter (browser SDKs), the
+ * X-Sentry-Auth header (server SDKs), or the envelope header's `dsn` (a tunnel forwards the body alone).
+ * No key: 401; a key and id that name no project, or a `dsn` for another project: 403, as Sentry answers.
+ */
+async function sentryProject(
+  request: FastifyRequest<{ Querystring: { sentry_key?: string } }>, projectId: number, header: Record<string, unknown>,
+): Promise<ProjectContext> {
+  const auth = request.headers['x-sentry-auth'] ?? request.headers.authorization
+  const fromHeader = /sentry_key=([^,\s]+)/.exec(Array.isArray(auth) ? auth.join(',') : auth ?? '')?.[1]
+  const dsn = dsnParts(header.dsn)
+  const key = request.query.sentry_key ?? fromHeader ?? dsn?.key
+  if (key === undefined || key === '') {
+    throw new AppError(401, 'missing_sentry_key', 'Send the DSN key as query parameter sentry_key, in an X-Sentry-Auth header, or as the envelope header\'s dsn (Sentry SDKs do this themselves)')
+  }
+  const project = dsn !== null && dsn.projectId !== projectId ? null : await projectForDsn(request.server.db, projectId, key)
+  if (!project) {
+    throw new AppError(403, 'invalid_sentry_key',
+      `No project has this DSN (key ${key.slice(0, 8)}…, project id ${projectId}): copy the DSN from the dashboard's API tab or \`sessionwatch project list\``)
+  }
+  return project
+}
+
+/** The key and project id of a DSN, or null when it is not one. */
+function dsnParts(value: unknown): { key: string; projectId: number } | null {
+  if (typeof value !== 'string') return null
+  try {
+    const url = new URL(value)
+    const id = /(\d+)[^/]*$/.exec(url.pathname)?.[1]
+    return url.username === '' || id === undefined ? null : { key: decodeURIComponent(url.username), projectId: Number(id) }
+  } catch {
+    return null
+  }
+}
+
+/** This server's ingest and Sentry ingest URLs: the requests an SDK makes, not the page. */
+const isOwnUrl = (url: string): boolean => /\/ingest\/v1\/batch|\/api\/\d+\/(envelope|store)\/?|[?&]sentry_key=/.test(url)

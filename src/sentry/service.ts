@@ -1,0 +1,157 @@
+import { MAX_USER_AGENT_LENGTH, SENTRY_MAX_EVENT_BYTES, SENTRY_VISIT_IDLE_MS } from '../../common/limits.ts'
+import type { Db } from '../db/database.ts'
+import { AppError } from '../errors.ts'
+import { cleanText } from '../events/text.ts'
+import type { CountryLookup } from '../geo/country.ts'
+import type { FrameMapper } from '../issues/grouping.ts'
+import type { IngestBody } from '../ingest/schema.ts'
+import { ingestBatch, visitorOf, type Visitor } from '../ingest/service.ts'
+import type { IpStorage } from '../privacy/ip.ts'
+import { ipStorageOf, type ProjectContext } from '../projects/service.ts'
+import type { RecordingLimits } from '../recording/service.ts'
+import { recentSessionKey } from '../visits/read.ts'
+import type { Writer } from '../visits/writer.ts'
+import { jsonObject, type Envelope, type EnvelopeItem } from './envelope.ts'
+import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId, sentryTime, type MappedEvent, type VisitLabels } from './event.ts'
+import { recordingChunk } from './replay.ts'
+
+/** What envelope ingest needs of the service. */
+export interface SentryDeps {
+  db: Db
+  writer: Writer
+  geo: CountryLookup
+  recording: RecordingLimits
+  ipStorage: IpStorage
+  mapFrames?: FrameMapper
+  /** Whether a request URL is this server's own ingest (or Sentry's): such requests are not the page's. */
+  isOwnUrl: (url: string) => boolean
+}
+
+/** The request an envelope came in. */
+export interface SentryRequest {
+  ip: string | null
+  userAgent: string | null
+}
+
+/** The answer: the event id Sentry's SDKs expect, and what was kept and left out, by item type. */
+export interface EnvelopeResult {
+  id?: string
+  stored: Record<string, number>
+  dropped: Record<string, number>
+}
+
+/** Item types whose payload is one JSON event, bounded by SENTRY_MAX_EVENT_BYTES. */
+const EVENT_ITEMS = new Set(['event', 'feedback', 'user_report', 'replay_event'])
+
+/**
+ * Stores what an envelope carries that Sessionwatch keeps (docs/sentry.md): events, feedback and user reports as
+ * events of a visit, replay segments as the visit's recording; every other item (sessions, client reports,
+ * transactions, spans, logs, profiles, attachments, unknown types) is counted and dropped. The whole envelope is
+ * read and checked before anything is written, so a 400 or a 413 stores nothing; each stored item is then one
+ * durable write, with ids from the Sentry event id, so a resent envelope stores nothing twice.
+ */
+export async function ingestEnvelope(
+  deps: SentryDeps, project: ProjectContext, envelope: Envelope, request: SentryRequest, now: number,
+): Promise<EnvelopeResult> {
+  const header = envelope.header
+  const result: EnvelopeResult = { stored: {}, dropped: {} }
+  const count = (bucket: Record<string, number>, type: string) => { bucket[type] = (bucket[type] ?? 0) + 1 }
+  const sentAt = sentryTime(header.sent_at)
+  const parsed = envelope.items.map((item, i) => ({ item, json: EVENT_ITEMS.has(item.type) ? eventJson(item, i) : null }))
+  const replayEvent = parsed.find((p) => p.item.type === 'replay_event')?.json ?? null
+
+  for (const { item, json } of parsed) {
+    let mapped: MappedEvent | null = null
+    if (item.type === 'event' && json) {
+      mapped = json.type === 'feedback' ? mapFeedback(json, header, now) : mapSentryEvent(json, header, now, deps.isOwnUrl)
+    } else if (item.type === 'feedback' && json) {
+      mapped = mapFeedback(json, header, now)
+    } else if (item.type === 'user_report' && json) {
+      mapped = mapUserReport(json, header, now)
+    } else if (item.type === 'replay_recording') {
+      const stored = await storeSegment(deps, project, item, replayEvent ?? {}, header, request, sentAt, now)
+      count(stored ? result.stored : result.dropped, item.type)
+      continue
+    } else if (item.type === 'replay_event') {
+      // Stored with its recording (above): an event without one says nothing the recording's visit will not.
+      if (!parsed.some((p) => p.item.type === 'replay_recording')) count(result.dropped, item.type)
+      continue
+    }
+    if (mapped === null) {
+      count(result.dropped, item.type)
+      continue
+    }
+    const visitor = visitorFor(deps, project, mapped, request)
+    const body: IngestBody = {
+      ...batchOf(mapped), sessionKey: await visitKey(deps.db, project.id, mapped, visitor, mapped.eventId, now),
+      batchId: `sentry-${mapped.eventId}`, events: mapped.events, ...(sentAt !== undefined && { sentAt }),
+    }
+    await ingestBatch(deps.db, deps.writer, project, body, visitor, deps.recording, now, deps.mapFrames)
+    result.id ??= mapped.eventId
+    count(result.stored, item.type)
+  }
+  result.id ??= sentryId(header.event_id) ?? undefined
+  return result
+}
+
+/** An event-like item's JSON object; an item over the event limit is refused (413), one that is not JSON too (400). */
+function eventJson(item: EnvelopeItem, index: number): Record<string, unknown> {
+  if (item.payload.length > SENTRY_MAX_EVENT_BYTES) {
+    throw new AppError(413, 'payload_too_large',
+      `Envelope item ${index} (${item.type}) is ${item.payload.length} bytes; an event item may be at most ${SENTRY_MAX_EVENT_BYTES} bytes`)
+  }
+  const json = jsonObject(item.payload)
+  if (json === null) throw new AppError(400, 'invalid_envelope', `Envelope item ${index} (${item.type}) must be a JSON object`)
+  return json
+}
+
+/** A replay segment with its replay_event's facts, as a recording chunk of the replay's visit. False when dropped. */
+async function storeSegment(
+  deps: SentryDeps, project: ProjectContext, item: EnvelopeItem, replayEvent: Record<string, unknown>, header: Record<string, unknown>,
+  request: SentryRequest, sentAt: number | undefined, now: number,
+): Promise<boolean> {
+  const replayId = sentryId(replayEvent.replay_id) ?? sentryId(header.event_id)
+  if (replayId === null) return false
+  const chunk = await recordingChunk(replayId, item.payload, replayEvent.segment_id)
+  if ('dropped' in chunk) return false
+  const labels: VisitLabels = { ...labelsOf(replayEvent, header), replayId }
+  const urls = Array.isArray(replayEvent.urls) ? replayEvent.urls.filter((u): u is string => typeof u === 'string') : []
+  const page = labels.page ?? urls[0]
+  const visitor = visitorFor(deps, project, labels, request)
+  const body: IngestBody = {
+    ...batchOf({ ...labels, ...(page !== undefined && { page }) }), sessionKey: replayKey(replayId), batchId: chunk.id, events: [], recording: [chunk],
+    ...(sentAt !== undefined && { sentAt }),
+  }
+  const stored = await ingestBatch(deps.db, deps.writer, project, body, visitor, deps.recording, now, deps.mapFrames)
+  return (stored.recording?.accepted ?? 0) + (stored.recording?.duplicates ?? 0) > 0
+}
+
+/** The visit facts of a batch, from the labels of an item. */
+function batchOf(labels: VisitLabels): Pick<IngestBody, 'user' | 'tags' | 'release' | 'environment' | 'page'> {
+  return {
+    ...(labels.user && { user: labels.user }), ...(labels.tags && { tags: labels.tags }),
+    ...(labels.release !== undefined && { release: labels.release }), ...(labels.environment !== undefined && { environment: labels.environment }),
+    ...(labels.page !== undefined && { page: labels.page }),
+  }
+}
+
+/** The visitor: the connection's address (none when the SDK says not to infer it), the event's User-Agent else the request's. */
+function visitorFor(deps: SentryDeps, project: ProjectContext, labels: VisitLabels, request: SentryRequest): Visitor {
+  return visitorOf(labels.noIp === true ? null : request.ip, labels.userAgent ?? request.userAgent, deps.geo, ipStorageOf(project, deps.ipStorage))
+}
+
+const replayKey = (replayId: string): string => `sentry-r-${replayId}`
+
+/**
+ * Which visit an event belongs to (docs/sentry.md): its replay's, when it names one; else the latest visit of
+ * its user, or of its IP address and User-Agent, active within SENTRY_VISIT_IDLE_MS; else a new visit of its own.
+ * A resent event finds the visit it was stored in the first time, where its ids make it a duplicate.
+ */
+async function visitKey(db: Db, projectId: string, labels: VisitLabels, visitor: Visitor, eventId: string, now: number): Promise<string> {
+  if (labels.replayId !== undefined) return replayKey(labels.replayId)
+  const since = now - SENTRY_VISIT_IDLE_MS
+  const userAgent = visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT_LENGTH))
+  const found = (labels.user ? await recentSessionKey(db, projectId, { userId: cleanText(labels.user.id) }, since) : null)
+    ?? (visitor.ip === null ? null : await recentSessionKey(db, projectId, { ip: visitor.ip, userAgent }, since))
+  return found ?? `sentry-e-${eventId}`
+}

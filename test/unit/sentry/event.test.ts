@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MAX_TAGS, MAX_USER_ID_LENGTH } from '../../../common/limits.ts'
+import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId, sentryTime } from '../../../src/sentry/event.ts'
+
+const ID = '9ec79c33ec9942ab8353589fcb2e04dc'
+const T = 1_795_000_000 // seconds
+const own = (url: string) => url.includes('/ingest/v1/')
+
+describe('Sentry event mapping', () => {
+  it('an exception becomes an ERROR with its type, value and frames as a V8 stack, newest first', () => {
+    const mapped = mapSentryEvent({
+      event_id: ID, timestamp: T + 0.5, request: { url: 'https://shop.example/cart' },
+      exception: { values: [{ type: 'TypeError', value: 'x is undefined', stacktrace: { frames: [
+        { filename: 'https://shop.example/app.js', function: 'main', lineno: 1, colno: 10 },
+        { filename: 'https://shop.example/app.js', function: '?', lineno: 2, colno: 5 },
+        { filename: 'https://shop.example/app.js', function: 'pay', lineno: 3, colno: 7 },
+      ] } }] },
+    }, {}, 0, own)
+    assert.equal(mapped.eventId, ID)
+    assert.deepEqual(mapped.events, [{
+      id: ID, type: 'ERROR', createdAt: (T + 0.5) * 1000, message: 'TypeError: x is undefined', url: 'https://shop.example/cart',
+      stack: 'TypeError: x is undefined\n    at pay (https://shop.example/app.js:3:7)\n    at https://shop.example/app.js:2:5\n    at main (https://shop.example/app.js:1:10)',
+    }])
+  })
+
+  it('a chain of exceptions gives one ERROR each, the thrown one first under the event id; a fingerprint is kept', () => {
+    const mapped = mapSentryEvent({
+      event_id: ID, fingerprint: ['checkout', 'pay'],
+      exception: { values: [{ type: 'Error', value: 'cause' }, { type: 'Error', value: 'outer' }] },
+    }, {}, 5000, own)
+    assert.deepEqual(mapped.events.map((e) => [e.id, e.message, e.fingerprint, e.createdAt]),
+      [[ID, 'Error: outer', 'checkout pay', 5000], [`${ID}-1`, 'Error: cause', 'checkout pay', 5000]])
+    assert.equal(mapSentryEvent({ fingerprint: ['{{ default }}'], message: 'm', level: 'error' }, {}, 0, own).events[0]?.fingerprint, undefined)
+  })
+
+  it('a message event is an ERROR at level error or fatal, a MESSAGE otherwise', () => {
+    assert.deepEqual(mapSentryEvent({ event_id: ID, message: 'boom', level: 'fatal' }, {}, 0, own).events.map((e) => [e.type, e.message]), [['ERROR', 'boom']])
+    assert.deepEqual(mapSentryEvent({ event_id: ID, logentry: { formatted: 'hello' }, level: 'info' }, {}, 0, own).events.map((e) => [e.type, e.message]), [['MESSAGE', 'hello']])
+  })
+
+  it('breadcrumbs become clicks, inputs, navigations, failed requests and console errors, with ids from their content', () => {
+    const crumbs = [
+      { timestamp: T, category: 'ui.click', message: 'body > button#pay' },
+      { timestamp: T + 1, category: 'ui.input', message: 'input#email' },
+      { timestamp: T + 2, category: 'navigation', data: { from: '/', to: '/cart' } },
+      { timestamp: T + 3, category: 'fetch', type: 'http', data: { method: 'POST', url: '/api/pay', status_code: 502 } },
+      { timestamp: T + 4, category: 'fetch', type: 'http', data: { method: 'GET', url: '/api/ok', status_code: 200 } },
+      { timestamp: T + 5, category: 'xhr', type: 'http', level: 'error', data: { method: 'GET', url: 'https://api.example/x' } },
+      { timestamp: T + 6, category: 'fetch', type: 'http', data: { method: 'POST', url: 'https://sw.example/ingest/v1/batch', status_code: 503 } },
+      { timestamp: T + 7, category: 'console', level: 'error', message: 'Payment failed' },
+      { timestamp: T + 8, category: 'console', level: 'log', message: 'noise' },
+      { timestamp: T + 9, category: 'sentry.event', message: 'earlier' },
+    ]
+    const event = { event_id: ID, message: 'x', level: 'error', request: { url: 'https://shop.example/' }, breadcrumbs: { values: crumbs } }
+    const events = mapSentryEvent(event, {}, 0, own).events
+    assert.deepEqual(events.map((e) => [e.type, e.message ?? null, e.url ?? null, e.statusCode ?? null, e.method ?? null]), [
+      ['CLICK', 'body > button#pay', null, null, null],
+      ['INPUT', 'input#email', null, null, null],
+      ['NAVIGATION', null, 'https://shop.example/cart', null, null],
+      ['HTTP_ERROR', null, 'https://shop.example/api/pay', 502, 'POST'],
+      ['HTTP_ERROR', 'The request failed (network error)', 'https://api.example/x', null, 'GET'],
+      ['CONSOLE_ERROR', 'Payment failed', null, null, null],
+      ['ERROR', 'x', 'https://shop.example/', null, null],
+    ])
+    // The next error resends the same crumbs: they keep their ids, so they are stored once.
+    const again = mapSentryEvent({ ...event, event_id: 'a'.repeat(32) }, {}, 0, own).events
+    assert.deepEqual(again.slice(0, -1).map((e) => e.id), events.slice(0, -1).map((e) => e.id))
+  })
+
+  it('user, tags, release, environment, page, User-Agent and replay id label the visit, within the ingest limits', () => {
+    const tags = Object.fromEntries(Array.from({ length: MAX_TAGS + 5 }, (_, i) => [`t${i}`, i]))
+    const labels = labelsOf({
+      user: { id: 'u'.repeat(MAX_USER_ID_LENGTH + 10), email: 'a@example.com', ip_address: '{{auto}}' },
+      tags: { ...tags, 'bad key': 'x', replayId: ID, obj: { no: 1 } }, release: 'shop@1.2.3', environment: 'production',
+      request: { url: 'https://shop.example/p', headers: { 'User-Agent': 'UA/1' } }, contexts: { replay: { replay_id: ID } },
+      sdk: { settings: { infer_ip: 'never' } },
+    })
+    assert.equal(labels.user?.id.length, MAX_USER_ID_LENGTH)
+    assert.deepEqual(labels.user.traits, { email: 'a@example.com' })
+    assert.equal(Object.keys(labels.tags ?? {}).length, MAX_TAGS)
+    assert.ok(!('replayId' in (labels.tags ?? {})) && !('bad key' in (labels.tags ?? {})))
+    assert.equal(labels.tags?.t3, '3')
+    assert.deepEqual([labels.release, labels.environment, labels.page, labels.userAgent, labels.replayId, labels.noIp],
+      ['shop@1.2.3', 'production', 'https://shop.example/p', 'UA/1', ID, true])
+    assert.equal(labelsOf({ user: { username: 'ann' } }).user?.id, 'ann')
+    assert.equal(labelsOf({}, { trace: { replay_id: ID.toUpperCase() } }).replayId, ID)
+    assert.deepEqual(labelsOf({ user: 'nope', tags: [['a', 'b'], ['c']] }), { tags: { a: 'b' } })
+  })
+
+  it('feedback and legacy user reports become USER_REPORT', () => {
+    const feedback = mapFeedback({
+      event_id: ID, timestamp: T, type: 'feedback',
+      contexts: { feedback: { message: 'Checkout broke', url: 'https://shop.example/cart', replay_id: ID } },
+    }, {}, 0)
+    assert.deepEqual(feedback.events, [{ id: ID, type: 'USER_REPORT', createdAt: T * 1000, message: 'Checkout broke', url: 'https://shop.example/cart' }])
+    assert.equal(feedback.replayId, ID)
+    const report = mapUserReport({ event_id: ID, name: 'Ann', email: 'ann@example.com', comments: 'It broke' }, {}, 7)
+    assert.deepEqual(report.events.map((e) => [e.type, e.message, e.createdAt]), [['USER_REPORT', 'It broke', 7]])
+    assert.equal(mapUserReport({ event_id: ID, comments: 'It broke' }, {}, 8).eventId, report.eventId, 'a resent report keeps its id')
+  })
+
+  it('reads Sentry ids and times in their forms, and nothing else', () => {
+    assert.equal(sentryId('9EC79C33-EC99-42AB-8353-589FCB2E04DC'), ID)
+    assert.equal(sentryId('nope'), null)
+    assert.equal(sentryId(42), null)
+    assert.equal(sentryTime(1.5), 1500)
+    assert.equal(sentryTime('2026-11-24T10:00:00.5Z'), Date.UTC(2026, 10, 24, 10, 0, 0, 500))
+    assert.equal(sentryTime('2026-11-24T10:00:00'), Date.UTC(2026, 10, 24, 10), 'no zone: UTC, as Sentry says')
+    assert.equal(sentryTime(-1), undefined)
+    assert.equal(sentryTime('yesterday'), undefined)
+  })
+})
