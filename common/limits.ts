@@ -136,6 +136,8 @@ export const SENTRY_MAX_ENVELOPE_BYTES = 20_971_520 // 20 MiB
 export const SENTRY_MAX_EVENT_BYTES = 1_048_576 // 1 MiB
 /** An error that names no replay joins its user's, else its IP and User-Agent's, visit active this recently. */
 export const SENTRY_VISIT_IDLE_MS = 1_800_000 // 30 min
+/** An anonymous error's visit (by IP address and User-Agent) is looked for among this many most recently active visits. */
+export const SENTRY_VISIT_SCAN = 5000
 /** Seconds a Sentry SDK is told to wait (Retry-After) when the service cannot store now: busy, database down, disk full. */
 export const SENTRY_RETRY_SECONDS = 60
 

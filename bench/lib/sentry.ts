@@ -35,7 +35,9 @@ export function envelopeFactory(prefix: string): () => string {
       { type: 'http', category: 'fetch', data: { method: 'POST', url: '/api/cart', status_code: 500 } },
       { type: 'http', category: 'xhr', data: { method: 'GET', url: '/api/user', status_code: 404 } },
       { category: 'console', level: 'error', message: 'Cart failed to render' },
-    ].map((c, k) => ({ ...c, timestamp: now - 1 + k / 1000 }))
+      // A user's envelopes 20 ms apart, so two made in the same millisecond hold distinct breadcrumbs (the same
+      // breadcrumb at the same time is one the SDK sent again, and is stored once).
+    ].map((c, k) => ({ ...c, timestamp: now - 1 + ((i % ENVELOPES_PER_USER) * 20 + k) / 1000 }))
     const body = { ...event, event_id: eventId, timestamp: now, breadcrumbs: { values: crumbs }, user: { id: `${prefix}-user-${Math.floor(i / ENVELOPES_PER_USER)}` } }
     return `${JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString() })}\n{"type":"event"}\n${JSON.stringify(body)}`
   }

@@ -11,9 +11,9 @@ import type { ChunkRecord } from '../visits/write.ts'
 
 const gunzip = promisify(gunzipCb)
 
-/** rrweb event types that open a replayable chunk. */
-const META = 4
+/** rrweb event types: a full snapshot opens a replayable chunk, an incremental one changes what came before. */
 const FULL_SNAPSHOT = 2
+const INCREMENTAL_SNAPSHOT = 3
 
 export interface RecordingLimits {
   maxChunkBytes: number
@@ -73,9 +73,19 @@ export function summarize(json: Buffer): Summary | string {
     first = Math.min(first, timestamp)
     last = Math.max(last, timestamp)
   }
-  const types = events.slice(0, 2).map((e) => (e as { type: number }).type)
-  const fullSnapshot = types[0] === FULL_SNAPSHOT || (types[0] === META && types[1] === FULL_SNAPSHOT)
-  return { count: events.length, first: Math.trunc(first), last: Math.trunc(last), fullSnapshot }
+  return { count: events.length, first: Math.trunc(first), last: Math.trunc(last), fullSnapshot: opensWithSnapshot(events as { type: number }[]) }
+}
+
+/**
+ * Whether a replay can start at the chunk: a full snapshot comes before any incremental change. Events that change
+ * no DOM may precede it — Meta, and in Sentry's segments DomContentLoaded, Load and custom events (its options).
+ */
+function opensWithSnapshot(events: readonly { type: number }[]): boolean {
+  for (const { type } of events) {
+    if (type === FULL_SNAPSHOT) return true
+    if (type === INCREMENTAL_SNAPSHOT) return false
+  }
+  return false
 }
 
 export interface RecordingView {

@@ -1,4 +1,5 @@
-import { MAX_USER_AGENT_LENGTH, SENTRY_MAX_EVENT_BYTES, SENTRY_VISIT_IDLE_MS } from '../../common/limits.ts'
+import { LRUCache } from 'lru-cache'
+import { MAX_USER_AGENT_LENGTH, SENTRY_MAX_EVENT_BYTES, SENTRY_VISIT_IDLE_MS, SENTRY_VISIT_SCAN } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'
@@ -82,9 +83,10 @@ export async function ingestEnvelope(
       continue
     }
     const visitor = visitorFor(deps, project, mapped, request)
+    const who = whoOf(mapped, visitor)
+    const sessionKey = await visitKey(deps.db, project.id, mapped, who, mapped.eventId, now)
     const body: IngestBody = {
-      ...batchOf(mapped), sessionKey: await visitKey(deps.db, project.id, mapped, visitor, mapped.eventId, now),
-      batchId: `sentry-${mapped.eventId}`, events: mapped.events, ...(sentAt !== undefined && { sentAt }),
+      ...batchOf(mapped), sessionKey, batchId: `sentry-${mapped.eventId}`, events: mapped.events, ...(sentAt !== undefined && { sentAt }),
     }
     await ingestBatch(deps.db, deps.writer, project, body, visitor, deps.recording, now, deps.mapFrames)
     result.id ??= mapped.eventId
@@ -142,16 +144,53 @@ function visitorFor(deps: SentryDeps, project: ProjectContext, labels: VisitLabe
 
 const replayKey = (replayId: string): string => `sentry-r-${replayId}`
 
+/** Who an event without a replay is, for finding its visit: its user, else its address and User-Agent; null when neither is known. */
+type Who = { userId: string } | { ip: string; userAgent: string | null }
+
+function whoOf(labels: VisitLabels, visitor: Visitor): Who | null {
+  if (labels.replayId !== undefined) return null
+  if (labels.user) return { userId: cleanText(labels.user.id) }
+  if (visitor.ip === null) return null
+  return { ip: visitor.ip, userAgent: visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT_LENGTH)) }
+}
+
 /**
- * Which visit an event belongs to (docs/sentry.md): its replay's, when it names one; else the latest visit of
- * its user, or of its IP address and User-Agent, active within SENTRY_VISIT_IDLE_MS; else a new visit of its own.
- * A resent event finds the visit it was stored in the first time, where its ids make it a duplicate.
+ * The visit this process last put an event of a user (or an address) in, and when. Errors come in bursts — one bug
+ * fires in every tab, the SDK sends them concurrently — and the database cannot answer for the visit until the first
+ * of them is written: remembered here as soon as it is chosen (and the lookup in flight shared), they all join it.
+ * Bounded; a visit found here is as right as one found in the database (active within the idle time), and one it
+ * does not know is looked up there.
  */
-async function visitKey(db: Db, projectId: string, labels: VisitLabels, visitor: Visitor, eventId: string, now: number): Promise<string> {
+const recentVisits = new LRUCache<string, { sessionKey: string; at: number }>({ max: 20_000 })
+const lookups = new Map<string, Promise<string>>()
+const recentKey = (projectId: string, who: Who): string =>
+  ('userId' in who ? [projectId, 'u', who.userId] : [projectId, 'a', who.ip, who.userAgent ?? '']).join('\u0000')
+
+/**
+ * Which visit an event belongs to (docs/sentry.md): its replay's, when it names one; else, for an identified user,
+ * the user's latest visit active within SENTRY_VISIT_IDLE_MS; for an anonymous one, the latest such visit of its IP
+ * address and User-Agent (among the SENTRY_VISIT_SCAN most recently active); else a new visit of its own. Another
+ * user's visit is never joined, whatever its address. A resent event finds the visit it was stored in the first
+ * time, where its ids make it a duplicate.
+ */
+async function visitKey(db: Db, projectId: string, labels: VisitLabels, who: Who | null, eventId: string, now: number): Promise<string> {
   if (labels.replayId !== undefined) return replayKey(labels.replayId)
+  if (who === null) return `sentry-e-${eventId}`
   const since = now - SENTRY_VISIT_IDLE_MS
-  const userAgent = visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT_LENGTH))
-  const found = (labels.user ? await recentSessionKey(db, projectId, { userId: cleanText(labels.user.id) }, since) : null)
-    ?? (visitor.ip === null ? null : await recentSessionKey(db, projectId, { ip: visitor.ip, userAgent }, since))
-  return found ?? `sentry-e-${eventId}`
+  const key = recentKey(projectId, who)
+  const known = recentVisits.get(key)
+  if (known !== undefined && known.at >= since) {
+    known.at = Math.max(known.at, now)
+    return known.sessionKey
+  }
+  let lookup = lookups.get(key)
+  if (lookup === undefined) {
+    lookup = recentSessionKey(db, projectId, who, since, SENTRY_VISIT_SCAN).then((found) => {
+      const sessionKey = found ?? `sentry-e-${eventId}`
+      recentVisits.set(key, { sessionKey, at: now })
+      return sessionKey
+    }).finally(() => { lookups.delete(key) })
+    lookups.set(key, lookup)
+  }
+  return lookup
 }

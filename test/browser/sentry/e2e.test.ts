@@ -165,7 +165,7 @@ describe('an unmodified Sentry SDK pointed at the DSN, in Chromium', () => {
     const issueIds = await eventually(async () => {
       const replays = (await sessions()).filter((s) => s.sessionKey.startsWith('sentry-r-'))
       const ids = await Promise.all(replays.map(async (s) => (await detail(s.id)).events.find((e) => e.type === 'ERROR')?.issueId))
-      return ids.length === 2 && ids.every((id) => typeof id === 'string') ? ids as string[] : null
+      return ids.length === 2 && ids.every((id) => typeof id === 'string') ? ids : null
     }, 'two replay visits with their error', 30_000)
     await page.close()
     assert.equal(issueIds[0], issueIds[1], 'one issue')

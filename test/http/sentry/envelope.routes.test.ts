@@ -65,14 +65,16 @@ for (const engine of testEngines()) {
       assert.ok(!(await sessions()).some((s) => s.sessionKey === `sentry-e-${next}`), 'no visit of its own')
     })
 
-    it('an error without user or replay joins the visit of its IP and User-Agent; another User-Agent opens a new one', async () => {
+    it('an error without user or replay joins the visit of its IP and User-Agent; another User-Agent or a user opens a new one', async () => {
       const ua = { request: { url: 'https://shop.example/', headers: { 'User-Agent': uaOf('anonymous') } } }
-      const [a, b, c] = [hex(), hex(), hex()]
+      const [a, b, c, d] = [hex(), hex(), hex(), hex()]
       await postEnvelope(t, errorEnvelope(a, ua))
       await postEnvelope(t, errorEnvelope(b, ua))
       await postEnvelope(t, errorEnvelope(c, { request: { url: 'https://shop.example/', headers: { 'User-Agent': uaOf('someone else') } } }))
+      await postEnvelope(t, errorEnvelope(d, { ...ua, user: { id: 'signed-in' } }))
       const keys = (await sessions()).map((s) => s.sessionKey)
       assert.ok(keys.includes(`sentry-e-${a}`) && !keys.includes(`sentry-e-${b}`) && keys.includes(`sentry-e-${c}`))
+      assert.ok(keys.includes(`sentry-e-${d}`), 'an identified user\'s error joins only that user\'s visits')
       assert.equal((await sessionByKey(`sentry-e-${a}`)).events.filter((e) => e.type === 'ERROR').length, 2)
     })
 

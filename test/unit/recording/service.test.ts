@@ -9,6 +9,11 @@ describe('summarize', () => {
     const events = rrwebEvents(1000, 2)
     assert.deepEqual(summarize(Buffer.from(JSON.stringify(events))), { count: 4, first: 1000, last: 3000, fullSnapshot: true })
     assert.deepEqual(summarize(Buffer.from(JSON.stringify(events.slice(2)))), { count: 2, first: 2000, last: 3000, fullSnapshot: false })
+    // Sentry's first segment: DomContentLoaded, its options (a custom event) and Load come before Meta and the snapshot.
+    const sentry = [{ type: 0, timestamp: 900 }, { type: 5, timestamp: 900, data: { tag: 'options' } }, { type: 1, timestamp: 950 }, ...events]
+    assert.equal((summarize(Buffer.from(JSON.stringify(sentry))) as { fullSnapshot: boolean }).fullSnapshot, true)
+    const changedFirst = [events[2], ...events]
+    assert.equal((summarize(Buffer.from(JSON.stringify(changedFirst))) as { fullSnapshot: boolean }).fullSnapshot, false, 'a change before the snapshot')
   })
   it('says what is wrong with anything else', () => {
     const problem = (text: string) => {
