@@ -2,9 +2,11 @@
  * `npm run bench`: the service against its ceiling, on SQLite and PostgreSQL, with a 1M-session
  * dataset (generated once into bench/data, then reused). `--quick` uses a small throw-away
  * dataset and short runs (CI runs it to prove the benchmark works; it asserts nothing about
- * timings, and judges none of the targets). Options: --engines sqlite,postgres --seconds N --connections N.
- * Prints a table of req/s, p50, p99 and ratios; writes bench/results.json (tracked), or in quick mode the
- * gitignored bench/results.quick.json.
+ * timings, and judges none of the targets). `--ingest-only` runs the ingest scenarios alone (no dataset: they
+ * write to a fresh database), for comparing ingest changes back to back. Options: --engines sqlite,postgres
+ * --seconds N --connections N.
+ * Prints a table of req/s, p50, p99 and ratios; writes bench/results.json (tracked), or in quick and ingest-only
+ * mode the gitignored bench/results.quick.json.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -30,10 +32,11 @@ import { ensureMapSessions, type MapSessions } from './lib/sourcemaps.ts'
 import { evaluate, printReport, resultsFile, verdict, type Row } from './lib/report.ts'
 
 const { values } = parseArgs({ options: {
-  quick: { type: 'boolean', default: false }, engines: { type: 'string', default: 'sqlite,postgres' },
+  quick: { type: 'boolean', default: false }, 'ingest-only': { type: 'boolean', default: false }, engines: { type: 'string', default: 'sqlite,postgres' },
   seconds: { type: 'string' }, connections: { type: 'string', default: '50' },
 } })
 const quick = values.quick
+const ingestOnly = values['ingest-only']
 const seconds = Number(values.seconds ?? (quick ? 2 : 10))
 const warmup = quick ? 1 : 3
 const connections = Number(values.connections)
@@ -41,7 +44,9 @@ const engines = values.engines.split(',').map((e) => e.trim()) as Engine[]
 const spec = quick ? QUICK : FULL
 const log = (line: string) => { process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`) }
 
-const dataDir = quick ? fs.mkdtempSync(path.join(os.tmpdir(), 'sw-bench-')) : path.join(ROOT, 'bench', 'data')
+// Ingest alone needs no dataset: a throw-away directory, like quick mode's.
+const scratch = quick || ingestOnly
+const dataDir = scratch ? fs.mkdtempSync(path.join(os.tmpdir(), 'sw-bench-')) : path.join(ROOT, 'bench', 'data')
 fs.mkdirSync(dataDir, { recursive: true })
 // Assigned inside databaseFor(); typed wide so the final cleanup sees it.
 let pgServer = null as TestPostgres | null
@@ -49,7 +54,7 @@ const rows: Row[] = []
 
 async function databaseFor(engine: Engine, name: string): Promise<string> {
   if (engine === 'sqlite') return `file:${path.join(dataDir, `${name}.sqlite`)}`
-  pgServer ??= await startTestPostgres(() => undefined, { durable: true, dataDir: quick ? undefined : path.join(dataDir, 'pg') })
+  pgServer ??= await startTestPostgres(() => undefined, { durable: true, dataDir: scratch ? undefined : path.join(dataDir, 'pg') })
   const admin = new pg.Client(pgServer.url)
   await admin.connect()
   const exists = await admin.query('select 1 from pg_database where datname = $1', [name])
@@ -68,20 +73,22 @@ try {
   const ceiling = await startCeiling()
   for (const engine of engines) {
     log(`== ${engine}`)
-    const url = await databaseFor(engine, 'bench')
-    // One connection without a statement timeout: generating millions of rows takes minutes.
-    const handle = await openDatabase(loadConfig({ DATABASE_URL: url, DATABASE_POOL_SIZE: '1', DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database)
-    let dataset: Dataset
-    let maps: MapSessions
-    let search: SearchData
-    try {
-      dataset = await ensureDataset(handle.db, engine, spec, log)
-      maps = await ensureMapSessions(handle.db, log)
-      await ensureIssues(handle.db, engine, dataset, log)
-      search = await ensureSearch(handle.db, dataset, log)
-      if (engine === 'postgres') await sql`analyze`.execute(handle.db)
-    } finally {
-      await handle.close()
+    let peakRss = 0
+    if (!ingestOnly) {
+      const url = await databaseFor(engine, 'bench')
+      // One connection without a statement timeout: generating millions of rows takes minutes.
+      const handle = await openDatabase(loadConfig({ DATABASE_URL: url, DATABASE_POOL_SIZE: '1', DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database)
+      let dataset: Dataset
+      let maps: MapSessions
+      let search: SearchData
+      try {
+        dataset = await ensureDataset(handle.db, engine, spec, log)
+        maps = await ensureMapSessions(handle.db, log)
+        await ensureIssues(handle.db, engine, dataset, log)
+        search = await ensureSearch(handle.db, dataset, log)
+        if (engine === 'postgres') await sql`analyze`.execute(handle.db)
+      } finally {
+        await handle.close()
     }
     const service = await startService(url)
     const peak = sampleMax(() => service.rss(), 100)
@@ -137,8 +144,9 @@ try {
     const grown = (await sampler.stop()) - before
     rows.push({ engine, scenario: `get: ${spec.big[bigId] ?? 0} events, streamed`, bytes: bigBytes, requests: 1, rps: 1000 / elapsed,
       p50: elapsed, p99: elapsed, non2xx: big.status === 200 ? 0 : 1, errors: 0, seconds: elapsed / 1000, rssGrowthMB: grown / 1048576 })
-    const peakRss = await peak.stop()
+    peakRss = await peak.stop()
     await service.stop()
+    }
 
     log('ingest (durable writes)…')
     const ingestUrl = await databaseFor(engine, `bench_ingest_${Date.now()}`)
@@ -182,14 +190,14 @@ try {
   await ceiling.stop()
 } finally {
   await pgServer?.stop()
-  if (quick) fs.rmSync(dataDir, { recursive: true, force: true })
+  if (scratch) fs.rmSync(dataDir, { recursive: true, force: true })
 }
 
 const checks = evaluate(rows)
-printReport(rows, checks, !quick)
-const out = resultsFile(ROOT, quick)
+printReport(rows, checks, !quick && !ingestOnly)
+const out = resultsFile(ROOT, quick || ingestOnly)
 fs.writeFileSync(out, `${JSON.stringify({ measuredAt: new Date().toISOString(), quick, seconds, connections, node: process.version,
   cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), dataset: spec, rows,
-  checks: quick ? checks.map((c) => ({ target: c.target, engine: c.engine, value: c.value, result: verdict(c, false) })) : checks },
+  checks: quick || ingestOnly ? checks.map((c) => ({ target: c.target, engine: c.engine, value: c.value, result: verdict(c, false) })) : checks },
 null, 2)}\n`)
 log(`written ${path.relative(process.cwd(), out)}`)
