@@ -128,6 +128,12 @@ export const MAX_CHUNK_JSON_BYTES = 33_554_432 // 32 MiB
 
 // --- Sentry SDK ingest (envelopes) ---
 
+/**
+ * A request or resource slower than this is a SLOW_REQUEST: the SDK's default `slowThresholdMs`, and the rule for
+ * a Sentry replay's request timings.
+ */
+export const DEFAULT_SLOW_THRESHOLD_MS = 1000
+
 /** Largest envelope request body as sent (compressed or not): Bugsink's MAX_ENVELOPE_COMPRESSED_SIZE is 20 MiB. */
 export const SENTRY_MAX_BODY_BYTES = 10_485_760 // 10 MiB
 /** Largest envelope once its Content-Encoding is inflated. */

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CHUNK_BYTES } from '../../common/limits.ts'
+import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_SLOW_THRESHOLD_MS } from '../../common/limits.ts'
 import { guard, makeApi, type ApiOptions, type Started } from './api.ts'
 import { installCapture, type CaptureOptions } from './capture.ts'
 import { makeCore } from './core.ts'
@@ -39,7 +39,7 @@ export interface Options extends Partial<CaptureOptions>, ApiOptions {
 /** Starts the SDK in the page: capture, timers, the closing page's beacon, and the recorder once the page has loaded. */
 function start(options: Options, granted: boolean, fields: () => VisitorFields): Started<RecorderStats | null> {
   const o = {
-    slowThresholdMs: 1000, maxBodyChars: 4096, maskInputs: true, captureConsole: true, sessionTimeoutMs: 1_800_000,
+    slowThresholdMs: DEFAULT_SLOW_THRESHOLD_MS, maxBodyChars: 4096, maskInputs: true, captureConsole: true, sessionTimeoutMs: 1_800_000,
     flushIntervalMs: 5000, maxBatchEvents: 50, maxQueue: 1000, endpoint: location.origin, record: true,
     recordCheckoutMs: 30_000, recordMaxChunkBytes: DEFAULT_MAX_CHUNK_BYTES, ...options,
   }

@@ -1,12 +1,18 @@
+import { hash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { gzip as gzipCb, gunzip as gunzipCb, inflate as inflateCb } from 'node:zlib'
-import { MAX_CHUNK_JSON_BYTES } from '../../common/limits.ts'
+import { DEFAULT_SLOW_THRESHOLD_MS, MAX_CHUNK_JSON_BYTES, MAX_DURATION_MS, TEXT_LIMITS } from '../../common/limits.ts'
+import type { IngestEvent } from '../ingest/schema.ts'
 import type { RecordingUpload } from '../recording/schema.ts'
 import { summarize } from '../recording/service.ts'
+import { sentryTime } from './event.ts'
 
 const gzip = promisify(gzipCb)
 const gunzip = promisify(gunzipCb)
 const inflate = promisify(inflateCb)
+
+/** rrweb's custom event type, which Sentry's replay uses for its breadcrumbs and performance spans. */
+const CUSTOM = 5
 
 /**
  * A `replay_recording` payload: `{"segment_id":N}` on its first line, then the segment's rrweb events as JSON,
@@ -16,7 +22,9 @@ const inflate = promisify(inflateCb)
  * segment order); or why it cannot be kept. A segment is never refused: Sentry's SDK stops a replay at its first
  * non-2xx answer, so a bad segment is dropped and the rest of the replay still arrives.
  */
-export async function recordingChunk(replayId: string, payload: Buffer, segmentHint: unknown): Promise<RecordingUpload | { dropped: string }> {
+export async function recordingChunk(
+  replayId: string, payload: Buffer, segmentHint: unknown, page?: string, isOwnUrl: (url: string) => boolean = () => false,
+): Promise<(RecordingUpload & { events: IngestEvent[] }) | { dropped: string }> {
   const newline = payload.indexOf(0x0a)
   let segment: unknown = segmentHint
   let data = payload
@@ -39,5 +47,52 @@ export async function recordingChunk(replayId: string, payload: Buffer, segmentH
   if (json.length > MAX_CHUNK_JSON_BYTES) return { dropped: 'it is beyond the chunk limit' }
   const problem = summarize(json)
   if (typeof problem === 'string') return { dropped: `its data ${problem}` }
-  return { id: `sentry-${replayId}-${String(segment).padStart(6, '0')}`, data: (await gzip(json)).toString('base64') }
+  return {
+    id: `sentry-${replayId}-${String(segment).padStart(6, '0')}`, data: (await gzip(json)).toString('base64'),
+    events: slowRequests(JSON.parse(json.toString('utf8')) as unknown[], page, isOwnUrl),
+  }
+}
+
+/**
+ * The replay's slow requests and resources: its `performanceSpan` custom events (`resource.fetch`, `resource.xhr`,
+ * `resource.script`, …) that took longer than DEFAULT_SLOW_THRESHOLD_MS, as SLOW_REQUEST events — what our SDK
+ * reports from the same browser timings. Error breadcrumbs carry no durations; these do. The other spans (failed
+ * requests, navigations, paints, web vitals, memory) are left to the recording: failed requests come from error
+ * breadcrumbs, and the same request twice would be two events.
+ */
+function slowRequests(events: readonly unknown[], page: string | undefined, isOwnUrl: (url: string) => boolean): IngestEvent[] {
+  const slow: IngestEvent[] = []
+  for (const raw of events) {
+    const event = raw as { type?: unknown; data?: { tag?: unknown; payload?: unknown } } | null
+    if (event?.type !== CUSTOM || event.data?.tag !== 'performanceSpan') continue
+    const span = event.data.payload as { op?: unknown; description?: unknown; startTimestamp?: unknown; endTimestamp?: unknown; data?: { method?: unknown; statusCode?: unknown } } | null
+    const op = typeof span?.op === 'string' ? span.op : ''
+    const start = sentryTime(span?.startTimestamp)
+    const end = sentryTime(span?.endTimestamp)
+    if (!op.startsWith('resource.') || typeof span?.description !== 'string' || start === undefined || end === undefined) continue
+    const duration = end - start
+    const url = absolute(span.description, page)
+    if (duration <= DEFAULT_SLOW_THRESHOLD_MS || duration > MAX_DURATION_MS || isOwnUrl(url)) continue
+    const kind = op.slice('resource.'.length)
+    const request = kind === 'fetch' || kind === 'xhr'
+    const method = span.data?.method
+    const status = span.data?.statusCode
+    slow.push({
+      id: `s${hash('sha1', `${start}\u0000${op}\u0000${url}`, 'base64url').slice(0, 16)}`, type: 'SLOW_REQUEST', createdAt: start,
+      url: url.slice(0, TEXT_LIMITS.url * 2), durationMs: duration,
+      ...(request && typeof method === 'string' && /^[A-Za-z]{1,16}$/.test(method) && { method }),
+      ...(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599 && { statusCode: status }),
+      ...(!request && { message: kind }),
+    })
+  }
+  return slow
+}
+
+/** A URL made absolute against the page's, as the browser resolved it. */
+function absolute(url: string, page: string | undefined): string {
+  try {
+    return new URL(url, page).href
+  } catch {
+    return url
+  }
 }

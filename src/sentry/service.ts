@@ -114,14 +114,15 @@ async function storeSegment(
 ): Promise<boolean> {
   const replayId = sentryId(replayEvent.replay_id) ?? sentryId(header.event_id)
   if (replayId === null) return false
-  const chunk = await recordingChunk(replayId, item.payload, replayEvent.segment_id)
-  if ('dropped' in chunk) return false
   const labels: VisitLabels = { ...labelsOf(replayEvent, header), replayId }
   const urls = Array.isArray(replayEvent.urls) ? replayEvent.urls.filter((u): u is string => typeof u === 'string') : []
   const page = labels.page ?? urls[0]
+  const chunk = await recordingChunk(replayId, item.payload, replayEvent.segment_id, page, deps.isOwnUrl)
+  if ('dropped' in chunk) return false
   const visitor = visitorFor(deps, project, labels, request)
+  const { events, ...upload } = chunk
   const body: IngestBody = {
-    ...batchOf({ ...labels, ...(page !== undefined && { page }) }), sessionKey: replayKey(replayId), batchId: chunk.id, events: [], recording: [chunk],
+    ...batchOf({ ...labels, ...(page !== undefined && { page }) }), sessionKey: replayKey(replayId), batchId: chunk.id, events, recording: [upload],
     ...(sentAt !== undefined && { sentAt }),
   }
   const stored = await ingestBatch(deps.db, deps.writer, project, body, visitor, deps.recording, now, deps.mapFrames)

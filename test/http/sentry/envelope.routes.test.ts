@@ -92,7 +92,11 @@ for (const engine of testEngines()) {
           [{ type: 'replay_recording', length: data.length }, data],
         ])
       }
-      const events = rrwebEvents(start, 2)
+      // A slow request, as Sentry's replay records it: a performance span with its start and end.
+      const slowSpan = { type: 5, timestamp: start + 500, data: { tag: 'performanceSpan', payload: {
+        op: 'resource.fetch', description: '/api/search', startTimestamp: (start + 500) / 1000, endTimestamp: (start + 3000) / 1000, data: { method: 'GET', statusCode: 200 },
+      } } }
+      const events = [...rrwebEvents(start, 2), slowSpan]
       const zlib = deflateSync(JSON.stringify(events))
       const first = await postEnvelope(t, segment(0, zlib), { headers: { 'content-type': undefined } })
       assert.equal(first.statusCode, 200, first.body)
@@ -116,7 +120,8 @@ for (const engine of testEngines()) {
       assert.equal(detail.session.user?.id, 'user-3')
       assert.equal(detail.session.release, 'shop@2')
       assert.equal(detail.session.recording.chunks, 2)
-      assert.deepEqual(detail.events.map((e) => e.type).sort(), ['CLICK', 'ERROR', 'USER_REPORT'])
+      assert.deepEqual(detail.events.map((e) => e.type).sort(), ['CLICK', 'ERROR', 'SLOW_REQUEST', 'USER_REPORT'])
+      assert.equal(detail.events.find((e) => e.type === 'SLOW_REQUEST')?.url, 'https://shop.example/api/search')
       const recording = json<{ chunks: { id: string; fullSnapshot: boolean }[] }>(await t.get(`/api/v1/sessions/${detail.session.id}/recording`))
       assert.deepEqual(recording.chunks.map((c) => [c.id, c.fullSnapshot]), [[`sentry-${replayId}-000000`, true], [`sentry-${replayId}-000001`, false]])
       const chunk = await t.get(`/api/v1/sessions/${detail.session.id}/recording/chunks/sentry-${replayId}-000000`)
