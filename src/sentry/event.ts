@@ -71,7 +71,7 @@ export function sentryTime(value: unknown): number | undefined {
  * A short, stable id from content: the same breadcrumb sent again with a later event gets the same id. 96 bits of
  * SHA-1 (one-shot, the cheapest digest Node has): distinct breadcrumbs of one visit never collide in practice.
  */
-const contentId = (prefix: string, content: string): string => `${prefix}${hash('sha1', content, 'base64url').slice(0, 16)}`
+export const contentId = (prefix: string, content: string): string => `${prefix}${hash('sha1', content, 'base64url').slice(0, 16)}`
 
 /** Text the ingest schema would take for `field`: cut here so a huge value costs nothing downstream. */
 const text = (value: unknown, field: keyof typeof TEXT_LIMITS): string | undefined => cut(str(value), TEXT_LIMITS[field] * 2)
@@ -261,10 +261,10 @@ function breadcrumbsOf(event: Json, base: string | undefined, isOwnUrl: (url: st
     if (category === 'ui.click' || category === 'ui.input') {
       events.push({ id, type: category === 'ui.click' ? 'CLICK' : 'INPUT', createdAt: at, message: text(message ?? category, 'message') })
     } else if (category === 'navigation') {
-      const to = resolve(str(data.to), base)
+      const to = optional(str(data.to), base)
       if (to) events.push({ id, type: 'NAVIGATION', createdAt: at, url: text(to, 'url') })
     } else if (crumb.type === 'http' || category === 'fetch' || category === 'xhr') {
-      const url = resolve(str(data.url), base)
+      const url = optional(str(data.url), base)
       const status = num(data.status_code)
       if (!url || isOwnUrl(url) || (status !== undefined && status < 400)) continue
       const method = str(data.method)
@@ -285,12 +285,13 @@ function breadcrumbsOf(event: Json, base: string | undefined, isOwnUrl: (url: st
   return events
 }
 
-/** A URL as the page wrote it (`/api/cart`), made absolute against the page's. */
-function resolve(url: string | undefined, base: string | undefined): string | undefined {
-  if (url === undefined) return undefined
+/** A URL as the page wrote it (`/api/cart`), made absolute against the page's, as the browser resolved it. */
+export function resolveUrl(url: string, base: string | undefined): string {
   try {
     return new URL(url, base).href
   } catch {
     return url
   }
 }
+
+const optional = (url: string | undefined, base: string | undefined): string | undefined => (url === undefined ? undefined : resolveUrl(url, base))

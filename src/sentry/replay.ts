@@ -1,11 +1,10 @@
-import { hash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { gzip as gzipCb, gunzip as gunzipCb, inflate as inflateCb } from 'node:zlib'
 import { DEFAULT_SLOW_THRESHOLD_MS, MAX_CHUNK_JSON_BYTES, MAX_DURATION_MS, TEXT_LIMITS } from '../../common/limits.ts'
 import type { IngestEvent } from '../ingest/schema.ts'
 import type { RecordingUpload } from '../recording/schema.ts'
 import { summarize } from '../recording/service.ts'
-import { sentryTime } from './event.ts'
+import { contentId, resolveUrl, sentryTime } from './event.ts'
 
 const gzip = promisify(gzipCb)
 const gunzip = promisify(gunzipCb)
@@ -49,7 +48,8 @@ export async function recordingChunk(
   if (typeof problem === 'string') return { dropped: `its data ${problem}` }
   return {
     id: `sentry-${replayId}-${String(segment).padStart(6, '0')}`, data: (await gzip(json)).toString('base64'),
-    events: slowRequests(JSON.parse(json.toString('utf8')) as unknown[], page, isOwnUrl),
+    // Parsed again only when it holds spans: most segments are DOM changes alone.
+    events: json.includes('"performanceSpan"') ? slowRequests(JSON.parse(json.toString('utf8')) as unknown[], page, isOwnUrl) : [],
   }
 }
 
@@ -71,14 +71,14 @@ function slowRequests(events: readonly unknown[], page: string | undefined, isOw
     const end = sentryTime(span?.endTimestamp)
     if (!op.startsWith('resource.') || typeof span?.description !== 'string' || start === undefined || end === undefined) continue
     const duration = end - start
-    const url = absolute(span.description, page)
+    const url = resolveUrl(span.description, page)
     if (duration <= DEFAULT_SLOW_THRESHOLD_MS || duration > MAX_DURATION_MS || isOwnUrl(url)) continue
     const kind = op.slice('resource.'.length)
     const request = kind === 'fetch' || kind === 'xhr'
     const method = span.data?.method
     const status = span.data?.statusCode
     slow.push({
-      id: `s${hash('sha1', `${start}\u0000${op}\u0000${url}`, 'base64url').slice(0, 16)}`, type: 'SLOW_REQUEST', createdAt: start,
+      id: contentId('s', `${start}\u0000${op}\u0000${url}`), type: 'SLOW_REQUEST', createdAt: start,
       url: url.slice(0, TEXT_LIMITS.url * 2), durationMs: duration,
       ...(request && typeof method === 'string' && /^[A-Za-z]{1,16}$/.test(method) && { method }),
       ...(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599 && { statusCode: status }),
@@ -88,11 +88,3 @@ function slowRequests(events: readonly unknown[], page: string | undefined, isOw
   return slow
 }
 
-/** A URL made absolute against the page's, as the browser resolved it. */
-function absolute(url: string, page: string | undefined): string {
-  try {
-    return new URL(url, page).href
-  } catch {
-    return url
-  }
-}
