@@ -22,7 +22,7 @@ try {
   const project = await getProject(db, largest.id)
   console.log(`${project.id}: ${Math.max(...sizes)} sessions`)
   const now = Date.now()
-  for (const [label, filters] of [['unfiltered', {}], ['errors only', { errors: true }], ['with a recording', { recording: true }]] as const) {
+  for (const [label, filters] of [['unfiltered', {}], ['errors only', { errors: 'true' }], ['with a recording', { recording: 'true' }]] as const) {
     const runs: number[] = []
     let total = ''
     for (let i = 0; i < 7; i++) {

@@ -200,6 +200,10 @@ export const MAX_PROJECT_NAME_LENGTH = 200
 
 /** Sessions per dashboard page: the read API's default, so the dashboard pages as a script does. */
 export const DASHBOARD_PAGE_SIZE = DEFAULT_LIMIT
+/** Characters of an error or report message (and URL) a row of the dashboard's sessions list carries: a line's worth. */
+export const MAX_HEADLINE_LENGTH = 300
+/** The replay starts this long after an event the timeline jumps to, so what the event did (a click's effect, an error's page) is on screen. */
+export const REPLAY_JUMP_AFTER_MS = 500
 /** Failed sign-ins from one address within SIGN_IN_WINDOW_MS before it has to wait. */
 export const SIGN_IN_MAX_FAILURES = 10
 /** How long failed sign-ins are remembered, and so how long a locked-out address waits: 15 minutes. */

@@ -11,6 +11,7 @@ import { adminAuth } from './dashboard/auth.ts'
 import { dashboardPages } from './dashboard/pages.ts'
 import { dashboardApi } from './dashboard/routes.ts'
 import { Health, healthRoutes } from './health/routes.ts'
+import { brandRoutes } from './home/brand.ts'
 import { homeRoutes } from './home/routes.ts'
 import { demoRoutes } from './assets/demo.ts'
 import { sdkRoutes } from './assets/routes.ts'
@@ -64,6 +65,9 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     trustProxy: trustProxyOption(config.trustProxy),
     schemaController: { compilersFactory: { buildValidator } },
     return503OnClosing: true,
+    // Access logs at debug (the hook below), not Fastify's info: a start's banner (first-run password and keys, the
+    // dashboard URL) stays on screen under traffic; LOG_LEVEL=debug shows every request again.
+    disableRequestLogging: true,
     // The router would answer an undocumented 414 for a path parameter over 100 characters, before
     // the key is checked. Node already bounds the whole request head (16 KiB); the route schemas
     // bound each parameter, after the key, with a 404 (see the error handler).
@@ -72,6 +76,9 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     frameworkErrors: frameworkErrorHandler,
   })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  base.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+  })
   const status = createDatabaseStatus(base.log)
   const database = await openDatabase(config.database, { onConnectionError: (error) => { status.failed(error) } })
     .catch(async (error: unknown) => {
@@ -101,6 +108,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     await app.register(dashboardApi(adminAuth(database.db, config.adminPassword)), { prefix: '/app/api' })
     await app.register(dashboardPages)
     await app.register(homeRoutes)
+    await app.register(brandRoutes)
     await app.register(sdkRoutes)
     await app.register(demoRoutes)
     await app.register(healthRoutes)

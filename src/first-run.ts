@@ -5,13 +5,19 @@ import { claimOnce } from './db/meta.ts'
 import { countProjects, createProject } from './projects/service.ts'
 
 /**
- * On first start, sets and prints the dashboard password (unless ADMIN_PASSWORD is set). With an
- * empty database, also creates a first project and prints its keys with a curl command
- * to paste: a newcomer's first API answer is one copy away. Several processes starting on one
- * empty PostgreSQL database create one project between them, not one each.
+ * What every start prints once it listens: on the first start the dashboard password (unless ADMIN_PASSWORD
+ * is set) and, with an empty database, a first project's keys with a curl command to paste, so a newcomer's
+ * first API answer is one copy away; on every start, last, where the dashboard is. Several processes starting
+ * on one empty PostgreSQL database create one project between them, not one each.
  */
 export async function firstRun(app: FastifyInstance, url: string): Promise<void> {
   const base = url.replace('://0.0.0.0', '://localhost').replace('://[::]', '://localhost')
+  await firstStart(app, base)
+  const shown = app.config.publicUrl ?? base
+  process.stdout.write(`\nSessionwatch is running.  Dashboard: ${shown}/app   API reference: ${shown}/api/v1/docs   Home: ${shown}/\n\n`)
+}
+
+async function firstStart(app: FastifyInstance, base: string): Promise<void> {
   const password = app.config.adminPassword === null ? await ensurePassword(app.db) : null
   if (password !== null) {
     process.stdout.write([
@@ -40,7 +46,6 @@ export async function firstRun(app: FastifyInstance, url: string): Promise<void>
     'Already using Sentry? Point its SDK here, nothing else changes:',
     `  Sentry.init({ dsn: '${project.dsn}' })`,
     '',
-    `Dashboard: ${base}/app   API reference: ${base}/api/v1/docs   Home: ${base}/`,
     'Keep the API key: it is stored hashed and cannot be shown again (rotate it in the dashboard\'s API tab or with `npx sessionwatch project rotate-key`).',
     '',
   ].join('\n'))

@@ -1,10 +1,12 @@
 import type { FastifyPluginCallback } from 'fastify'
+import { FAVICON_LINK } from '../home/brand.ts'
 import { listProjects } from '../projects/service.ts'
 
 /**
  * `GET /demo`: a page with the SDK installed and buttons that cause each kind of event, so a
- * newcomer sees real data in the API within a minute of `npm start`. It records into the oldest
- * project (ingest keys are public by design).
+ * newcomer sees real data in the API within a minute of `npm start`. It records into the project whose
+ * ingest key is in its query (`/demo?key=sw_ing_…`, as each project's empty sessions list links it), else
+ * into the oldest project (ingest keys are public and write-only by design).
  */
 export const demoRoutes: FastifyPluginCallback = (app, _opts, done) => {
   const csp = "default-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; connect-src 'self'"
@@ -13,7 +15,8 @@ export const demoRoutes: FastifyPluginCallback = (app, _opts, done) => {
   app.get('/demo.js', { schema: { hide: true } }, async (_request, reply) => {
     const project = (await listProjects(app.db))[0]
     const init = project
-      ? `Sessionwatch.init({ ingestKey: ${JSON.stringify(project.ingestKey)}, flushIntervalMs: 1000, recordCheckoutMs: 5000 })`
+      ? `Sessionwatch.init({ ingestKey: new URLSearchParams(location.search).get('key') || ${JSON.stringify(project.ingestKey)}, `
+        + 'flushIntervalMs: 1000, recordCheckoutMs: 5000 })'
       : 'document.body.prepend("No project yet: run `npx sessionwatch project create` first.")'
     return reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'no-store').send(`${init}\n${DEMO_SCRIPT}`)
   })
@@ -36,11 +39,12 @@ on('login', () => fetch('/demo/fail', { method: 'POST', headers: { 'content-type
   body: JSON.stringify({ email: document.getElementById('email').value, password: document.getElementById('password').value }) }))
 on('slow', () => fetch('/demo/slow'))
 on('report', () => Sessionwatch.report(document.getElementById('note').value || 'The checkout button does nothing'))
-on('page', () => history.pushState({}, '', '/demo?step=' + Date.now()))
+on('page', () => { const q = new URLSearchParams(location.search); q.set('step', String(Date.now())); history.pushState({}, '', '/demo?' + q) })
 `
 
 const DEMO_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Sessionwatch demo shop</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Sessionwatch demo shop</title>${FAVICON_LINK}
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}button{margin:.2rem}
 input{margin:.2rem}</style></head>
 <body>

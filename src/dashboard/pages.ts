@@ -5,6 +5,7 @@ import { build } from 'esbuild'
 import type { FastifyPluginCallback } from 'fastify'
 import { BROWSER, contentHash, ENTRIES, repoRoot } from '../assets/bundle.ts'
 import { sendRevalidated } from '../assets/routes.ts'
+import { FAVICON_LINK } from '../home/brand.ts'
 
 interface DashboardAssets { js: string; css: string; jsHash: string; cssHash: string }
 
@@ -43,7 +44,7 @@ export const DASHBOARD_CSP = [
 export const dashboardPages: FastifyPluginCallback = (app, _opts, done) => {
   const page = (assets: DashboardAssets) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sessionwatch</title><link rel="stylesheet" href="/app/app.css?v=${assets.cssHash}"></head>
+<title>Sessionwatch</title>${FAVICON_LINK}<link rel="stylesheet" href="/app/app.css?v=${assets.cssHash}"></head>
 <body><div id="app"></div><script src="/app/app.js?v=${assets.jsHash}"></script></body></html>`
   app.get('/app', { schema: { hide: true } }, async (_request, reply) => {
     const html = page(await dashboardAssets())

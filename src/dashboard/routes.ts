@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts'
 import { withDsn } from '../projects/format.ts'
 import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
 import type { ReadAccess } from '../http/read-access.ts'
+import { publicBase } from '../http/public-url.ts'
 import { recordingRoutes } from '../recording/routes.ts'
 import { sessionReadRoutes } from '../sessions/routes.ts'
 import { issueReadRoutes } from '../issues/routes.ts'
@@ -13,7 +14,7 @@ import { IssueStatusBody } from '../issues/schema.ts'
 import { changeStatus } from '../issues/service.ts'
 import { SESSION_MS, type AdminAuth } from './auth.ts'
 import {
-  IssueInProjectParams, NewProjectBody, ProjectParams, ProjectPatchBody, SessionsQuery, SignInBody,
+  DashboardSessionList, IssueInProjectParams, NewProjectBody, ProjectParams, ProjectPatchBody, SessionsQuery, SignInBody,
 } from './schema.ts'
 import { dashboardSessions, issueHistogram, makeSignInLimiter } from './service.ts'
 
@@ -77,7 +78,9 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   app.post('/projects/:projectId/api-key', { schema: { ...hide, params: ProjectParams } }, async (request) =>
     withDsn(await rotateKeys(app.db, request.params.projectId, { ingest: false }), publicBase(request)))
 
-  app.get('/projects/:projectId/sessions', { schema: { ...hide, params: ProjectParams, querystring: SessionsQuery } }, async (request) =>
+  app.get('/projects/:projectId/sessions', {
+    schema: { ...hide, params: ProjectParams, querystring: SessionsQuery, response: { 200: DashboardSessionList } },
+  }, async (request) =>
     dashboardSessions(app.db, await getProject(app.db, request.params.projectId), request.query))
 
   // getSession and the recording, declared once with the read API: here behind the sign-in above.
@@ -104,9 +107,6 @@ const projectInPath: ReadAccess = {
   },
   schema: { hide: true },
 }
-
-/** The server's public address: PUBLIC_URL, else the scheme and host this request came to. */
-const publicBase = (request: FastifyRequest): string => request.server.config.publicUrl ?? `${request.protocol}://${request.host}`
 
 function readCookie(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {

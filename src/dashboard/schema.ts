@@ -1,7 +1,9 @@
 import Type, { type Static } from 'typebox'
 import { IssueParams } from '../issues/schema.ts'
+import { ListQuery, SessionDetailSchema } from '../sessions/schema.ts'
+import { Nullable } from '../shared/schema.ts'
 import {
-  DASHBOARD_PAGE_SIZE, IP_STORAGE_MODES, MAX_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_OFFSET, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS,
+  IP_STORAGE_MODES, MAX_HEADLINE_LENGTH, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS,
   MIN_RETENTION_DAYS,
 } from '../../common/limits.ts'
 import type { IpStorage } from '../privacy/ip.ts'
@@ -27,12 +29,32 @@ export type ProjectPatchBody = Static<typeof ProjectPatchBody>
 
 export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 100 }) })
 export const IssueInProjectParams = Type.Object({ ...ProjectParams.properties, ...IssueParams.properties })
-export const SessionsQuery = Type.Object({
-  date: Type.Optional(Type.String({ format: 'date' })),
-  errors: Type.Optional(Type.Boolean({ description: 'Only sessions with errors.' })),
-  recording: Type.Optional(Type.Boolean({ description: 'Only sessions with a screen recording.' })),
-  issue: Type.Optional(IssueParams.properties.id),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DASHBOARD_PAGE_SIZE })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 })),
-})
-export type SessionsQuery = Static<typeof SessionsQuery>
+/**
+ * The dashboard's sessions list takes the read API's parameters, the same schema: its search box and filter chips
+ * map one to one onto them, and its URL carries them as the API spells them.
+ */
+export const SessionsQuery = ListQuery
+export type SessionsQuery = ListQuery
+
+/** An event that says what happened in a visit: its type and message, or for a failed request its method, URL and status. */
+export const Headline = Type.Object({
+  type: Type.String(),
+  message: Nullable(Type.String({ description: `The message, cut to ${MAX_HEADLINE_LENGTH} characters.` })),
+  url: Nullable(Type.String({ description: `The URL, cut to ${MAX_HEADLINE_LENGTH} characters.` })),
+  method: Nullable(Type.String()),
+  statusCode: Nullable(Type.Integer()),
+}, { additionalProperties: false })
+export type Headline = Static<typeof Headline>
+
+/** A row of the dashboard's list: the API's session with its recording, and what broke in it. */
+export const DashboardSession = Type.Object({
+  ...SessionDetailSchema.properties,
+  firstError: Nullable(Type.Object(Headline.properties, { additionalProperties: false, description: 'The visit\'s first ERROR or HTTP_ERROR.' })),
+  firstReport: Nullable(Type.Object(Headline.properties, { additionalProperties: false, description: 'The visit\'s first USER_REPORT.' })),
+}, { additionalProperties: false })
+export type DashboardSession = Static<typeof DashboardSession>
+
+export const DashboardSessionList = Type.Object({
+  total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer(), sessions: Type.Array(DashboardSession),
+}, { additionalProperties: false })
+export type DashboardSessionList = Static<typeof DashboardSessionList>

@@ -1,34 +1,40 @@
 import {
-  DASHBOARD_PAGE_SIZE, ISSUE_HISTOGRAM_DAYS, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS,
+  DASHBOARD_PAGE_SIZE, ISSUE_HISTOGRAM_DAYS, MAX_HEADLINE_LENGTH, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS,
 } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
-import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
-import { filtersCanMatch, parseFilters, parseRange } from '../sessions/service.ts'
-import { countSessions, findIssue, isFiltered, issueEventsPerDay, listSessions, searchSessions } from '../visits/read.ts'
+import type { ProjectContext } from '../projects/service.ts'
+import { listSessionRows } from '../sessions/service.ts'
+import { findIssue, issueEventsPerDay, visitHeadlines } from '../visits/read.ts'
 import { notFound } from '../errors.ts'
 import { DAY_MS, dayOf, toIso } from '../shared/time.ts'
-import type { SessionDetailView } from '../sessions/schema.ts'
 import { toDetailView } from '../sessions/views.ts'
-import type { SessionsQuery } from './schema.ts'
+import type { DashboardSessionList, Headline, SessionsQuery } from './schema.ts'
 
-export interface DashboardSessions {
-  total: number
-  limit: number
-  offset: number
-  sessions: SessionDetailView[]
+/**
+ * The sessions list of the dashboard: the read API's parameters, order and exact total, each row with its
+ * recording and the first error and report that say what broke.
+ */
+export async function dashboardSessions(db: Db, project: ProjectContext, query: SessionsQuery, now = Date.now()): Promise<DashboardSessionList> {
+  const { total, page, rows } = await listSessionRows(db, project, { limit: DASHBOARD_PAGE_SIZE, ...query }, now)
+  const headlines = await visitHeadlines(db, project.id, rows.map((r) => ({ id: r.id, errors: r.events_errors })))
+  const firsts = new Map<string, { firstError: Headline | null; firstReport: Headline | null }>()
+  for (const e of headlines) {
+    const entry = firsts.get(e.session_id) ?? { firstError: null, firstReport: null }
+    const headline: Headline = {
+      type: e.type, message: clip(e.message), url: clip(e.url), method: e.method, statusCode: e.status_code,
+    }
+    if (e.type === 'USER_REPORT') entry.firstReport = headline
+    else entry.firstError = headline
+    firsts.set(e.session_id, entry)
+  }
+  return {
+    total, ...page,
+    sessions: rows.map((r) => ({ ...toDetailView(r), ...(firsts.get(r.id) ?? { firstError: null, firstReport: null }) })),
+  }
 }
 
-/** The sessions list of the dashboard: the read API's order, filters and exact total. */
-export async function dashboardSessions(db: Db, project: ProjectContext, query: SessionsQuery, now = Date.now()): Promise<DashboardSessions> {
-  const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
-  const filters = parseFilters({ ...(query.errors === true && { errors: 'true' }), ...(query.recording === true && { recording: 'true' }),
-    ...(query.issue !== undefined && { issue: query.issue }) })
-  const page = { limit: query.limit ?? DASHBOARD_PAGE_SIZE, offset: query.offset ?? 0 }
-  if (!filtersCanMatch(filters)) return { total: 0, ...page, sessions: [] }
-  const { total, rows } = isFiltered(filters) ? await searchSessions(db, project.id, range, page, filters)
-    : { total: await countSessions(db, project.id, range), rows: await listSessions(db, project.id, range, page) }
-  return { total, ...page, sessions: rows.map(toDetailView) }
-}
+const clip = (text: string | null): string | null =>
+  (text === null || text.length <= MAX_HEADLINE_LENGTH ? text : `${text.slice(0, MAX_HEADLINE_LENGTH - 1)}…`)
 
 /** Events of an issue per UTC day over the last `days` days, oldest first, days without any included. */
 export async function issueHistogram(

@@ -1,17 +1,23 @@
 import type { FastifyPluginCallback } from 'fastify'
+import { publicBase } from '../http/public-url.ts'
+import { FAVICON_LINK } from './brand.ts'
 
-/** `GET /`: what to do next, for someone who just ran `npm start`. */
+/** `GET /`: what to do next, for someone who just ran `npm start`, with commands for the address it was opened at. */
 export const homeRoutes: FastifyPluginCallback = (app, _opts, done) => {
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
     return reply.type('text/html; charset=utf-8')
-      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'").send(HOME_PAGE)
+      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'").send(homePage(escapeHtml(publicBase(request))))
   })
   done()
 }
 
-const HOME_PAGE = `<!doctype html>
+/** The Host header is the client's to choose: as text in the page, never markup. */
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+const homePage = (base: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Sessionwatch</title>
+<title>Sessionwatch</title>${FAVICON_LINK}
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem;color:#1d2330}
 code,pre{background:#f3f4f7;border-radius:4px;padding:.1em .3em}pre{padding:.8em;overflow:auto}</style></head>
 <body>
@@ -23,10 +29,10 @@ API key (reads) and ingest key (writes). Lost the API key? Rotate it in the dash
 <code>npx sessionwatch project rotate-key --project ID</code>. Lost the password?
 <code>npx sessionwatch admin reset-password</code>.</li>
 <li><b>Send data.</b> Open the <a href="/demo">demo shop</a> and press its buttons, or add the SDK to your site:
-<pre>&lt;script src="https://YOUR-SESSIONWATCH/sdk.js"&gt;&lt;/script&gt;
-&lt;script&gt;Sessionwatch.init({ ingestKey: 'sw_ing_…', endpoint: 'https://YOUR-SESSIONWATCH' })&lt;/script&gt;</pre></li>
+<pre>&lt;script src="${base}/sdk.js"&gt;&lt;/script&gt;
+&lt;script&gt;Sessionwatch.init({ ingestKey: 'sw_ing_…', endpoint: '${base}' })&lt;/script&gt;</pre></li>
 <li><b>Watch it.</b> The <a href="/app">dashboard</a> lists the sessions; open one for its events and replay.</li>
-<li><b>Read it.</b><pre>curl -H "Authorization: Bearer $API_KEY" http://localhost:8080/api/v1/sessions</pre></li>
+<li><b>Read it.</b><pre>curl -H "Authorization: Bearer $API_KEY" ${base}/api/v1/sessions</pre></li>
 </ol>
 <p>API reference: <a href="/api/v1/docs">/api/v1/docs</a> · OpenAPI document: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a></p>
 </body></html>

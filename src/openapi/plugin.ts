@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { TAG_PARAMETER } from '../sessions/schema.ts'
 import { ERROR_RULES, READ_API_DESCRIPTION } from './description.ts'
+import { LOGO_SVG } from '../home/brand.ts'
 
 const ONE_KEY = 'Send exactly one key: the same key in both headers is accepted, different keys (also in repeated '
   + 'headers) answer 401 invalid_api_key.'
@@ -63,9 +64,23 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   })
+  const logo = Buffer.from(LOGO_SVG)
   await app.register(swaggerUi, {
     routePrefix: '/api/v1/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 2 },
+    // Sessionwatch's mark and colours rather than the stock fastify logo; the mark links back to the dashboard.
+    logo: { type: 'image/svg+xml', content: logo, href: '/app', target: '_self' },
+    theme: {
+      title: 'Sessionwatch API reference',
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: logo }],
+      css: [{ filename: 'sessionwatch.css', content: API_DOCS_CSS }],
+    },
   })
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
 }
+
+/** The reference in the dashboard's colours: its dark header, and the mark at a readable size. */
+const API_DOCS_CSS = `.swagger-ui .topbar { background: #111a2b; padding: 6px 0; }
+.swagger-ui .topbar a { max-width: 40px; }
+.swagger-ui .topbar .topbar-wrapper::after { content: "Sessionwatch API reference"; color: #fff; font: 600 18px system-ui, sans-serif; margin-left: 12px; }
+.swagger-ui .topbar .download-url-wrapper { display: none; }`

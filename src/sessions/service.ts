@@ -55,20 +55,27 @@ export function parseRange(query: Pick<ListQuery, 'date' | 'from' | 'to'>): { fr
 }
 
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
+  const { total, page, rows } = await listSessionRows(db, project, query, now)
+  return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
+}
+
+/** The list's rows and exact total for a query of the list (the read API's and the dashboard's, the same parameters). */
+export async function listSessionRows(
+  db: Db, project: ProjectContext, query: ListQuery, now = Date.now(),
+): Promise<{ total: number; page: { limit: number; offset: number }; rows: store.SessionListRow[] }> {
   const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
   // The schema fills both defaults; the fallbacks serve direct callers.
   const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 }
   const filters = parseFilters(query)
   // No stored value holds U+0000 (PostgreSQL text cannot): such a filter matches nothing.
-  if (!filtersCanMatch(filters)) return { project: publicProject(project), total: 0, ...page, sessions: [] }
+  if (!filtersCanMatch(filters)) return { total: 0, page, rows: [] }
   if (!store.isFiltered(filters)) {
     // The day counters count every visit: the count costs no scan, so it runs beside the page.
     const [total, rows] = await countThenPage(page.offset, () => store.countSessions(db, project.id, range),
       () => store.listSessions(db, project.id, range, page))
-    return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
+    return { total, page, rows }
   }
-  const { total, rows } = await store.searchSessions(db, project.id, range, page, filters)
-  return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
+  return { page, ...await store.searchSessions(db, project.id, range, page, filters) }
 }
 
 /** The search parameters as store filters: values in their stored spelling (terms: search.ts), `q` split into words and "phrases". */

@@ -1,9 +1,11 @@
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import { canMatch, type Db } from '../db/database.ts'
 import { rowAfter, unindexed } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { dayOf } from '../shared/time.ts'
+import { ERROR_TYPES } from '../events/types.ts'
+import { term } from './search.ts'
 import type { EventTable, IssueStatus, IssueTable, RecordingChunkTable } from './tables.ts'
 import { liveSessions, sessionColumns, type SessionListRow, type SessionRange } from './list.ts'
 
@@ -205,4 +207,31 @@ export async function recentErrorIssues(db: Db, projectId: string, limit: number
   const rows = await db.selectFrom('issues').select('id').where('project_id', '=', projectId).where('type', '=', 'ERROR')
     .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
   return rows.map((r) => r.id)
+}
+
+/** An event that says what happened in a visit, as its list row shows it. */
+export type HeadlineRow = Pick<Selectable<EventTable>, 'session_id' | 'type' | 'message' | 'url' | 'method' | 'status_code'>
+
+/**
+ * The first error (ERROR or HTTP_ERROR) and the first visitor report of each of these visits: what the
+ * dashboard's list says broke. Only visits that have errors or a report are read (the page's counters and
+ * session_terms say which), so a calm page costs one index probe; each of those reads its own events by
+ * events_order_idx and keeps the first of each kind.
+ */
+export async function visitHeadlines(
+  db: Db, projectId: string, sessions: readonly { id: string; errors: number }[],
+): Promise<HeadlineRow[]> {
+  if (sessions.length === 0) return []
+  const reported = await db.selectFrom('session_terms').select('session_id')
+    .where('project_id', '=', projectId).where('term', '=', term.type('USER_REPORT'))
+    .where('session_id', 'in', sessions.map((s) => s.id)).execute()
+  const ids = new Set([...sessions.filter((s) => s.errors > 0).map((s) => s.id), ...reported.map((r) => r.session_id)])
+  if (ids.size === 0) return []
+  const firsts = db.selectFrom('events')
+    .select(['session_id', 'type', 'message', 'url', 'method', 'status_code'])
+    .select(sql<number>`row_number() over (partition by session_id, type = 'USER_REPORT' order by created_at, seq)`.as('n'))
+    .where('project_id', '=', projectId).where('session_id', 'in', [...ids])
+    .where('type', 'in', [...ERROR_TYPES, 'USER_REPORT'])
+    .as('firsts')
+  return db.selectFrom(firsts).select(['session_id', 'type', 'message', 'url', 'method', 'status_code']).where('n', '=', 1).execute()
 }

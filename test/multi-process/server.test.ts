@@ -44,11 +44,36 @@ for (const engine of testEngines()) {describe(`first run of the service [${engin
     const page = await res.text()
     assert.match(page, /rotate-key/)
     assert.match(page, /\/api\/v1\/docs/)
+    assert.ok(page.includes(`curl -H "Authorization: Bearer $API_KEY" ${url ?? ''}/api/v1/sessions`), 'the curl names the address the page was opened at')
+    assert.ok(!page.includes('8080'))
+    const hostile = await fetch(`${url ?? ''}/`, { headers: { host: 'evil"><script>x</script>' } })
+    assert.ok(!(await hostile.text()).includes('<script>x'), 'the Host header is text, not markup')
+    assert.equal((await fetch(`${url ?? ''}/favicon.ico`)).headers.get('content-type'), 'image/svg+xml')
+  })
+
+  it('prints where the dashboard is, last, on the first start', async () => {
+    await server.waitFor(/Sessionwatch is running\. {2}Dashboard: http:\/\/\S+\/app/)
+    assert.ok(server.output().lastIndexOf('Sessionwatch is running') > server.output().indexOf('password: '), 'after the keys, where it stays visible')
   })
 
   it('shuts down cleanly on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve))
     server.child.kill('SIGTERM')
     assert.equal(await exited, 0)
+  })
+
+  it('a second start prints the dashboard URL again, no password, and logs requests only at debug', async () => {
+    // LOG_LEVEL left at its default (info): access logs must not bury the banner.
+    const again = startServer({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1' })
+    try {
+      const [, base] = await again.waitFor(/Sessionwatch is running\. {2}Dashboard: (http:\/\/\S+)\/app/)
+      for (let i = 0; i < 3; i++) assert.equal((await fetch(`${base ?? ''}/healthz`)).status, 200)
+      assert.equal((await fetch(`${base ?? ''}/api/v1/sessions`)).status, 401)
+      await new Promise((r) => setTimeout(r, 200))
+      assert.doesNotMatch(again.output(), /request completed|incoming request/)
+      assert.doesNotMatch(again.output(), /password: /)
+    } finally {
+      again.child.kill('SIGKILL')
+    }
   })
 })}

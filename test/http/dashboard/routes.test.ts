@@ -111,6 +111,13 @@ for (const engine of testEngines()) {
       assert.deepEqual((await list('?recording=true')).sessions.map((s) => s.id), [recorded.sessionId])
       assert.equal((await list('?errors=true&recording=true')).total, 0)
       assert.equal((await call('GET', `/projects/${owner.id}/sessions?limit=0`)).statusCode, 400)
+      // The read API's search parameters, validated by the same schema: a bad value is a 400 naming it.
+      const bad = await call('GET', `/projects/${owner.id}/sessions?status=abc`)
+      assert.deepEqual([bad.statusCode, json<{ code: string; message: string }>(bad).message.includes('status')], [400, true])
+      const typed = await list('?type=ERROR&errors=true')
+      assert.deepEqual(typed.sessions.map((s) => s.id), [broken.sessionId])
+      assert.equal(json<{ sessions: { firstError: { message: string } | null }[] }>(await call('GET', `/projects/${owner.id}/sessions?errors=true`))
+        .sessions[0]?.firstError?.message, 'x', 'a row carries its first error')
       const detail = await call('GET', `/projects/${owner.id}/sessions/${recorded.sessionId}`)
       assert.deepEqual(json<{ session: { recording: unknown } }>(detail).session.recording, { available: true, chunks: 1 })
       const rec = await call('GET', `/projects/${owner.id}/sessions/${recorded.sessionId}/recording`)

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { MAX_HEADLINE_LENGTH } from '../../../common/limits.ts'
 import { dashboardSessions } from '../../../src/dashboard/service.ts'
 import { getProject, type ProjectContext } from '../../../src/projects/service.ts'
-import { startTestApp, type TestApp } from '../../helpers/app.ts'
+import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
@@ -23,10 +24,40 @@ for (const engine of testEngines()) {
     it('counts a filtered list exactly, like the read API', async () => {
       const all = await dashboardSessions(t.app.db, project, {})
       assert.deepEqual([all.total, all.sessions.length], [5, 5])
-      const errors = await dashboardSessions(t.app.db, project, { errors: true, limit: 2 })
+      const errors = await dashboardSessions(t.app.db, project, { errors: 'true', limit: 2 })
       assert.deepEqual([errors.total, errors.sessions.length], [3, 2])
-      const recorded = await dashboardSessions(t.app.db, project, { recording: true })
+      const recorded = await dashboardSessions(t.app.db, project, { recording: 'true' })
       assert.deepEqual([recorded.total, recorded.sessions.map((s) => s.recording.chunks)], [1, [1]])
+    })
+
+    it('gives each row the first error and the first report of its visit, what the list says broke', async () => {
+      const long = 'x'.repeat(MAX_HEADLINE_LENGTH + 50)
+      const at = Date.now() - 10_000
+      const { sessionId } = json<{ sessionId: string }>(await t.ingest(batch('svc-headline-1', [
+        { type: 'CLICK', message: 'Pay', createdAt: at },
+        { type: 'HTTP_ERROR', url: '/api/pay', method: 'POST', statusCode: 502, createdAt: at + 1 },
+        { type: 'USER_REPORT', message: 'The pay button does nothing', createdAt: at + 2 },
+        { type: 'ERROR', message: 'later error', createdAt: at + 3 },
+        { type: 'USER_REPORT', message: 'second report', createdAt: at + 4 },
+      ], { user: { id: 'headline-ann' } })))
+      await t.ingest(batch('svc-headline-2', [{ type: 'ERROR', message: long }]))
+      const page = await dashboardSessions(t.app.db, project, { user: 'headline-ann' })
+      const row = page.sessions[0]
+      assert.equal(row?.id, sessionId)
+      assert.deepEqual(row.firstError, { type: 'HTTP_ERROR', message: null, url: '/api/pay', method: 'POST', statusCode: 502 })
+      assert.deepEqual(row.firstReport, { type: 'USER_REPORT', message: 'The pay button does nothing', url: null, method: null, statusCode: null })
+      const clipped = (await dashboardSessions(t.app.db, project, { q: 'xxxxxxxx' })).sessions[0]
+      assert.equal(clipped?.firstError?.message?.length, MAX_HEADLINE_LENGTH, 'a long message is cut to a line')
+      const calm = (await dashboardSessions(t.app.db, project, {})).sessions.find((s) => s.events.errors === 0 && !s.recording.available)
+      assert.deepEqual([calm?.firstError, calm?.firstReport], [null, null])
+    })
+
+    it('takes every search parameter of the read API, the same schema', async () => {
+      const reports = await dashboardSessions(t.app.db, project, { type: 'USER_REPORT' })
+      assert.equal(reports.total, 1)
+      assert.equal((await dashboardSessions(t.app.db, project, { status: '5xx', user: 'headline-ann' })).total, 1)
+      assert.equal((await dashboardSessions(t.app.db, project, { status: '4xx' })).total, 0)
+      assert.equal((await dashboardSessions(t.app.db, project, { url: 'nowhere-at-all' })).total, 0)
     })
   })
 }
