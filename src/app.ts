@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
@@ -65,9 +65,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     trustProxy: trustProxyOption(config.trustProxy),
     schemaController: { compilersFactory: { buildValidator } },
     return503OnClosing: true,
-    // Access logs at debug (the hook below), not Fastify's info: a start's banner (first-run password and keys, the
-    // dashboard URL) stays on screen under traffic; LOG_LEVEL=debug shows every request again.
-    disableRequestLogging: true,
+    logController: new AccessLogAtDebug(),
     // The router would answer an undocumented 414 for a path parameter over 100 characters, before
     // the key is checked. Node already bounds the whole request head (16 KiB); the route schemas
     // bound each parameter, after the key, with a 404 (see the error handler).
@@ -76,9 +74,6 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     frameworkErrors: frameworkErrorHandler,
   })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
-  base.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
-  })
   const status = createDatabaseStatus(base.log)
   const database = await openDatabase(config.database, { onConnectionError: (error) => { status.failed(error) } })
     .catch(async (error: unknown) => {
@@ -129,6 +124,22 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     throw error
   }
   return base
+}
+
+/**
+ * Access logs at debug, not Fastify's info: a start's banner (the first-run password and keys, the dashboard URL)
+ * stays on screen under traffic, and LOG_LEVEL=debug shows every request again. A request that errored still
+ * logs at error.
+ */
+class AccessLogAtDebug extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (!this.isLogDisabled(request)) request.log.debug({ req: request }, 'incoming request')
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) super.requestCompleted(error, request, reply)
+    else if (!this.isLogDisabled(request)) reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed')
+  }
 }
 
 /** A hop count means: trust that many proxies nearest to the server (Fastify types take it as a function). */

@@ -32,7 +32,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 }
 
 // The wire types come from the service's own view types, so the two cannot drift apart.
-export type { SessionDetailView as SessionItem, EventView as SessionEvent } from '../../src/sessions/schema.ts'
+export type { SessionDetailView as SessionItem, SessionView as SessionBasics, EventView as SessionEvent } from '../../src/sessions/schema.ts'
 export type { RecordingView as RecordingInfo } from '../../src/recording/service.ts'
 /** Projects as the dashboard API gives them: with their Sentry DSN. */
 export type ProjectSummary = WithDsn<Summary>
@@ -40,6 +40,7 @@ export type ProjectWithKeys = WithDsn<WithKeys>
 export type { IssueView as IssueItem, IssueListView as IssueList, IssueDetailView as IssueDetail } from '../../src/issues/schema.ts'
 export type { DeliveryView as DeliveryItem, WebhookView as WebhookItem } from '../../src/alerts/schema.ts'
 export type { EraseResult } from '../../src/privacy/schema.ts'
+export type { DashboardSession as SessionRow, DashboardSessionList as SessionRowList, Headline } from '../../src/dashboard/schema.ts'
 export type { IpStorage }
 
 /** What GET /projects says besides the list: the server's settings a project follows unless it chooses its own. */

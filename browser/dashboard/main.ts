@@ -62,16 +62,16 @@ function header(): HTMLElement {
     void api('DELETE', '/session').finally(() => { location.hash = '#/login' })
   })
   return h('header', { class: 'top' },
-    h('a', { href: '#/', class: 'brand' }, 'Sessionwatch'),
-    h('nav', {}, h('a', { href: '#/' }, 'Projects'), h('a', { href: '/api/v1/docs', target: '_blank', rel: 'noopener' }, 'API reference'), signOut))
+    h('a', { href: '#/', class: 'brand' }, h('img', { src: '/favicon.svg', alt: '', width: 22, height: 22 }), h('span', { class: 'brand-name' }, 'Sessionwatch')),
+    h('nav', { 'aria-label': 'Main' }, h('a', { href: '#/' }, 'Projects'), h('a', { href: '/api/v1/docs', target: '_blank', rel: 'noopener' }, 'API docs'), signOut))
 }
 
 function projectHeader(project: ProjectSummary, active: string): HTMLElement {
   const tab = (id: string, label: string) =>
-    h('a', { href: `#/p/${encodeURIComponent(project.id)}/${id}`, class: id === active ? 'active' : null, id: `tab-${id}` }, label)
+    h('a', { href: `#/p/${encodeURIComponent(project.id)}/${id}`, class: id === active ? 'active' : null, id: `tab-${id}`, 'aria-current': id === active ? 'page' : null }, label)
   return h('div', { class: 'project-head' },
     h('h1', {}, project.name, ' ', h('small', {}, project.domain)),
-    h('nav', { class: 'tabs' }, tab('sessions', 'Sessions'), tab('issues', 'Issues'), tab('api', 'API'), tab('settings', 'Settings')))
+    h('nav', { class: 'tabs', 'aria-label': 'Project' }, tab('sessions', 'Sessions'), tab('issues', 'Issues'), tab('api', 'API'), tab('settings', 'Settings')))
 }
 
 setSignedOutHandler(() => {

@@ -1,6 +1,6 @@
 import { api, type IssueDetail, type IssueItem, type ProjectSummary } from '../api.ts'
-import { clear, formatDuration, formatTime, h } from '../dom.ts'
-import { browserName } from './sessions.ts'
+import { clear, formatTime, h, timeTag } from '../dom.ts'
+import { badgeText, sessionRow } from './sessions.ts'
 import { stackBlock } from './stack.ts'
 
 const ACTIONS = [['resolve', 'resolved', 'Resolve'], ['ignore', 'ignored', 'Ignore'], ['reopen', 'open', 'Reopen']] as const
@@ -18,9 +18,9 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
   const show = (issue: IssueItem) => {
     clear(facts)
     facts.append(
-      fact('Status', issue.status), fact('Type', issue.type), fact('Where', issue.culprit ?? '—'),
-      fact('Events', String(issue.events)), fact('Visits', String(issue.sessions)),
-      fact('First seen', formatTime(issue.firstSeenAt)), fact('Last seen', formatTime(issue.lastSeenAt)))
+      fact('Status', h('span', { class: `status ${issue.status}` }, issue.status)), fact('Where', issue.culprit ?? '—'),
+      fact('Events', issue.events.toLocaleString('en-US')), fact('Visits', issue.sessions.toLocaleString('en-US')),
+      fact('First seen', timeTag(issue.firstSeenAt)), fact('Last seen', timeTag(issue.lastSeenAt)))
     clear(actions)
     for (const [action, status, label] of ACTIONS) {
       if (status === issue.status) continue
@@ -35,7 +35,7 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
   }
   main.append(
     h('p', {}, h('a', { href: `${projectHash}/issues` }, `‹ ${project.name}: issues`)),
-    h('h1', { id: 'issue-title' }, detail.issue.title),
+    h('h1', { class: 'broken' }, h('span', { class: 'badge error' }, badgeText(detail.issue.type, null)), ' ', h('span', { id: 'issue-title' }, detail.issue.title)),
     facts, actions,
     h('h2', {}, 'Occurrences, last 30 days'), chart(histogram.days))
   show(detail.issue)
@@ -59,23 +59,12 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
   if (detail.sessions.length === 0) {
     main.append(h('p', { class: 'empty' }, 'None stored any more.'))
   } else {
-    main.append(h('table', { class: 'list', id: 'issue-sessions' },
-      h('thead', {}, h('tr', {}, ...['Last activity', 'Duration', 'Country', 'Errors', 'Replay', 'Browser'].map((t) => h('th', {}, t)))),
-      h('tbody', {}, ...detail.sessions.map((s) => {
-        const href = `${projectHash}/s/${encodeURIComponent(s.id)}`
-        return h('tr', {},
-          h('td', {}, h('a', { href, class: 'session-link' }, formatTime(s.lastSeenAt))),
-          h('td', {}, formatDuration(Date.parse(s.lastSeenAt) - Date.parse(s.startedAt))),
-          h('td', {}, s.country ?? '—'),
-          h('td', { class: 'num bad' }, s.events.errors),
-          h('td', {}, h('a', { href, class: 'replay-link' }, '▶ Watch')),
-          h('td', { class: 'ua', title: s.userAgent ?? '' }, browserName(s.userAgent)))
-      }))),
+    main.append(h('ol', { class: 'rows', id: 'issue-sessions', 'aria-label': 'Visits that hit it' }, ...detail.sessions.map((s) => sessionRow(project, s))),
       h('p', {}, h('a', { id: 'issue-all-visits', href: `${projectHash}/sessions?issue=${encodeURIComponent(id)}` }, `All visits (${detail.issue.sessions}) ›`)))
   }
 }
 
-const fact = (term: string, value: string) => h('div', {}, h('dt', {}, term), h('dd', {}, value))
+const fact = (term: string, value: Node | string) => h('div', {}, h('dt', {}, term), h('dd', {}, value))
 
 /** Bars of events per day; each bar says its day and count on hover and to screen readers. */
 function chart(days: { day: string; events: number }[]): HTMLElement {

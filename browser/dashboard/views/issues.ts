@@ -1,6 +1,7 @@
 import { DASHBOARD_PAGE_SIZE as PAGE } from '../../../common/limits.ts'
 import { api, type IssueItem, type IssueList, type ProjectSummary } from '../api.ts'
-import { formatTime, h } from '../dom.ts'
+import { h, plural, timeTag } from '../dom.ts'
+import { badgeText } from './sessions.ts'
 
 const STATUSES = [['open', 'Open'], ['resolved', 'Resolved'], ['ignored', 'Ignored'], ['', 'All']] as const
 const SORTS = [['lastSeen', 'Last seen'], ['events', 'Most events'], ['sessions', 'Most visits']] as const
@@ -35,9 +36,7 @@ export async function renderIssues(body: HTMLElement, project: ProjectSummary, p
     body.append(h('p', { class: 'empty', id: 'no-issues' }, offset > 0 ? 'No more issues.'
       : status === 'open' ? 'No open issues: nothing is broken right now, or no errors have been reported yet.' : 'No issues match.'))
   } else {
-    body.append(h('table', { class: 'list', id: 'issues' },
-      h('thead', {}, h('tr', {}, ...['Issue', 'Events', 'Visits', 'First seen', 'Last seen', 'Status'].map((t) => h('th', {}, t)))),
-      h('tbody', {}, ...page.issues.map((i) => row(project, i)))))
+    body.append(h('ol', { class: 'rows', id: 'issues', 'aria-label': 'Issues' }, ...page.issues.map((i) => row(project, i))))
   }
   const shown = `${page.issues.length === 0 ? 0 : offset + 1}–${offset + page.issues.length}`
   body.append(h('div', { class: 'pager' },
@@ -46,13 +45,16 @@ export async function renderIssues(body: HTMLElement, project: ProjectSummary, p
     h('button', { type: 'button', id: 'issues-next', disabled: offset + PAGE >= page.total, onclick: () => { go({ offset: String(offset + PAGE) }) } }, 'Next ›')))
 }
 
+/** An issue as a row: what broke and where, how often, how many visits, when first and last — as in the sessions list. */
 function row(project: ProjectSummary, i: IssueItem): HTMLElement {
   const href = `#/p/${encodeURIComponent(project.id)}/issues/${encodeURIComponent(i.id)}`
-  return h('tr', { class: i.status === 'open' ? 'has-errors' : null },
-    h('td', {}, h('a', { href, class: 'issue-title' }, i.title), h('div', { class: 'culprit' }, i.culprit ?? '')),
-    h('td', { class: 'num' }, i.events),
-    h('td', { class: 'num' }, i.sessions),
-    h('td', {}, formatTime(i.firstSeenAt)),
-    h('td', {}, formatTime(i.lastSeenAt)),
-    h('td', {}, h('span', { class: `status ${i.status}` }, i.status)))
+  const sep = () => h('span', { class: 'sep', 'aria-hidden': 'true' }, ' · ')
+  return h('li', { class: `visit issue-row${i.status === 'open' ? ' has-errors' : ''}`, 'data-id': i.id },
+    h('a', { href, class: 'session-link issue-link-row' }, h('span', { class: 'headline' },
+      h('span', { class: 'badge error' }, badgeText(i.type, null)), ' ', h('span', { class: 'message issue-title' }, i.title))),
+    h('div', { class: 'visit-sub culprit' }, i.culprit ?? ''),
+    h('div', { class: 'visit-meta' },
+      h('span', { class: 'bad' }, plural(i.events, 'event')), sep(), plural(i.sessions, 'visit'), sep(),
+      'first ', timeTag(i.firstSeenAt), sep(), 'last ', timeTag(i.lastSeenAt)),
+    h('div', { class: 'visit-play' }, h('span', { class: `status ${i.status}` }, i.status)))
 }

@@ -2,7 +2,7 @@ import {
   DEFAULT_RETENTION_DAYS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
 } from '../../../common/limits.ts'
 import { api, ApiError, type ProjectSummary, type ProjectWithKeys } from '../api.ts'
-import { formatTime, h } from '../dom.ts'
+import { h, stackedTable, timeTag } from '../dom.ts'
 import { freshKeys } from '../keys.ts'
 
 export async function renderProjects(main: HTMLElement): Promise<void> {
@@ -10,14 +10,12 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
   main.append(h('h1', {}, 'Projects'))
   if (projects.length === 0) main.append(h('p', {}, 'No projects yet: create the first one below.'))
   else {
-    main.append(h('table', { class: 'list', id: 'projects' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Domain'), h('th', {}, 'Retention'), h('th', {}, 'Created'), h('th', {}))),
-      h('tbody', {}, ...projects.map((p) => h('tr', {},
-        h('td', {}, h('a', { href: `#/p/${encodeURIComponent(p.id)}/sessions` }, p.name)),
-        h('td', {}, p.domain),
-        h('td', {}, `${p.retentionDays} days`),
-        h('td', {}, formatTime(p.createdAt)),
-        h('td', {}, h('a', { href: `#/p/${encodeURIComponent(p.id)}/api` }, 'API key')))))))
+    main.append(stackedTable('projects', ['Name', 'Domain', 'Retention', 'Created', 'Keys'], projects.map((p) => h('tr', {},
+      h('td', {}, h('a', { href: `#/p/${encodeURIComponent(p.id)}/sessions` }, p.name)),
+      h('td', {}, p.domain),
+      h('td', {}, `${p.retentionDays} days`),
+      h('td', {}, timeTag(p.createdAt)),
+      h('td', {}, h('a', { href: `#/p/${encodeURIComponent(p.id)}/api`, 'aria-label': `API key of ${p.name}` }, 'API key'))))))
   }
   main.append(projectForm())
 }

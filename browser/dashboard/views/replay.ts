@@ -2,16 +2,31 @@ import rrwebPlayer from 'rrweb-player'
 import { api, type RecordingInfo } from '../api.ts'
 import { h } from '../dom.ts'
 
-type RecordedEvent = { type: number; timestamp: number }
+type RecordedEvent = { type: number; timestamp: number; data?: { width?: unknown; height?: unknown } }
 
-/** rrweb's EventType.FullSnapshot. */
+/** rrweb's EventType.FullSnapshot and EventType.Meta (which carries the recorded viewport's size). */
 const FULL_SNAPSHOT = 2
+const META = 4
+/** rrweb-player's controller bar under the picture. */
+const CONTROLLER_PX = 80
+
+/** A point of interest on the scrubber: an error or a visitor report. */
+export interface Marker {
+  /** Server-clock instant (epoch ms). */
+  at: number
+  tone: string
+  /** What a screen reader and the tooltip say. */
+  label: string
+  onSelect: () => void
+}
 
 export interface Replay {
   /** Moves the player to a server-clock instant (epoch ms), paused. */
   seek(at: number): void
   /** Calls back with the server-clock instant the player shows, as it plays. */
   onTime(fn: (at: number) => void): void
+  /** Puts markers on the scrubber, each a button that selects its event. */
+  markers(list: Marker[]): void
 }
 
 /**
@@ -35,23 +50,25 @@ export async function mountReplay(target: HTMLElement, base: string, info: Recor
   // rrweb applies the events strictly before a paused seek's target and schedules the rest; a seek
   // before the opening snapshot would leave the previous picture, so seeks land just after it.
   const firstPicture = (events.find((e) => e.type === FULL_SNAPSHOT)?.timestamp ?? start) - start + 1
-  const width = Math.max(320, target.clientWidth - 8)
+  const { width, height } = frameSize(target, events.find((e) => e.type === META)?.data)
   const player = new rrwebPlayer({
     target,
     props: {
       // rrweb-player's own event type; these are its events, as recorded.
       events: events as never,
       width,
-      height: Math.round(width * 0.6),
+      height,
       autoPlay: false,
       skipInactive: true,
       showController: true,
       mouseTail: false,
     },
   })
+  nameControls(target)
+  const total = player.getMetaData().totalTime
   return {
     seek(at) {
-      player.goto(Math.max(firstPicture, at - clockOffset - start), false)
+      player.goto(Math.min(total, Math.max(firstPicture, at - clockOffset - start)), false)
     },
     onTime(fn) {
       player.addEventListener('ui-update-current-time', (event) => {
@@ -59,7 +76,48 @@ export async function mountReplay(target: HTMLElement, base: string, info: Recor
         if (typeof payload === 'number') fn(start + clockOffset + payload)
       })
     },
+    markers(list) {
+      const bar = target.querySelector('.rr-progress')
+      if (!bar || total <= 0) return
+      const strip = h('div', { class: 'markers' })
+      for (const m of list) {
+        const share = Math.min(1, Math.max(0, (m.at - clockOffset - start) / total))
+        const marker = h('button', { type: 'button', class: `marker ${m.tone}`, style: `left:${(share * 100).toFixed(2)}%`, title: m.label, 'aria-label': m.label })
+        // The bar under it seeks to where it was pressed; the marker selects its event instead.
+        marker.addEventListener('mousedown', (event) => { event.stopPropagation() })
+        marker.addEventListener('click', (event) => {
+          event.stopPropagation()
+          m.onSelect()
+        })
+        strip.append(marker)
+      }
+      bar.append(strip)
+    },
   }
+}
+
+/**
+ * The picture's size: the column's width, and the recorded viewport's proportions — a phone's portrait page is
+ * tall and narrow — within the height left on screen under the player's top, so its controls stay above the fold.
+ * (A fixed landscape box showed a phone page without a viewport meta, 980 × 2,100 px, at a fifth of its size.)
+ */
+function frameSize(target: HTMLElement, meta: RecordedEvent['data']): { width: number; height: number } {
+  const recorded = { width: Number(meta?.width) || 1280, height: Number(meta?.height) || 720 }
+  const width = Math.max(240, Math.floor(target.clientWidth))
+  const room = Math.max(200, Math.floor(window.innerHeight - Math.max(0, target.getBoundingClientRect().top) - CONTROLLER_PX - 16))
+  return { width, height: Math.min(room, Math.round(width * (recorded.height / recorded.width))) }
+}
+
+/** rrweb-player's icon buttons and frame carry no names; screen readers need them. */
+function nameControls(target: HTMLElement): void {
+  target.querySelector('iframe')?.setAttribute('title', 'Replay of the visit')
+  const buttons = target.querySelectorAll<HTMLButtonElement>('.rr-controller__btns button')
+  for (const b of buttons) {
+    if (b.textContent.trim() !== '') continue
+    b.setAttribute('aria-label', b === buttons[0] ? 'Play or pause' : 'Full screen')
+  }
+  // Its switch has a label element, but an empty one (the words are in a span beside it).
+  for (const input of target.querySelectorAll<HTMLInputElement>('.switch input')) input.setAttribute('aria-label', 'Skip inactive periods')
 }
 
 /** What the replay pane says when there is nothing to play, and why. */

@@ -1,6 +1,6 @@
 import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_LOG_SIZE } from '../../../common/limits.ts'
 import { api, ApiError, type DeliveryItem, type ProjectSummary, type WebhookItem } from '../api.ts'
-import { formatTime, h } from '../dom.ts'
+import { formatTime, h, stackedTable } from '../dom.ts'
 
 const KINDS: Record<DeliveryItem['kind'], string> = { new: 'New issue', regression: 'Regression' }
 
@@ -64,9 +64,7 @@ export function renderWebhooks(body: HTMLElement, project: ProjectSummary): void
 }
 
 function deliveryTable(project: ProjectSummary, deliveries: DeliveryItem[]): HTMLElement {
-  return h('table', { class: 'list', id: 'deliveries' },
-    h('thead', {}, h('tr', {}, ...['Queued', 'Kind', 'Issue', 'Status', 'Attempts', 'Last answer'].map((t) => h('th', {}, t)))),
-    h('tbody', {}, ...deliveries.map((d) => {
+  return stackedTable('deliveries', ['Queued', 'Kind', 'Issue', 'Status', 'Attempts', 'Last answer'], deliveries.map((d) => {
       const answer = [d.lastStatus === null ? '' : `HTTP ${d.lastStatus}`, d.lastError ?? ''].filter(Boolean).join(': ')
       const status = d.status === 'pending' && d.nextAttemptAt !== null ? `pending, next try ${formatTime(d.nextAttemptAt)}` : d.status
       return h('tr', { 'data-status': d.status },
@@ -77,5 +75,5 @@ function deliveryTable(project: ProjectSummary, deliveries: DeliveryItem[]): HTM
         h('td', { class: `status-${d.status}` }, status),
         h('td', { class: 'num' }, d.attempts),
         h('td', { class: 'clip', title: answer }, answer || '—'))
-    })))
+  }))
 }

@@ -50,6 +50,8 @@ describe('dashboard, in Chromium', () => {
     await shop.waitForFunction('Sessionwatch.stats().recording !== null')
     await shop.mouse.move(50, 50) // an idle page sends no chunk until it changes or closes
     await shop.waitForFunction('Sessionwatch.stats().recording !== null && Sessionwatch.stats().recording.chunks >= 1')
+    // Well after the navigation: a jump to it lands half a second after it, still before the click.
+    await shop.waitForTimeout(800)
     await shop.click('#boom')
     await shop.mouse.move(200, 150)
     await shop.waitForFunction('Sessionwatch.stats().recording.chunks >= 2')
@@ -149,18 +151,26 @@ describe('dashboard, in Chromium', () => {
     assert.ok(dialogs.some((d) => d.startsWith('confirm: Remove the webhook')), 'removing asks first')
   })
 
-  it('sessions list: counters, country, recording, and the errors-only and recording filters', async () => {
+  it('sessions list: what broke, shown as text, and the errors-only and recording filters', async () => {
     await t.ingest({ sessionKey: 'calm-visit-0001', batchId: 'calm-1', events: [{ type: 'CLICK', message: 'fine' }] })
     await page.click('#tab-sessions')
     await page.waitForSelector('#sessions')
-    assert.equal(await page.locator('#sessions tbody tr').count(), 2)
+    assert.equal(await page.locator('#sessions li.visit').count(), 2)
     assert.match(await page.textContent('#page-info') ?? '', /of 2 sessions/)
-    await page.check('#filter-errors')
-    await eventually(async () => ((await page.locator('#sessions tbody tr').count()) === 1 ? true : null), 'the errors-only list')
-    await page.check('#filter-recording')
+    const hostile = page.locator(`#sessions li.visit[data-id="${sessionId}"]`)
+    assert.ok((await hostile.textContent())?.includes(PAYLOAD_SVG), 'the report in the row, literally')
+    assert.equal(await page.locator('#sessions img, #sessions svg, #sessions script').count(), 0, 'no payload became markup')
+    await page.click('#quick-errors-true')
+    await eventually(async () => ((await page.locator('#sessions li.visit').count()) === 1 ? true : null), 'the errors-only list')
+    await page.click('#quick-recording-true')
     await page.waitForSelector('#sessions .replay-link')
-    assert.match(await page.textContent('#page-info') ?? '', /1–1 of 1 sessions/)
+    await page.locator('#page-info', { hasText: '1–1 of 1 sessions' }).waitFor()
     await screenshot(page, '05-sessions')
+    // A filter value from a link is text in its chip, and the search box's value is text too.
+    await page.goto(`${base}/app#/p/${t.project.id}/sessions?user=${encodeURIComponent(PAYLOAD_IMG)}&q=${encodeURIComponent(PAYLOAD_SVG)}`)
+    await page.locator('#active-filters li.chip[data-param=user]', { hasText: PAYLOAD_IMG }).waitFor()
+    assert.equal(await page.inputValue('#search-q'), PAYLOAD_SVG)
+    assert.equal(await page.locator('#filters img, #filters svg, #active-filters img, #active-filters svg').count(), 0)
   })
 
   it('pages through the sessions list 50 at a time, and filters by day', async () => {
@@ -173,15 +183,20 @@ describe('dashboard, in Chromium', () => {
     }
     await page.goto(`${base}/app#/p/${second.id}/sessions`)
     await page.locator('#page-info', { hasText: '1–50 of 51 sessions' }).waitFor()
-    assert.equal(await page.locator('#sessions tbody tr').count(), 50)
+    assert.equal(await page.locator('#sessions li.visit').count(), 50)
     await page.click('#next')
     await page.locator('#page-info', { hasText: '51–51 of 51 sessions' }).waitFor()
     assert.equal(await page.isDisabled('#next'), true)
     await page.click('#prev')
     await page.locator('#page-info', { hasText: '1–50 of 51 sessions' }).waitFor()
-    await page.fill('#filter-date', '2020-01-01')
+    const byDay = async (day: string) => {
+      await page.selectOption('#filter-kind', 'date')
+      await page.fill('#filter-value', day)
+      await page.click('#add-filter button[type=submit]')
+    }
+    await byDay('2020-01-01')
     await page.locator('#no-sessions').waitFor()
-    await page.fill('#filter-date', new Date().toISOString().slice(0, 10))
+    await byDay(new Date().toISOString().slice(0, 10))
     await page.locator('#page-info', { hasText: 'of 51 sessions' }).waitFor()
     await page.goto(`${base}/app#/p/${t.project.id}/sessions?errors=1&recording=1`)
   })
@@ -193,9 +208,13 @@ describe('dashboard, in Chromium', () => {
     assert.ok(timeline.includes('Checkout failed <img src=x onerror='), 'the error message is shown literally')
     assert.ok(timeline.includes(PAYLOAD_SVG), 'the report is shown literally')
     assert.equal(await page.locator('#timeline img, #timeline svg, #timeline script').count(), 0, 'no payload became markup')
-    await page.click('#timeline li[data-type=HTTP_ERROR] summary')
-    assert.match(await page.textContent('#timeline li[data-type=HTTP_ERROR] details') ?? '', /"password":"\*\*\*"/)
+    await page.click('#timeline li[data-type=HTTP_ERROR] .expand')
+    assert.match(await page.textContent('#timeline li[data-type=HTTP_ERROR] .details') ?? '', /"password":"\*\*\*"/)
     assert.match(await page.textContent('#session-facts') ?? '', /utm_source=<svg onload=/)
+    await page.click('#session-facts details.raw summary')
+    assert.ok((await page.textContent('#user-agent'))?.includes(PAYLOAD_IMG), 'the raw User-Agent on demand, as text')
+    assert.ok((await page.textContent('#session-title'))?.length, 'a title that says what happened')
+    assert.equal(await page.locator('#session-title img, #session-sub img, #session-facts img, #session-facts svg').count(), 0)
 
     const frame = page.frameLocator('#player iframe')
     await frame.locator('#title').waitFor({ state: 'attached' })
