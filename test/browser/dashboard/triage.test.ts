@@ -286,6 +286,33 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
     })
   }
 
+  it('an empty project links the demo shop recording into it; code blocks keep the copy button off the code', async () => {
+    const empty = await t.newProject('Empty shop')
+    const { context, page } = await signedIn(SIZES[0])
+    await page.goto(`${base}/app#/p/${empty.id}/sessions`)
+    const href = await page.getAttribute('#demo-link', 'href')
+    assert.equal(href, `/demo?key=${encodeURIComponent(empty.ingestKey)}`)
+    const demo = await context.newPage()
+    await demo.goto(`${base}${href}`)
+    await demo.click('#error')
+    await demo.click('#page') // the SPA step keeps the key in the address
+    assert.match(demo.url(), /[?&]key=/)
+    await eventually(async () => {
+      const list = json<{ total: number }>(await t.get('/api/v1/sessions', empty.apiKey))
+      return list.total === 1 ? true : null
+    }, 'the demo visit in the empty project')
+    await page.goto(`${base}/app#/p/${t.project.id}/api`)
+    for (const block of await page.locator('.code').all()) {
+      const button = await block.locator('button.copy').boundingBox()
+      const code = await block.locator('pre').boundingBox()
+      assert.ok(button && code && button.y + button.height <= code.y + 1, 'the copy button sits above the code, not over it')
+    }
+    const html = await (await fetch(`${base}/app`)).text()
+    assert.match(html, /<link rel="icon" href="\/favicon\.svg"/)
+    assert.equal((await fetch(`${base}/favicon.svg`)).status, 200)
+    await context.close()
+  })
+
   it('no page error in any of it', () => {
     assert.deepEqual(pageErrors, [])
   })
