@@ -107,7 +107,7 @@ describe('limits and defaults', () => {
   it('the README states the dashboard page size and sign-in lockout', () => {
     assert.equal(limits.SIGN_IN_MAX_FAILURES, 10, 'the README and docs/api.md spell it "ten"')
     states('README.md', [
-      `browser; ${limits.DASHBOARD_PAGE_SIZE} per page`,
+      `newest activity first, ${limits.DASHBOARD_PAGE_SIZE} per page`,
       `ten failed sign-ins from one address lock it out for ${limits.SIGN_IN_WINDOW_MS / 60_000} minutes`,
     ])
   })
