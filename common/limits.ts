@@ -115,6 +115,13 @@ export const DEFAULT_IP_STORAGE = 'full'
 
 // --- Screen recordings ---
 
+/**
+ * The SDK's recording cadence: a chunk leaves every RECORD_CHUNK_MS while the page changes, continuing the previous
+ * one, and a full snapshot (which costs a heavy page a long task) is taken again at most every
+ * DEFAULT_RECORD_CHECKOUT_MS (init option recordCheckoutMs).
+ */
+export const RECORD_CHUNK_MS = 5000
+export const DEFAULT_RECORD_CHECKOUT_MS = 300_000
 /** Default of RECORDING_MAX_CHUNK_BYTES: the largest compressed chunk kept (and the SDK's recordMaxChunkBytes). */
 export const DEFAULT_MAX_CHUNK_BYTES = 524_288 // 512 KiB
 /** Smallest RECORDING_MAX_CHUNK_BYTES accepted. */

@@ -13,11 +13,14 @@ export interface RunningService {
   stop(): Promise<void>
 }
 
-/** Starts `sessionwatch serve` in its own process, exactly as `npm start` does, and waits for /healthz. */
-export async function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningService> {
+/**
+ * Starts `sessionwatch serve` in its own process, exactly as `npm start` does, and waits for /healthz. `root` is the
+ * checkout to run (another worktree, to compare with main).
+ */
+export async function startService(databaseUrl: string, env: Record<string, string> = {}, root = ROOT): Promise<RunningService> {
   const port = await freePort()
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'sessionwatch.mjs'), 'serve'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'sessionwatch.mjs'), 'serve'], {
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
       RETENTION_SWEEP_SECONDS: '0', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

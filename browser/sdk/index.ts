@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_SLOW_THRESHOLD_MS } from '../../common/limits.ts'
+import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_RECORD_CHECKOUT_MS, DEFAULT_SLOW_THRESHOLD_MS, RECORD_CHUNK_MS } from '../../common/limits.ts'
 import { guard, makeApi, type ApiOptions, type Started } from './api.ts'
 import { installCapture, type CaptureOptions } from './capture.ts'
 import { makeCore } from './core.ts'
@@ -26,8 +26,10 @@ export interface Options extends Partial<CaptureOptions>, ApiOptions {
   record?: boolean
   /** Default: `<endpoint>/sdk/recorder.js`. */
   recorderUrl?: string
-  /** A recording chunk, opening with a full snapshot, leaves at most this often (default 30 s). */
+  /** A new full snapshot of the page, opening a chunk, at most this often while it changes (default 5 min). */
   recordCheckoutMs?: number
+  /** A recording chunk that continues the previous one leaves this often while the page changes (default 5 s). */
+  recordChunkMs?: number
   /** Compressed chunks above this are dropped and counted (default 512 KiB, the service's default limit). */
   recordMaxChunkBytes?: number
   /** Bodies of failed requests (default), none, or of failed requests whose URL matches a pattern. */
@@ -41,7 +43,7 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
   const o = {
     slowThresholdMs: DEFAULT_SLOW_THRESHOLD_MS, maxBodyChars: 4096, maskInputs: true, captureConsole: true, sessionTimeoutMs: 1_800_000,
     flushIntervalMs: 5000, maxBatchEvents: 50, maxQueue: 1000, endpoint: location.origin, record: true,
-    recordCheckoutMs: 30_000, recordMaxChunkBytes: DEFAULT_MAX_CHUNK_BYTES, ...options,
+    recordCheckoutMs: DEFAULT_RECORD_CHECKOUT_MS, recordChunkMs: RECORD_CHUNK_MS, recordMaxChunkBytes: DEFAULT_MAX_CHUNK_BYTES, ...options,
   }
   const io = makeTransport({ endpoint: o.endpoint, ingestKey: o.ingestKey })
   const landing = location.href
@@ -65,7 +67,7 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
       // A host per start: its sender refuses once consent is withdrawn, even for a chunk still being retried.
       recording = recorder.start({
         sessionKey: core.sessionKey, send: core.sender(), beacon: core.beacon, page: landing,
-        checkoutMs: o.recordCheckoutMs, maxChunkBytes: o.recordMaxChunkBytes,
+        checkoutMs: o.recordCheckoutMs, chunkMs: o.recordChunkMs, maxChunkBytes: o.recordMaxChunkBytes,
       })
     } else if (!script) {
       script = document.createElement('script')

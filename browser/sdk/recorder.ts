@@ -1,5 +1,6 @@
 import { record } from '@rrweb/record'
 import { gzipSync, strToU8 } from 'fflate'
+import { RECORD_CHUNK_MS } from '../../common/limits.ts'
 import { sendWithRetry, type SendResult } from './transport.ts'
 
 /** What the core SDK lends the recorder: the session, its transport, and the recording options. */
@@ -11,8 +12,13 @@ export interface RecorderHost {
   /** A beacon for a closing page; false when the browser refused it. */
   beacon(body: string): boolean
   page: string
-  /** A new chunk, opening with a full snapshot, at most this often (default 30 s). */
+  /** A new full snapshot (and a chunk opening with it) at most this often while the page changes. */
   checkoutMs: number
+  /**
+   * A chunk leaves at least this often while the page changes, continuing the previous one without a snapshot
+   * (default RECORD_CHUNK_MS; an SDK older than the recorder does not pass it).
+   */
+  chunkMs?: number
   /** Compressed chunks larger than this are dropped and counted (the service's default limit: 512 KiB). */
   maxChunkBytes: number
 }
@@ -29,8 +35,13 @@ export interface RecorderStats {
  */
 export type Recording = (() => RecorderStats) & { stop?: () => void }
 
-/** Uncompressed JSON held before a chunk is cut early, so a busy page cannot grow memory without bound. */
-const MAX_BUFFER_CHARS = 4_000_000
+/**
+ * Uncompressed JSON held before a chunk is cut early, so a busy page cannot grow memory without bound. The chunk
+ * cut then continues the previous one: a busy page is never snapshotted again just because it is busy.
+ */
+const MAX_BUFFER_CHARS = 1_000_000
+/** A closing page compresses at most this much on the spot (~2 ms); more is handed to the asynchronous compressor. */
+const SYNC_COMPRESS_MAX_CHARS = 200_000
 /** Beacons (and keepalive fetches) carry at most 64 KiB in total. */
 const BEACON_MAX = 60_000
 const ATTEMPTS = 4
@@ -40,12 +51,22 @@ const META = 4
 const rand = () => Math.random().toString(36).slice(2, 10)
 const isPassword = (el: HTMLElement | null) => el instanceof HTMLInputElement && el.type.toLowerCase() === 'password'
 
+/** gzip off the main thread where the browser has CompressionStream (native, asynchronous); fflate on a later task elsewhere. */
+function compress(json: string): Promise<Uint8Array> {
+  if (typeof CompressionStream === 'function') {
+    return new Response(new Blob([json]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer().then((b) => new Uint8Array(b))
+  }
+  return new Promise((resolve) => { setTimeout(() => { resolve(gzipSync(strToU8(json), { level: 6 })) }, 0) })
+}
+
 /**
- * Records the page with rrweb and uploads it in gzip chunks through the ingest endpoint. Each
- * chunk opens with a full snapshot (a "checkout"), so a replay can start at any chunk. Privacy by
- * default: every input value is masked (password values are never captured, not even their
- * length); `sw-block` / `data-sw-block` replaces an element with an empty box, `sw-mask` /
- * `data-sw-mask` masks its text, `sw-ignore` stops recording input on it.
+ * Records the page with rrweb and uploads it in gzip chunks through the ingest endpoint. A full snapshot opens the
+ * recording and is taken again at most every `checkoutMs` while the page changes; in between, a chunk leaves every
+ * `chunkMs` (or when a busy page fills the buffer) and continues the previous one, so the player, which loads them
+ * all, replays them in order. Compression runs outside rrweb's observer callbacks, natively where the browser can.
+ * Privacy by default: every input value is masked (password values are never captured, not even their length);
+ * `sw-block` / `data-sw-block` replaces an element with an empty box, `sw-mask` / `data-sw-mask` masks its text,
+ * `sw-ignore` stops recording input on it.
  * Returns the stats getter with `stop`, or null when recording could not start. Never throws into the page.
  */
 export function startRecorder(host: RecorderHost): Recording | null {
@@ -54,6 +75,7 @@ export function startRecorder(host: RecorderHost): Recording | null {
   let n = 0
   let parts: string[] = []
   let chars = 0
+  /** Whether the page changed since the last full snapshot (past the snapshot's own events). */
   let changed = false
   let stopped = false
 
@@ -66,46 +88,58 @@ export function startRecorder(host: RecorderHost): Recording | null {
     })
   }
 
-  /** Compresses what is buffered into one chunk and sends it (by beacon when the page is closing). */
-  const cut = (closing: boolean) => {
-    if (parts.length === 0) return
-    const json = `[${parts.join(',')}]`
-    parts = []
-    chars = 0
-    changed = false
-    const data = gzipSync(strToU8(json), { level: 6 })
+  /** Sends a compressed chunk: by beacon when the page is closing and it fits, else by fetch with retries. */
+  const deliver = (id: string, data: Uint8Array, closing: boolean) => {
     if (data.length > host.maxChunkBytes) {
       stats.dropped++
       return
     }
-    const payload = body(`${pageId}-${n++}`, data)
+    const payload = body(id, data)
     const count = () => { stats.chunks++; stats.bytes += data.length }
     if (closing && payload.length < BEACON_MAX && host.beacon(payload)) {
       count()
       return
     }
-    void sendWithRetry((body) => host.send(body), payload, ATTEMPTS).then((delivery) => { if (delivery === 'sent') count(); else stats.dropped++ })
+    void sendWithRetry((b) => host.send(b), payload, ATTEMPTS).then((delivery) => { if (delivery === 'sent') count(); else stats.dropped++ })
+  }
+
+  /**
+   * Takes what is buffered as the next chunk. Normally it is compressed asynchronously and sent when ready; a closing
+   * page compresses a small remainder on the spot, since it may not live to see a promise settle.
+   */
+  const cut = (closing: boolean) => {
+    if (parts.length === 0) return
+    const json = `[${parts.join(',')}]`
+    parts = []
+    chars = 0
+    const id = `${pageId}-${n++}`
+    if (closing && json.length <= SYNC_COMPRESS_MAX_CHARS) {
+      deliver(id, gzipSync(strToU8(json), { level: 6 }), true)
+      return
+    }
+    void compress(json).then((data) => { deliver(id, data, closing) }, () => { stats.dropped++ })
   }
 
   // A stopped recorder's listeners stay (the page may still hold them) but do nothing.
   const guard = (fn: () => void) => () => { try { if (!stopped) fn() } catch { /* never into the page */ } }
   const checkout = guard(() => { record.takeFullSnapshot(true) })
 
+  let sinceSnapshot = 0
   const stopRrweb = record({
     emit(event, isCheckout) {
       try {
         if (stopped) return
         // A checkout's first event (Meta; its FullSnapshot follows, also flagged) opens a new chunk.
-        if (isCheckout && (event.type as number) === META) cut(false)
+        if (isCheckout && (event.type as number) === META) {
+          cut(false)
+          sinceSnapshot = 0
+        }
         const text = JSON.stringify(event)
         parts.push(text)
         chars += text.length
-        if (parts.length > 2) changed = true
-        // Cut early on a very busy page; the next chunk opens with a snapshot taken outside this callback.
-        if (chars > MAX_BUFFER_CHARS) {
-          cut(false)
-          setTimeout(checkout, 0)
-        }
+        if (++sinceSnapshot > 2) changed = true
+        // A very busy page: the buffer leaves early, as a chunk that continues this one.
+        if (chars > MAX_BUFFER_CHARS) cut(false)
       } catch {
         // As above.
       }
@@ -126,19 +160,23 @@ export function startRecorder(host: RecorderHost): Recording | null {
   })
   if (!stopRrweb) return null
 
-  // Time-based checkouts: a chunk leaves every checkoutMs while the page changes, none while it is idle.
-  const timer = setInterval(guard(() => { if (changed) checkout() }), host.checkoutMs)
+  // By time, never by bytes: a snapshot at most every checkoutMs and a continuing chunk every chunkMs while the page
+  // changes; an idle page sends nothing.
+  const snapshots = setInterval(guard(() => {
+    if (!changed) return
+    changed = false
+    checkout()
+  }), host.checkoutMs)
+  const chunks = setInterval(guard(() => { cut(false) }), host.chunkMs ?? RECORD_CHUNK_MS)
   addEventListener('pagehide', guard(() => { cut(true) }))
-  document.addEventListener('visibilitychange', guard(() => {
-    if (document.visibilityState === 'hidden') cut(true)
-    // What follows a flush must open with a snapshot again.
-    else checkout()
-  }))
+  // What follows a flush continues it: coming back to the tab takes no new snapshot.
+  document.addEventListener('visibilitychange', guard(() => { if (document.visibilityState === 'hidden') cut(true) }))
   return Object.assign(() => ({ ...stats }), {
     /** Stops for good, dropping what is buffered: nothing recorded after consent is withdrawn may leave. */
     stop: guard(() => {
       stopped = true
-      clearInterval(timer)
+      clearInterval(snapshots)
+      clearInterval(chunks)
       stopRrweb()
       parts = []
     }),

@@ -9,8 +9,8 @@ export const RecordingUpload = Type.Object({
   }),
   data: Type.String({
     pattern: '^[A-Za-z0-9+/]*={0,2}$',
-    description: 'Base64 of the gzip-compressed JSON array of rrweb events. Chunks the SDK cuts open with a full '
-      + 'snapshot (Meta + FullSnapshot events), so a replay can start at any of them.',
+    description: 'Base64 of the gzip-compressed JSON array of rrweb events. The first chunk of a recording opens with a '
+      + 'full snapshot (Meta + FullSnapshot events); later ones continue the chunk before them unless they open with a new snapshot.',
   }),
 }, { $id: 'RecordingUpload', title: 'RecordingUpload', additionalProperties: false })
 export type RecordingUpload = Static<typeof RecordingUpload>

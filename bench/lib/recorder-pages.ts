@@ -1,0 +1,73 @@
+/**
+ * The pages the recorder benchmark visits, served from an origin other than the service's (as a customer's site
+ * is): a typical article, a heavy app that mutates all the time, and a form. `sdk` is the snippet (or nothing).
+ */
+export type PageName = 'article' | 'heavy' | 'form'
+
+const shell = (title: string, body: string, sdk: string, script = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1rem} td{padding:1px 4px;border-bottom:1px solid #eee;font-size:11px}
+.row{display:flex;gap:8px;font-size:11px}</style></head><body>${body}${sdk}<script>${script}</script></body></html>`
+
+/** About 1,550 elements of prose, links, a list and a table: a news or docs page. */
+function article(sdk: string): string {
+  const nav = `<nav><ul>${Array.from({ length: 40 }, (_, i) => `<li><a href="#s${i}">Section ${i}</a></li>`).join('')}</ul></nav>`
+  const paras = Array.from({ length: 150 }, (_, i) => `${i % 10 === 0 ? `<h2 id="s${i / 10}">Part ${i / 10}</h2>` : ''}<p>Paragraph ${i} with
+<a href="#p${i}">a link</a>, <em>some emphasis</em> and <strong>strong words</strong> about sessions, replays and the errors people hit.</p>`).join('')
+  const list = `<ul>${Array.from({ length: 120 }, (_, i) => `<li><span>Item ${i}</span></li>`).join('')}</ul>`
+  const table = `<table>${Array.from({ length: 50 }, (_, r) => `<tr>${Array.from({ length: 6 }, (_, c) => `<td>${r}.${c}</td>`).join('')}</tr>`).join('')}</table>`
+  return shell('Article', `<header><h1>A typical article</h1></header>${nav}<article>${paras}${list}${table}</article><footer>© bench</footer>`, sdk)
+}
+
+/**
+ * About 19,200 elements (a 1,000 × 18 table), 200 cell updates every 50 ms, and three re-renders of a 5,000-row list
+ * (at 3, 6 and 9 s). `window.__drift` is the update loop's worst lateness: what the page itself suffers.
+ */
+function heavy(sdk: string): string {
+  const rows = Array.from({ length: 1000 }, (_, r) => `<tr>${Array.from({ length: 18 }, (_, c) => `<td>${(r * 18 + c) % 997}</td>`).join('')}</tr>`).join('')
+  const script = `
+  window.__drift = 0
+  const cells = document.querySelectorAll('#grid td')
+  let last = performance.now()
+  setInterval(() => {
+    const now = performance.now()
+    window.__drift = Math.max(window.__drift, now - last - 50)
+    last = now
+    for (let i = 0; i < 200; i++) cells[(Math.random() * cells.length) | 0].textContent = String((Math.random() * 1000) | 0)
+  }, 50)
+  const list = document.getElementById('list')
+  const render = (n) => {
+    const frag = document.createDocumentFragment()
+    for (let i = 0; i < 5000; i++) {
+      const row = document.createElement('div')
+      row.className = 'row'
+      row.innerHTML = '<span>Row ' + i + '</span><span>' + n + '</span>'
+      frag.appendChild(row)
+    }
+    list.replaceChildren(frag)
+  }
+  for (const at of [3000, 6000, 9000]) setTimeout(() => render(at), at)`
+  return shell('Heavy app', `<h1>Dashboard</h1><table id="grid"><tbody>${rows}</tbody></table><div id="list"></div>`, sdk, script)
+}
+
+/** A checkout form with a live "ship to" preview that echoes the typed address. */
+function form(sdk: string): string {
+  const body = `<h1>Checkout</h1><form id="checkout">
+<label>Name <input id="name" name="name"></label><label>Email <input id="email" type="email" name="email"></label>
+<label>Password <input id="password" type="password" name="password"></label><label>Card <input id="card" name="cardnumber" autocomplete="cc-number"></label>
+<label>Address <textarea id="address" name="address"></textarea></label><p>Ship to: <span id="preview"></span></p>
+<button type="button" id="pay">Pay</button></form>`
+  const script = `document.getElementById('address').addEventListener('input', (e) => { document.getElementById('preview').textContent = e.target.value })`
+  return shell('Checkout', body, sdk, script)
+}
+
+export const PAGES: Record<PageName, (sdk: string) => string> = { article, heavy, form }
+
+export type Variant = 'none' | 'no-recorder' | 'recorder'
+export const VARIANTS: readonly Variant[] = ['none', 'no-recorder', 'recorder']
+
+/** The SDK snippet of a variant, loading from the service at `endpoint`. */
+export function snippet(variant: Variant, endpoint: string, ingestKey: string): string {
+  if (variant === 'none') return ''
+  return `<script src="${endpoint}/sdk.js"></script><script>Sessionwatch.init(${JSON.stringify({ ingestKey, endpoint, record: variant === 'recorder' })})</script>`
+}

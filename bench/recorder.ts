@@ -1,0 +1,201 @@
+/**
+ * What the SDK costs the pages it records: `npm run bench:recorder [-- --visits 10 --seconds 12 --against main]`.
+ *
+ * Three pages (a typical article, a heavy app that mutates all the time, a checkout form) are served from an origin
+ * other than the service's and visited in Chromium without the SDK, with the SDK and `record: false`, and with the
+ * recorder — visits alternated between the variants and between the trees compared (this checkout, "branch", and a
+ * worktree of `--against`, "main", each running its own service), medians printed side by side. Per visit: the
+ * main thread's script time (CDP Performance metrics: the page's own and the SDK's), total blocking time and long
+ * tasks (> 50 ms), the heavy page's own update loop's worst lateness, JS heap after a forced GC, bytes the page sent
+ * to the service, the synchronous time of `pagehide` handlers, and the bytes of /sdk.js and the recorder downloaded.
+ * Results also go to bench/results.recorder.json. The machine is shared and noisy: compare ratios within a run.
+ */
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import http from 'node:http'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { chromium, type Browser } from 'playwright-core'
+import { CHROMIUM_ARGS } from '../test/helpers/browser.ts'
+import { PAGES, snippet, VARIANTS, type PageName, type Variant } from './lib/recorder-pages.ts'
+import { ROOT, startService, type RunningService } from './lib/service.ts'
+
+const { values: args } = parseArgs({
+  options: {
+    visits: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '12' },
+    against: { type: 'string', default: 'main' },
+    pages: { type: 'string', default: 'article,heavy,form' },
+  },
+})
+const VISITS = Number(args.visits)
+const HEAVY_SECONDS = Number(args.seconds)
+const PAGE_NAMES = args.pages.split(',') as PageName[]
+
+interface Tree { name: string; root: string; service?: RunningService; ingestKey?: string; cleanup?: () => void }
+
+/** The trees to compare: this checkout, and a worktree of `--against` unless it is this very commit with no changes. */
+function trees(): Tree[] {
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: ROOT, encoding: 'utf8' }).trim()
+  const head = git('rev-parse', 'HEAD')
+  const against = git('rev-parse', args.against)
+  const dirty = git('status', '--porcelain', '--untracked-files=no') !== ''
+  if (head === against && !dirty) return [{ name: `${args.against} = branch`, root: ROOT }]
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-recorder-main-'))
+  git('worktree', 'add', '--detach', dir, against)
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'))
+  return [
+    { name: args.against, root: dir, cleanup: () => { git('worktree', 'remove', '--force', dir) } },
+    { name: 'branch', root: ROOT },
+  ]
+}
+
+/** Timings the page cannot see from outside: long tasks, and how long `pagehide` listeners run. */
+const PROBE = `(() => {
+  const b = window.__swb = { longTasks: [], pagehideMs: 0 }
+  try { new PerformanceObserver((l) => { for (const e of l.getEntries()) b.longTasks.push(e.duration) }).observe({ type: 'longtask', buffered: true }) } catch {}
+  const add = EventTarget.prototype.addEventListener
+  EventTarget.prototype.addEventListener = function (type, fn, opts) {
+    if (type === 'pagehide' && typeof fn === 'function') {
+      const timed = function (e) { const t = performance.now(); try { return fn.call(this, e) } finally { b.pagehideMs += performance.now() - t } }
+      return add.call(this, type, timed, opts)
+    }
+    return add.call(this, type, fn, opts)
+  }
+})()`
+
+interface Sample { scriptMs: number; tbtMs: number; longTasks: number; driftMs: number | null; heapMB: number; sentKB: number; pagehideMs: number; sdkKB: number; elements: number }
+
+async function visit(browser: Browser, site: string, tree: Tree, page: PageName, variant: Variant): Promise<Sample> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  await context.addInitScript(PROBE)
+  const tab = await context.newPage()
+  const service = tree.service?.url ?? ''
+  let sent = 0
+  let sdk = 0
+  tab.on('request', (r) => { if (r.url().startsWith(service) && r.method() === 'POST') sent += r.postDataBuffer()?.length ?? 0 })
+  tab.on('requestfinished', (r) => {
+    if (r.url().startsWith(`${service}/sdk`)) void r.sizes().then((s) => { sdk += s.responseBodySize }, () => undefined)
+  })
+  const cdp = await context.newCDPSession(tab)
+  await cdp.send('Performance.enable')
+  await tab.goto(`${site}/${page}?variant=${variant}&tree=${encodeURIComponent(tree.name)}`, { waitUntil: 'load' })
+  if (page === 'heavy') await tab.waitForTimeout(HEAVY_SECONDS * 1000)
+  else if (page === 'form') {
+    await tab.waitForTimeout(1000)
+    await tab.fill('#name', 'Ann Example')
+    for (const [field, text] of [['#email', 'ann@example.com'], ['#password', 'hunter2-secret'], ['#card', '4111 1111 1111 1111'],
+      ['#address', '1 Main Street, Springfield']] as const) await tab.locator(field).pressSequentially(text, { delay: 20 })
+    await tab.waitForTimeout(2000)
+  } else {
+    await tab.waitForTimeout(1500)
+    await tab.mouse.wheel(0, 4000)
+    await tab.waitForTimeout(2500)
+  }
+  const metrics = (await cdp.send('Performance.getMetrics')).metrics
+  const metric = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0
+  const probe = await tab.evaluate<{ longTasks: number[]; drift: number | null; elements: number }>(
+    '({ longTasks: window.__swb.longTasks, drift: window.__drift ?? null, elements: document.getElementsByTagName("*").length })')
+  await cdp.send('HeapProfiler.collectGarbage')
+  const heap = await cdp.send('Runtime.getHeapUsage')
+  const pagehideMs = await tab.evaluate<number>('(dispatchEvent(new PageTransitionEvent("pagehide", { persisted: false })), window.__swb.pagehideMs)')
+  await tab.waitForTimeout(500)
+  await context.close()
+  return {
+    scriptMs: metric('ScriptDuration') * 1000,
+    tbtMs: probe.longTasks.reduce((n, d) => n + Math.max(0, d - 50), 0),
+    longTasks: probe.longTasks.length,
+    driftMs: probe.drift,
+    heapMB: heap.usedSize / 1048576,
+    sentKB: sent / 1024,
+    pagehideMs,
+    sdkKB: sdk / 1024,
+    elements: probe.elements,
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length === 0 ? 0 : s.length % 2 ? s[mid] ?? 0 : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2
+}
+
+const ROWS: [keyof Sample, string, number][] = [
+  ['scriptMs', 'main-thread script, ms', 0], ['tbtMs', 'total blocking time, ms', 0], ['longTasks', 'long tasks > 50 ms', 0],
+  ['driftMs', 'page update loop, worst drift, ms', 0], ['heapMB', 'JS heap after GC, MB', 1], ['sentKB', 'bytes sent, KB', 1],
+  ['pagehideMs', 'pagehide handlers, sync ms', 1], ['sdkKB', '/sdk.js + recorder downloaded, KB', 1],
+]
+
+async function main(): Promise<void> {
+  const compared = trees()
+  const site = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    const name = url.pathname.slice(1) as PageName
+    const tree = compared.find((t) => t.name === url.searchParams.get('tree'))
+    const variant = url.searchParams.get('variant') as Variant
+    if (!(name in PAGES) || !tree) {
+      res.writeHead(404).end()
+      return
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGES[name](snippet(variant, tree.service?.url ?? '', tree.ingestKey ?? '')))
+  })
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+  const address = site.address()
+  const siteUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+  const results: Record<string, Record<string, Record<string, Sample[]>>> = {}
+  try {
+    for (const tree of compared) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-recorder-db-'))
+      tree.service = await startService(`sqlite:${path.join(dir, 'bench.db')}`, {}, tree.root)
+      const created = execFileSync(process.execPath, [path.join(tree.root, 'bin', 'sessionwatch.mjs'), 'project', 'create', '--name', 'bench', '--domain', '127.0.0.1', '--json'],
+        { cwd: tree.root, env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}` }, encoding: 'utf8' })
+      tree.ingestKey = (JSON.parse(created) as { ingestKey: string }).ingestKey
+    }
+    console.log(`recorder bench: ${PAGE_NAMES.join(', ')}; ${VISITS} visits per variant and tree, alternated; heavy page ${HEAVY_SECONDS} s`)
+    for (const page of PAGE_NAMES) {
+      for (let i = 0; i < VISITS; i++) {
+        for (const tree of compared) {
+          for (const variant of VARIANTS) {
+            const sample = await visit(browser, siteUrl, tree, page, variant)
+            ;(((results[page] ??= {})[tree.name] ??= {})[variant] ??= []).push(sample)
+          }
+        }
+        process.stdout.write(`\r${page}: ${i + 1}/${VISITS} visits`)
+      }
+      process.stdout.write('\n')
+      printPage(page, results[page] ?? {})
+    }
+  } finally {
+    await browser.close()
+    site.close()
+    for (const tree of compared) {
+      await tree.service?.stop()
+      tree.cleanup?.()
+    }
+  }
+  const file = path.join(ROOT, 'bench', 'results.recorder.json')
+  fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), visits: VISITS, heavySeconds: HEAVY_SECONDS, results }, null, 1)}\n`)
+  console.log(`samples written to ${path.relative(ROOT, file)}`)
+}
+
+function printPage(page: PageName, byTree: Record<string, Record<string, Sample[]>>): void {
+  const first = Object.values(byTree)[0]?.none?.[0]
+  console.log(`\n${page} (${first?.elements.toLocaleString('en-US') ?? '?'} elements) — medians`)
+  const columns = Object.entries(byTree).flatMap(([tree, variants]) => VARIANTS.map((v) => ({ label: `${tree}: ${v}`, samples: variants[v] ?? [] })))
+  const width = Math.max(...columns.map((c) => c.label.length), 10)
+  console.log(`${''.padEnd(36)}${columns.map((c) => c.label.padStart(width + 2)).join('')}`)
+  for (const [key, label, digits] of ROWS) {
+    if (key === 'driftMs' && page !== 'heavy') continue
+    const cells = columns.map((c) => median(c.samples.map((s) => s[key] ?? 0)).toFixed(digits).padStart(width + 2))
+    console.log(`${label.padEnd(36)}${cells.join('')}`)
+  }
+  for (const [tree, variants] of Object.entries(byTree)) {
+    const script = (v: Variant) => median((variants[v] ?? []).map((s) => s.scriptMs))
+    console.log(`${tree}: script with the recorder ${(script('recorder') / Math.max(1, script('none'))).toFixed(2)}× the page without the SDK`
+      + ` (record: false ${(script('no-recorder') / Math.max(1, script('none'))).toFixed(2)}×)`)
+  }
+}
+
+await main()
