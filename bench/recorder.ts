@@ -51,9 +51,15 @@ function trees(): Tree[] {
   ]
 }
 
-/** Timings the page cannot see from outside: long tasks, and how long `pagehide` listeners run. */
+/** What the page cannot report from outside: long tasks, how long `pagehide` listeners run, the bytes it uploads. */
 const PROBE = `(() => {
-  const b = window.__swb = { longTasks: [], pagehideMs: 0 }
+  const b = window.__swb = { longTasks: [], pagehideMs: 0, sent: 0 }
+  // Bytes handed to fetch and sendBeacon for the service (the page itself sends nothing): what the visitor uploads.
+  const size = (body) => typeof body === 'string' ? body.length : body && typeof body.size === 'number' ? body.size : body && body.byteLength ? body.byteLength : 0
+  const fetch0 = window.fetch
+  window.fetch = function (input, init) { if (init && init.method === 'POST') b.sent += size(init.body); return fetch0.apply(this, arguments) }
+  const beacon0 = navigator.sendBeacon && navigator.sendBeacon.bind(navigator)
+  if (beacon0) navigator.sendBeacon = (url, data) => { const ok = beacon0(url, data); if (ok) b.sent += size(data); return ok }
   try { new PerformanceObserver((l) => { for (const e of l.getEntries()) b.longTasks.push(e.duration) }).observe({ type: 'longtask', buffered: true }) } catch {}
   const add = EventTarget.prototype.addEventListener
   EventTarget.prototype.addEventListener = function (type, fn, opts) {
@@ -72,9 +78,7 @@ async function visit(browser: Browser, site: string, tree: Tree, page: PageName,
   await context.addInitScript(PROBE)
   const tab = await context.newPage()
   const service = tree.service?.url ?? ''
-  let sent = 0
   let sdk = 0
-  tab.on('request', (r) => { if (r.url().startsWith(service) && r.method() === 'POST') sent += r.postDataBuffer()?.length ?? 0 })
   tab.on('requestfinished', (r) => {
     if (r.url().startsWith(`${service}/sdk`)) void r.sizes().then((s) => { sdk += s.responseBodySize }, () => undefined)
   })
@@ -101,6 +105,7 @@ async function visit(browser: Browser, site: string, tree: Tree, page: PageName,
   const heap = await cdp.send('Runtime.getHeapUsage')
   const pagehideMs = await tab.evaluate<number>('(dispatchEvent(new PageTransitionEvent("pagehide", { persisted: false })), window.__swb.pagehideMs)')
   await tab.waitForTimeout(500)
+  const sent = await tab.evaluate<number>('window.__swb.sent')
   await context.close()
   return {
     scriptMs: metric('ScriptDuration') * 1000,

@@ -16,7 +16,16 @@ function article(sdk: string): string {
 <a href="#p${i}">a link</a>, <em>some emphasis</em> and <strong>strong words</strong> about sessions, replays and the errors people hit.</p>`).join('')
   const list = `<ul>${Array.from({ length: 120 }, (_, i) => `<li><span>Item ${i}</span></li>`).join('')}</ul>`
   const table = `<table>${Array.from({ length: 50 }, (_, r) => `<tr>${Array.from({ length: 6 }, (_, c) => `<td>${r}.${c}</td>`).join('')}</tr>`).join('')}</table>`
-  return shell('Article', `<header><h1>A typical article</h1></header>${nav}<article>${paras}${list}${table}</article><footer>© bench</footer>`, sdk)
+  // A typical page's own script: a table of contents, link handlers, a reading-progress bar and a few late widgets.
+  const script = `
+  const toc = document.createElement('ol')
+  for (const h of document.querySelectorAll('h2')) { const li = document.createElement('li'); li.textContent = h.textContent; toc.appendChild(li) }
+  document.querySelector('header').appendChild(toc)
+  for (const a of document.querySelectorAll('a')) a.addEventListener('click', () => { a.dataset.clicked = '1' })
+  const bar = document.createElement('div'); bar.style.cssText = 'position:fixed;top:0;left:0;height:3px;background:#36c'; document.body.appendChild(bar)
+  addEventListener('scroll', () => { bar.style.width = (100 * scrollY / (document.body.scrollHeight - innerHeight)) + '%' })
+  for (const at of [500, 1500, 2500]) setTimeout(() => { const p = document.createElement('p'); p.textContent = 'Related story ' + at; document.querySelector('footer').appendChild(p) }, at)`
+  return shell('Article', `<header><h1>A typical article</h1></header>${nav}<article>${paras}${list}${table}</article><footer>© bench</footer>`, sdk, script)
 }
 
 /**

@@ -40,13 +40,17 @@ export type Recording = (() => RecorderStats) & { stop?: () => void }
  * cut then continues the previous one: a busy page is never snapshotted again just because it is busy.
  */
 const MAX_BUFFER_CHARS = 1_000_000
-/** A closing page compresses at most this much on the spot (~2 ms); more is handed to the asynchronous compressor. */
-const SYNC_COMPRESS_MAX_CHARS = 200_000
+/**
+ * A closing page compresses at most this much on the spot, at gzip's fastest level (a few ms); more is handed to the
+ * asynchronous compressor. The snapshot leaves at once and chunks every chunkMs, so little is left at the close.
+ */
+const SYNC_COMPRESS_MAX_CHARS = 64_000
 /** Beacons (and keepalive fetches) carry at most 64 KiB in total. */
 const BEACON_MAX = 60_000
 const ATTEMPTS = 4
-/** rrweb's EventType.Meta, which opens every snapshot. */
+/** rrweb's EventType.Meta, which opens every snapshot, and EventType.FullSnapshot, which follows it. */
 const META = 4
+const FULL_SNAPSHOT = 2
 
 const rand = () => Math.random().toString(36).slice(2, 10)
 const isPassword = (el: HTMLElement | null) => el instanceof HTMLInputElement && el.type.toLowerCase() === 'password'
@@ -114,7 +118,7 @@ export function startRecorder(host: RecorderHost): Recording | null {
     chars = 0
     const id = `${pageId}-${n++}`
     if (closing && json.length <= SYNC_COMPRESS_MAX_CHARS) {
-      deliver(id, gzipSync(strToU8(json), { level: 6 }), true)
+      deliver(id, gzipSync(strToU8(json), { level: 1 }), true)
       return
     }
     void compress(json).then((data) => { deliver(id, data, closing) }, () => { stats.dropped++ })
@@ -138,8 +142,9 @@ export function startRecorder(host: RecorderHost): Recording | null {
         parts.push(text)
         chars += text.length
         if (++sinceSnapshot > 2) changed = true
-        // A very busy page: the buffer leaves early, as a chunk that continues this one.
-        if (chars > MAX_BUFFER_CHARS) cut(false)
+        // The snapshot leaves at once (compressed asynchronously), so a page closed soon after has little left to
+        // compress on the spot; a very busy page's buffer leaves early, as a chunk that continues it.
+        if ((event.type as number) === FULL_SNAPSHOT || chars > MAX_BUFFER_CHARS) cut(false)
       } catch {
         // As above.
       }
