@@ -1,7 +1,7 @@
 import { CONSENT_QUEUE_MAX } from '../../common/limits.ts'
 import { makeQueue, type SdkEvent } from './queue.ts'
 import { maskEventCards } from './scrub.ts'
-import { sendWithRetry, type SendResult, type Transport } from './transport.ts'
+import { sendWithRetry, type ChunkQuery, type SendResult, type Transport } from './transport.ts'
 import type { VisitorFields } from './visitor.ts'
 
 /*
@@ -85,6 +85,12 @@ export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionSt
     const mine = era
     return (body: string): Promise<SendResult> => (granted && era === mine ? io.send(body) : Promise.resolve(WITHDRAWN))
   }
+  /** The recorder's chunk upload for this era of consent, likewise. */
+  const chunkSender = () => {
+    const mine = era
+    return (query: ChunkQuery, data: Uint8Array): Promise<SendResult> =>
+      (granted && era === mine ? io.sendChunk(query, data) : Promise.resolve(WITHDRAWN))
+  }
 
   const flush = async (): Promise<void> => {
     if (!granted || inFlight !== null || queue.size === 0) return
@@ -142,7 +148,9 @@ export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionSt
     /** For the recorder, which runs only with consent: the session key, refreshed like an event refreshes it. */
     sessionKey: () => (granted ? (currentKey = sessionKey()) : currentKey),
     sender,
+    chunkSender,
     beacon: (body: string): boolean => granted && io.beacon(body),
+    beaconChunk: (query: ChunkQuery, data: Uint8Array): boolean => granted && io.beaconChunk(query, data),
     stats: () => ({ sent, queued: queue.size + held.length, dropped: { ...queue.dropped } }),
   }
 }

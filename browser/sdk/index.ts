@@ -66,7 +66,7 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
     if (recorder) {
       // A host per start: its sender refuses once consent is withdrawn, even for a chunk still being retried.
       recording = recorder.start({
-        sessionKey: core.sessionKey, send: core.sender(), beacon: core.beacon, page: landing,
+        sessionKey: core.sessionKey, send: core.sender(), beacon: core.beacon, sendChunk: core.chunkSender(), beaconChunk: core.beaconChunk, page: landing,
         checkoutMs: o.recordCheckoutMs, chunkMs: o.recordChunkMs, maxChunkBytes: o.recordMaxChunkBytes,
       })
     } else if (!script) {

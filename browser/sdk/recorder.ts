@@ -1,7 +1,7 @@
 import { record } from '@rrweb/record'
 import { gzipSync, strToU8 } from 'fflate'
 import { RECORD_CHUNK_MS } from '../../common/limits.ts'
-import { sendWithRetry, type SendResult } from './transport.ts'
+import { sendWithRetry, type ChunkQuery, type Delivery, type SendResult } from './transport.ts'
 
 /** What the core SDK lends the recorder: the session, its transport, and the recording options. */
 export interface RecorderHost {
@@ -11,6 +11,12 @@ export interface RecorderHost {
   send(body: string): Promise<SendResult>
   /** A beacon for a closing page; false when the browser refused it. */
   beacon(body: string): boolean
+  /**
+   * A chunk's upload as its gzip bytes, and its beacon (POST /ingest/v1/recording). An SDK older than the recorder
+   * lends neither: its chunks then go as base64 in a batch through `send` and `beacon`.
+   */
+  sendChunk?(query: ChunkQuery, data: Uint8Array): Promise<SendResult>
+  beaconChunk?(query: ChunkQuery, data: Uint8Array): boolean
   page: string
   /** A new full snapshot (and a chunk opening with it) at most this often while the page changes. */
   checkoutMs: number
@@ -48,6 +54,7 @@ const SYNC_COMPRESS_MAX_CHARS = 64_000
 /** Beacons (and keepalive fetches) carry at most 64 KiB in total. */
 const BEACON_MAX = 60_000
 const ATTEMPTS = 4
+const REFUSED: SendResult = { ok: false, fatal: true, retryAfterMs: null }
 /** rrweb's EventType.Meta, which opens every snapshot, and EventType.FullSnapshot, which follows it. */
 const META = 4
 const FULL_SNAPSHOT = 2
@@ -83,6 +90,7 @@ export function startRecorder(host: RecorderHost): Recording | null {
   let changed = false
   let stopped = false
 
+  /** A batch carrying the chunk as base64, for an SDK that cannot send bytes. */
   const body = (id: string, data: Uint8Array) => {
     let binary = ''
     for (let i = 0; i < data.length; i += 0x8000) binary += String.fromCharCode(...data.subarray(i, i + 0x8000))
@@ -98,13 +106,17 @@ export function startRecorder(host: RecorderHost): Recording | null {
       stats.dropped++
       return
     }
-    const payload = body(id, data)
     const count = () => { stats.chunks++; stats.bytes += data.length }
-    if (closing && payload.length < BEACON_MAX && host.beacon(payload)) {
-      count()
+    const settle = (delivery: Delivery) => { if (delivery === 'sent') count(); else stats.dropped++ }
+    if (host.sendChunk && host.beaconChunk) {
+      const query: ChunkQuery = { sessionKey: host.sessionKey(), chunk: id, sentAt: Date.now(), page: host.page }
+      if (closing && data.length < BEACON_MAX && host.beaconChunk(query, data)) count()
+      else void sendWithRetry((d: Uint8Array) => host.sendChunk?.({ ...query, sentAt: Date.now() }, d) ?? Promise.resolve(REFUSED), data, ATTEMPTS).then(settle)
       return
     }
-    void sendWithRetry((b) => host.send(b), payload, ATTEMPTS).then((delivery) => { if (delivery === 'sent') count(); else stats.dropped++ })
+    const payload = body(id, data)
+    if (closing && payload.length < BEACON_MAX && host.beacon(payload)) count()
+    else void sendWithRetry((b: string) => host.send(b), payload, ATTEMPTS).then(settle)
   }
 
   /**

@@ -7,9 +7,16 @@ export interface TransportOptions {
   ingestKey: string
 }
 
+/** What a batch would say about a recording chunk sent as raw bytes (POST /ingest/v1/recording). */
+export interface ChunkQuery { sessionKey: string; chunk: string; sentAt: number; page: string }
+
 export interface Transport {
   /** Posts a batch with fetch; `keepalive` only for small bodies (the Fetch spec caps them at 64 KiB in total). */
   send(body: string): Promise<SendResult>
+  /** Posts a recording chunk as its gzip bytes, without a Content-Type: a cross-origin request without a preflight. */
+  sendChunk(query: ChunkQuery, data: Uint8Array): Promise<SendResult>
+  /** The same by navigator.sendBeacon, for a closing page; false when the browser refused it. */
+  beaconChunk(query: ChunkQuery, data: Uint8Array): boolean
   /** Hands a batch to navigator.sendBeacon for a closing page; false when the browser refused it. */
   beacon(body: string): boolean
   /** Whether a URL is the SDK's own, so it is never recorded. */
@@ -29,24 +36,33 @@ export function makeTransport(
 ): Transport {
   const base = opts.endpoint.replace(/\/+$/, '')
   const url = `${base}/ingest/v1/batch`
+  const chunkUrl = (q: ChunkQuery) => `${base}/ingest/v1/recording?${new URLSearchParams({
+    key: opts.ingestKey, sessionKey: q.sessionKey, chunk: q.chunk, sentAt: String(q.sentAt), page: q.page }).toString()}`
+  const post = async (target: string, body: string | Uint8Array, headers: Record<string, string>): Promise<SendResult> => {
+    try {
+      const size = typeof body === 'string' ? body.length : body.byteLength
+      // Bytes as a view over a plain ArrayBuffer, which is what fetch's body types take.
+      const res = await fetchImpl(target, {
+        method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), keepalive: size < KEEPALIVE_MAX, credentials: 'omit', headers,
+      })
+      if (res.ok) return { ok: true }
+      const retryable = res.status === 429 || res.status >= 500
+      return { ok: false, fatal: !retryable, retryAfterMs: retryAfter(res.headers.get('retry-after')) }
+    } catch {
+      return { ok: false, fatal: false, retryAfterMs: null }
+    }
+  }
   return {
-    async send(body) {
-      try {
-        const res = await fetchImpl(url, {
-          method: 'POST', body, keepalive: body.length < KEEPALIVE_MAX, credentials: 'omit',
-          headers: { 'content-type': 'application/json', 'x-ingest-key': opts.ingestKey },
-        })
-        if (res.ok) return { ok: true }
-        const retryable = res.status === 429 || res.status >= 500
-        return { ok: false, fatal: !retryable, retryAfterMs: retryAfter(res.headers.get('retry-after')) }
-      } catch {
-        return { ok: false, fatal: false, retryAfterMs: null }
-      }
-    },
+    send: (body) => post(url, body, { 'content-type': 'application/json', 'x-ingest-key': opts.ingestKey }),
+    sendChunk: (query, data) => post(chunkUrl(query), data, {}),
     beacon(body) {
       if (!beaconImpl) return false
       // text/plain needs no CORS preflight, which a closing page would never finish; the key rides in the URL.
       return beaconImpl(`${url}?key=${encodeURIComponent(opts.ingestKey)}`, new Blob([body], { type: 'text/plain' }))
+    },
+    beaconChunk(query, data) {
+      // A Blob without a type: the beacon carries no Content-Type, so it needs no preflight either.
+      return beaconImpl ? beaconImpl(chunkUrl(query), new Blob([new Uint8Array(data)])) : false
     },
     isOwn: (target) => target.startsWith(base),
   }
@@ -65,7 +81,7 @@ export type Delivery = 'sent' | 'rejected' | 'retries_exhausted'
  * Sends until the body is stored, refused for good, or `attempts` sends have failed. Between
  * failures it waits what the server asked for (Retry-After) or backs off 1 s, 2 s, 4 s … up to 30 s.
  */
-export async function sendWithRetry(send: (body: string) => Promise<SendResult>, body: string, attempts: number): Promise<Delivery> {
+export async function sendWithRetry<B>(send: (body: B) => Promise<SendResult>, body: B, attempts: number): Promise<Delivery> {
   for (let attempt = 1; ; attempt++) {
     const result = await send(body)
     if (result.ok) return 'sent'

@@ -1,12 +1,12 @@
 import cors from '@fastify/cors'
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox, FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { MAX_BATCH_BYTES, MAX_EVENTS_PER_BATCH, textLimitsProse } from '../../common/limits.ts'
 import { AppError, invalidBody } from '../errors.ts'
 import { normalizeIp } from '../geo/country.ts'
 import { ipStorageOf, projectForIngestKey, type ProjectContext } from '../projects/service.ts'
 import { errorResponses, ref } from '../shared/schema.ts'
-import { IngestBody, IngestQuery, IngestResponse } from './schema.ts'
+import { IngestBody, IngestQuery, IngestResponse, RecordingChunkQuery } from './schema.ts'
 import { ingestBatch, visitorOf } from './service.ts'
 import { sourceMapMapper } from '../issues/grouping.ts'
 
@@ -54,6 +54,49 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return ingestBatch(app.db, app.writer, project, request.body, visitor, app.config.recording, Date.now(),
       sourceMapMapper(app.sourceMaps, project.id))
   })
+
+  await app.register(rawChunkRoute)
+}
+
+/**
+ * A chunk as raw bytes: a third smaller than base64 in JSON, and nothing for the visitor's page to encode. Any
+ * Content-Type, or none, which is what keeps a cross-origin fetch or beacon free of a CORS preflight; the parser
+ * that takes any bytes is this route's alone.
+ */
+const rawChunkRoute: FastifyPluginCallbackTypebox = (raw, _opts, done) => {
+  raw.addHook('onRequest', (request, _reply, next) => {
+    if (request.headers['content-type'] === undefined) request.headers['content-type'] = 'application/octet-stream'
+    next()
+  })
+  raw.removeAllContentTypeParsers()
+  raw.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BATCH_BYTES }, (_request, body, parsed) => { parsed(null, body) })
+  raw.post('/recording', {
+    bodyLimit: MAX_BATCH_BYTES,
+    schema: {
+      operationId: 'ingestRecordingChunk',
+      tags: ['ingest'],
+      summary: 'Store one screen recording chunk, sent as its gzip bytes',
+      description: 'Used by the browser SDK\'s recorder: the body is the gzip-compressed JSON array of rrweb events itself, '
+        + 'with any Content-Type or none (so neither fetch nor sendBeacon needs a CORS preflight); the query says what a batch\'s '
+        + 'fields would (`sessionKey`, `chunk` for the chunk id, `sentAt`, `page`). Stored exactly as a batch\'s `recording` '
+        + 'entry would be: checked to inflate to rrweb events, dropped and counted over RECORDING_MAX_CHUNK_BYTES or past the '
+        + 'session\'s RECORDING_MAX_SESSION_BYTES, stored once per chunk id however often it is retried.',
+      security: [{ ingestKeyHeader: [] }],
+      querystring: RecordingChunkQuery,
+      consumes: ['application/octet-stream'],
+      response: { 200: ref(IngestResponse), ...errorResponses(400, 401, 413, 503) },
+    },
+  }, async (request) => {
+    const project = await ingestProject(request)
+    const q = request.query
+    const visitor = visitorOf(normalizeIp(request.ip), request.headers['user-agent'] || null, raw.geo, ipStorageOf(project, raw.config.ipStorage))
+    const data = (request.body as Buffer).toString('base64')
+    return ingestBatch(raw.db, raw.writer, project, {
+      sessionKey: q.sessionKey, batchId: q.chunk, events: [], recording: [{ id: q.chunk, data }],
+      ...(q.sentAt !== undefined && { sentAt: q.sentAt }), ...(q.page !== undefined && { page: q.page }),
+    }, visitor, raw.config.recording, Date.now())
+  })
+  done()
 }
 
 async function ingestProject(request: FastifyRequest<{ Querystring: { key?: string } }>, bodyKey?: string): Promise<ProjectContext> {

@@ -95,6 +95,16 @@ export const IngestQuery = Type.Object({
   key: Type.Optional(Type.String({ description: 'The ingest key, for beacons that cannot set headers.' })),
 })
 
+/** One recording chunk sent as raw bytes (POST /ingest/v1/recording): what a batch would say about it, in the query. */
+export const RecordingChunkQuery = Type.Object({
+  key: IngestQuery.properties.key,
+  sessionKey: IngestBody.properties.sessionKey,
+  chunk: Type.String({ ...RecordingUpload.properties.id, description: 'The chunk id, unique within the session; a retried upload with the same id is stored once.' }),
+  sentAt: Type.Optional(Type.Integer({ minimum: 0, description: 'The visitor clock when the chunk was sent, in epoch milliseconds; corrects its times for clock skew.' })),
+  page: IngestBody.properties.page,
+}, { additionalProperties: false })
+export type RecordingChunkQuery = Static<typeof RecordingChunkQuery>
+
 export const IngestResponse = Type.Object({
   sessionId: Nullable(Type.String({
     description: 'The session the events were stored in. A batch with no events and no recording stores nothing: '

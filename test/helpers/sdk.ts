@@ -40,12 +40,15 @@ export function fakeStorage() {
 export function fakeTransport(answer: () => SendResult = () => ({ ok: true })) {
   const posts: Batch[] = []
   const beacons: Batch[] = []
+  const chunks: string[] = []
   const io: Transport = {
     send: (body) => { posts.push(JSON.parse(body) as Batch); return Promise.resolve(answer()) },
     beacon: (body) => { beacons.push(JSON.parse(body) as Batch); return true },
+    sendChunk: (query) => { chunks.push(query.chunk); return Promise.resolve(answer()) },
+    beaconChunk: (query) => { chunks.push(query.chunk); return true },
     isOwn: () => false,
   }
-  return { io, posts, beacons }
+  return { io, posts, beacons, chunks }
 }
 
 /** Lets the fake sends settle (they answer at once; the SDK awaits them). */

@@ -48,6 +48,27 @@ describe('SDK transport', () => {
     assert.equal(makeTransport(opts, fakeFetch(200), undefined).beacon('{}'), false, 'no sendBeacon: the caller falls back to fetch')
   })
 
+  it('sends a recording chunk as its bytes, with no Content-Type (no preflight) and what a batch would say in the query', async () => {
+    const calls: Call[] = []
+    const beacons: { url: string; data: Blob }[] = []
+    const t = makeTransport(opts, fakeFetch(200, {}, calls), (url, data) => { beacons.push({ url, data }); return true })
+    const query = { sessionKey: 'visit-key-1', chunk: 'p-0', sentAt: 1700000000000, page: 'https://shop.example/a?b=1' }
+    const bytes = new Uint8Array([31, 139, 8, 0, 1, 2, 3])
+    assert.deepEqual(await t.sendChunk(query, bytes), { ok: true })
+    const [call] = calls
+    assert.ok(call)
+    const url = new URL(call.url)
+    assert.equal(`${url.origin}${url.pathname}`, 'https://sw.example/ingest/v1/recording')
+    assert.deepEqual(Object.fromEntries(url.searchParams), { key: 'sw_ing_k', sessionKey: 'visit-key-1', chunk: 'p-0', sentAt: '1700000000000', page: 'https://shop.example/a?b=1' })
+    assert.deepEqual(call.init.headers, {}, 'no Content-Type and no custom header: a simple cross-origin request')
+    assert.deepEqual([...new Uint8Array(call.init.body as Uint8Array)], [...bytes])
+    assert.equal(t.beaconChunk(query, bytes), true)
+    const [beacon] = beacons
+    assert.ok(beacon)
+    assert.equal(beacon.data.type, '', 'a beacon without a type carries no Content-Type')
+    assert.deepEqual([...new Uint8Array(await beacon.data.arrayBuffer())], [...bytes])
+  })
+
   it('reads Retry-After as seconds or an HTTP date', () => {
     assert.equal(retryAfter('3'), 3000)
     assert.equal(retryAfter(null), null)

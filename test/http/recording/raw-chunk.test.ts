@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict'
+import { gzipSync } from 'node:zlib'
+import { after, before, describe, it } from 'node:test'
+import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
+import { testEngines } from '../../helpers/engines.ts'
+import { rrwebEvents } from '../../helpers/recording.ts'
+
+interface Result { sessionId: string | null; recording?: { accepted: number; duplicates: number; dropped: number } }
+
+for (const engine of testEngines()) {
+  describe(`POST /ingest/v1/recording: a chunk as its gzip bytes [${engine}]`, () => {
+    let t: TestApp
+    before(async () => { t = await startTestApp(engine) })
+    after(() => t.close())
+
+    const post = (query: Record<string, string>, body: Buffer, headers: Record<string, string> = {}) => t.app.inject({
+      method: 'POST', url: `/ingest/v1/recording?${new URLSearchParams({ key: t.project.ingestKey, ...query }).toString()}`, payload: body, headers,
+    })
+
+    it('stores the chunk like a batch\'s recording entry, without a Content-Type, once however often it is retried', async () => {
+      const at = Date.now() - 5000
+      const bytes = gzipSync(JSON.stringify(rrwebEvents(at)))
+      const first = await post({ sessionKey: 'raw-chunk-visit-1', chunk: 'page1-0', sentAt: String(Date.now()), page: 'https://shop.example/?utm_source=raw' }, bytes)
+      assert.equal(first.statusCode, 200, first.body)
+      const stored = json<Result>(first)
+      assert.deepEqual(stored.recording, { accepted: 1, duplicates: 0, dropped: 0 })
+      const again = json<Result>(await post({ sessionKey: 'raw-chunk-visit-1', chunk: 'page1-0' }, bytes, { 'content-type': 'application/octet-stream' }))
+      assert.deepEqual([again.sessionId, again.recording], [stored.sessionId, { accepted: 0, duplicates: 1, dropped: 0 }])
+      const rec = json<{ recording: { chunks: number }; chunks: { id: string; fullSnapshot: boolean }[] }>(
+        await t.get(`/api/v1/sessions/${stored.sessionId ?? ''}/recording`))
+      assert.deepEqual(rec.chunks.map((c) => [c.id, c.fullSnapshot]), [['page1-0', true]])
+      const session = json<{ session: { utm: unknown; recording: { chunks: number } } }>(await t.get(`/api/v1/sessions/${stored.sessionId ?? ''}`)).session
+      assert.deepEqual(session.utm, { utm_source: 'raw' }, 'the page in the query is the landing page')
+    })
+
+    it('refuses what is not a recording with a 400 naming it, and a missing or wrong key with 401', async () => {
+      const bad = await post({ sessionKey: 'raw-chunk-visit-2', chunk: 'x-0' }, Buffer.from('not gzip'))
+      assert.equal(bad.statusCode, 400)
+      assert.match(json<{ message: string }>(bad).message, /gzip/)
+      const noChunk = await post({ sessionKey: 'raw-chunk-visit-2' }, gzipSync('[]'))
+      assert.deepEqual([noChunk.statusCode, json<{ message: string }>(noChunk).message.includes('chunk')], [400, true])
+      const noKey = await t.app.inject({ method: 'POST', url: '/ingest/v1/recording?sessionKey=raw-chunk-visit-2&chunk=x-0', payload: gzipSync('[]') })
+      assert.equal(noKey.statusCode, 401)
+      const wrongKey = await post({ key: 'sw_ing_nope', sessionKey: 'raw-chunk-visit-2', chunk: 'x-0' }, gzipSync('[]'))
+      assert.equal(wrongKey.statusCode, 401)
+    })
+
+    it('answers a CORS preflight, so a page on another origin may send it', async () => {
+      const res = await t.app.inject({
+        method: 'OPTIONS', url: '/ingest/v1/recording', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+      })
+      assert.equal(res.statusCode, 204)
+      assert.equal(res.headers['access-control-allow-origin'], '*')
+    })
+  })
+}
