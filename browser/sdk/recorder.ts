@@ -33,6 +33,8 @@ export interface RecorderStats {
   chunks: number
   bytes: number
   dropped: number
+  /** The service said the session reached its recording limit: the recorder stopped. */
+  full?: boolean
 }
 
 /**
@@ -50,7 +52,7 @@ const MAX_BUFFER_CHARS = 1_000_000
  * A closing page compresses at most this much on the spot, at gzip's fastest level (a few ms); more is handed to the
  * asynchronous compressor. The snapshot leaves at once and chunks every chunkMs, so little is left at the close.
  */
-const SYNC_COMPRESS_MAX_CHARS = 64_000
+const SYNC_COMPRESS_MAX_CHARS = 16_000
 /** Beacons (and keepalive fetches) carry at most 64 KiB in total. */
 const BEACON_MAX = 60_000
 const ATTEMPTS = 4
@@ -111,7 +113,14 @@ export function startRecorder(host: RecorderHost): Recording | null {
     if (host.sendChunk && host.beaconChunk) {
       const query: ChunkQuery = { sessionKey: host.sessionKey(), chunk: id, sentAt: Date.now(), page: host.page }
       if (closing && data.length < BEACON_MAX && host.beaconChunk(query, data)) count()
-      else void sendWithRetry((d: Uint8Array) => host.sendChunk?.({ ...query, sentAt: Date.now() }, d) ?? Promise.resolve(REFUSED), data, ATTEMPTS).then(settle)
+      else {
+        const upload = async (d: Uint8Array) => {
+          const result = await (host.sendChunk?.({ ...query, sentAt: Date.now() }, d) ?? REFUSED)
+          if (result.ok && result.full === true) halt(true)
+          return result
+        }
+        void sendWithRetry(upload, data, ATTEMPTS).then(settle)
+      }
       return
     }
     const payload = body(id, data)
@@ -119,21 +128,37 @@ export function startRecorder(host: RecorderHost): Recording | null {
     else void sendWithRetry((b: string) => host.send(b), payload, ATTEMPTS).then(settle)
   }
 
+  /** Chunks still being compressed asynchronously, by id: a closing page sends the small ones itself. */
+  const compressing = new Map<string, string>()
+
   /**
-   * Takes what is buffered as the next chunk. Normally it is compressed asynchronously and sent when ready; a closing
-   * page compresses a small remainder on the spot, since it may not live to see a promise settle.
+   * Takes what is buffered as the next chunk. Normally it is compressed asynchronously and sent when ready. A closing
+   * page may not live to see a promise settle: it compresses on the spot, at gzip's fastest level, its remainder and
+   * the chunks still being compressed, as long as they are small (SYNC_COMPRESS_MAX_CHARS in all); the service stores
+   * a chunk id once, so one that also finishes the slow way is not stored twice.
    */
   const cut = (closing: boolean) => {
-    if (parts.length === 0) return
-    const json = `[${parts.join(',')}]`
-    parts = []
-    chars = 0
-    const id = `${pageId}-${n++}`
-    if (closing && json.length <= SYNC_COMPRESS_MAX_CHARS) {
+    let budget = closing ? SYNC_COMPRESS_MAX_CHARS : 0
+    const now = (id: string, json: string) => {
+      budget -= json.length
       deliver(id, gzipSync(strToU8(json), { level: 1 }), true)
-      return
     }
-    void compress(json).then((data) => { deliver(id, data, closing) }, () => { stats.dropped++ })
+    if (parts.length > 0) {
+      const id = `${pageId}-${n++}`
+      const json = `[${parts.join(',')}]`
+      parts = []
+      chars = 0
+      if (json.length <= budget) now(id, json)
+      else {
+        compressing.set(id, json)
+        void compress(json).then((data) => { if (compressing.delete(id)) deliver(id, data, closing) }, () => { if (compressing.delete(id)) stats.dropped++ })
+      }
+    }
+    for (const [id, json] of compressing) {
+      if (json.length > budget) continue
+      compressing.delete(id)
+      now(id, json)
+    }
   }
 
   // A stopped recorder's listeners stay (the page may still hold them) but do nothing.
@@ -188,15 +213,19 @@ export function startRecorder(host: RecorderHost): Recording | null {
   addEventListener('pagehide', guard(() => { cut(true) }))
   // What follows a flush continues it: coming back to the tab takes no new snapshot.
   document.addEventListener('visibilitychange', guard(() => { if (document.visibilityState === 'hidden') cut(true) }))
+  /** Stops for good, dropping what is buffered: after consent is withdrawn, or once the session is full. */
+  function halt(full: boolean): void {
+    if (stopped) return
+    stopped = true
+    if (full) stats.full = true
+    clearInterval(snapshots)
+    clearInterval(chunks)
+    stopRrweb?.()
+    parts = []
+  }
   return Object.assign(() => ({ ...stats }), {
     /** Stops for good, dropping what is buffered: nothing recorded after consent is withdrawn may leave. */
-    stop: guard(() => {
-      stopped = true
-      clearInterval(snapshots)
-      clearInterval(chunks)
-      stopRrweb()
-      parts = []
-    }),
+    stop: guard(() => { halt(false) }),
   })
 }
 

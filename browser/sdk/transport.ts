@@ -1,5 +1,5 @@
-/** What a send came to: stored, worth retrying (after `retryAfterMs`), or refused for good. */
-export type SendResult = { ok: true } | { ok: false; retryAfterMs: number | null; fatal: boolean }
+/** What a send came to: stored (for a recording chunk, `full` when the session takes no more), worth retrying, or refused for good. */
+export type SendResult = { ok: true; full?: boolean } | { ok: false; retryAfterMs: number | null; fatal: boolean }
 
 export interface TransportOptions {
   /** The service's base URL, e.g. https://sessionwatch.example.com */
@@ -38,23 +38,28 @@ export function makeTransport(
   const url = `${base}/ingest/v1/batch`
   const chunkUrl = (q: ChunkQuery) => `${base}/ingest/v1/recording?${new URLSearchParams({
     key: opts.ingestKey, sessionKey: q.sessionKey, chunk: q.chunk, sentAt: String(q.sentAt), page: q.page }).toString()}`
-  const post = async (target: string, body: string | Uint8Array, headers: Record<string, string>): Promise<SendResult> => {
+  const post = async (target: string, body: string | Uint8Array, headers: Record<string, string>, readFull = false): Promise<SendResult> => {
     try {
       const size = typeof body === 'string' ? body.length : body.byteLength
       // Bytes as a view over a plain ArrayBuffer, which is what fetch's body types take.
       const res = await fetchImpl(target, {
         method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), keepalive: size < KEEPALIVE_MAX, credentials: 'omit', headers,
       })
-      if (res.ok) return { ok: true }
-      const retryable = res.status === 429 || res.status >= 500
-      return { ok: false, fatal: !retryable, retryAfterMs: retryAfter(res.headers.get('retry-after')) }
+      if (!res.ok) {
+        const retryable = res.status === 429 || res.status >= 500
+        return { ok: false, fatal: !retryable, retryAfterMs: retryAfter(res.headers.get('retry-after')) }
+      }
+      if (!readFull) return { ok: true }
+      // A chunk's answer says whether the session reached its recording limit (IngestResult.recording.full).
+      const answer = (await res.json().catch(() => null)) as { recording?: { full?: unknown } } | null
+      return { ok: true, full: answer?.recording?.full === true }
     } catch {
       return { ok: false, fatal: false, retryAfterMs: null }
     }
   }
   return {
     send: (body) => post(url, body, { 'content-type': 'application/json', 'x-ingest-key': opts.ingestKey }),
-    sendChunk: (query, data) => post(chunkUrl(query), data, {}),
+    sendChunk: (query, data) => post(chunkUrl(query), data, {}, true),
     beacon(body) {
       if (!beaconImpl) return false
       // text/plain needs no CORS preflight, which a closing page would never finish; the key rides in the URL.

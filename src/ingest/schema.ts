@@ -116,6 +116,10 @@ export const IngestResponse = Type.Object({
     accepted: Type.Integer({ description: 'Chunks stored by this request.' }),
     duplicates: Type.Integer({ description: 'Chunks already received (stored or dropped) under the same id.' }),
     dropped: Type.Integer({ description: 'Chunks refused by the per-chunk or per-session size limit; counted on the session.' }),
+    full: Type.Boolean({
+      description: 'True when a chunk of this request was refused because the session reached RECORDING_MAX_SESSION_BYTES: '
+        + 'the session stores no more recording, and the SDK stops uploading it.',
+    }),
   }, { additionalProperties: false, description: 'Present when the request carried recording chunks.' })),
 }, { $id: 'IngestResult', title: 'IngestResult', additionalProperties: false })
 

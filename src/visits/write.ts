@@ -268,9 +268,10 @@ function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord
 export type ChunkRecord = Omit<RecordingChunkTable, 'project_id' | 'session_id' | 'received_at'>
 
 export interface RecordingResult {
-  accepted: number
-  duplicates: number
-  dropped: number
+  /** Chunks stored, already stored (retries), and dropped for a size limit. */
+  accepted: number; duplicates: number; dropped: number
+  /** A chunk of this request was refused for the session's byte limit: the session takes no more. */
+  full: boolean
 }
 
 /**
@@ -282,13 +283,14 @@ export interface RecordingResult {
 async function appendChunks(
   trx: Db, projectId: string, sessionId: string, chunks: readonly ChunkRecord[], maxSessionBytes: number, now: number, days: DayDeltas,
 ): Promise<RecordingResult> {
-  const result: RecordingResult = { accepted: 0, duplicates: 0, dropped: 0 }
+  const result: RecordingResult = { accepted: 0, duplicates: 0, dropped: 0, full: false }
   if (chunks.length === 0) return result
   const session = await trx.selectFrom('sessions').select(['id', 'recording_bytes', 'start_day', 'terms'])
     .where('project_id', '=', projectId).where('id', '=', sessionId).executeTakeFirstOrThrow()
   let bytes = session.recording_bytes
   for (const chunk of chunks) {
     const overLimit = chunk.data !== null && bytes + chunk.bytes > maxSessionBytes
+    result.full ||= overLimit
     const row = overLimit ? { ...chunk, data: null, dropped: 'session_limit' } : chunk
     const inserted = await trx.insertInto('recording_chunks')
       .values({ ...row, project_id: projectId, session_id: sessionId, received_at: now })

@@ -39,13 +39,22 @@ export async function mountReplay(target: HTMLElement, base: string, info: Recor
   const first = info.chunks[0]
   if (!first) return null
   const events: RecordedEvent[] = []
+  /** The chunk that holds the earliest event: its start on the corrected clock maps the visitor's clock onto it. */
+  let anchor = { startedAt: Date.parse(first.startedAt), timestamp: Infinity }
   for (const chunk of info.chunks) {
     // The browser inflates the gzip answer itself (Content-Encoding: gzip).
-    events.push(...await api<RecordedEvent[]>('GET', `${base}/recording/chunks/${encodeURIComponent(chunk.id)}`))
+    const chunkEvents = await api<RecordedEvent[]>('GET', `${base}/recording/chunks/${encodeURIComponent(chunk.id)}`)
+    const earliest = Math.min(...chunkEvents.map((e) => e.timestamp))
+    if (earliest < anchor.timestamp) anchor = { startedAt: Date.parse(chunk.startedAt), timestamp: earliest }
+    events.push(...chunkEvents)
   }
+  // In the order they were recorded: chunks are listed by their start on the corrected clock, which each upload's
+  // own correction can shift by a few milliseconds, while rrweb's timestamps are the visitor's one clock. (Stable:
+  // events of the same millisecond keep their order.)
+  events.sort((a, b) => a.timestamp - b.timestamp)
   const firstEvent = events[0]
   if (!firstEvent || events.length < 2) return null
-  const clockOffset = Date.parse(first.startedAt) - firstEvent.timestamp
+  const clockOffset = anchor.startedAt - anchor.timestamp
   const start = firstEvent.timestamp
   // rrweb applies the events strictly before a paused seek's target and schedules the rest; a seek
   // before the opening snapshot would leave the previous picture, so seeks land just after it.

@@ -36,9 +36,9 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
     api<RecordingInfo>('GET', `${base}/recording`).catch(() => null),
   ])
   const s = detail.session
-  const firstChunk = recording?.chunks[0]
-  // 00:00 of the player is its first recorded event, whose server-clock time is the first chunk's start.
-  const origin = firstChunk ? Date.parse(firstChunk.startedAt) : Date.parse(s.startedAt)
+  // 00:00 of the player is its first recorded event, whose server-clock time is the earliest chunk's start.
+  const starts = (recording?.chunks ?? []).map((c) => Date.parse(c.startedAt))
+  const origin = starts.length > 0 ? Math.min(...starts) : Date.parse(s.startedAt)
   const errors = detail.events.filter((e) => tone(e) === 'error')
   const reports = detail.events.filter((e) => e.type === 'USER_REPORT')
   const lead = errors[0] ?? reports[0]

@@ -23,9 +23,9 @@ for (const engine of testEngines()) {
       const first = await post({ sessionKey: 'raw-chunk-visit-1', chunk: 'page1-0', sentAt: String(Date.now()), page: 'https://shop.example/?utm_source=raw' }, bytes)
       assert.equal(first.statusCode, 200, first.body)
       const stored = json<Result>(first)
-      assert.deepEqual(stored.recording, { accepted: 1, duplicates: 0, dropped: 0 })
+      assert.deepEqual(stored.recording, { accepted: 1, duplicates: 0, dropped: 0, full: false })
       const again = json<Result>(await post({ sessionKey: 'raw-chunk-visit-1', chunk: 'page1-0' }, bytes, { 'content-type': 'application/octet-stream' }))
-      assert.deepEqual([again.sessionId, again.recording], [stored.sessionId, { accepted: 0, duplicates: 1, dropped: 0 }])
+      assert.deepEqual([again.sessionId, again.recording], [stored.sessionId, { accepted: 0, duplicates: 1, dropped: 0, full: false }])
       const rec = json<{ recording: { chunks: number }; chunks: { id: string; fullSnapshot: boolean }[] }>(
         await t.get(`/api/v1/sessions/${stored.sessionId ?? ''}/recording`))
       assert.deepEqual(rec.chunks.map((c) => [c.id, c.fullSnapshot]), [['page1-0', true]])

@@ -13,7 +13,7 @@ interface RecordingBody {
   recording: { available: boolean; chunks: number; bytes: number; droppedChunks: number }
   chunks: { id: string; startedAt: string; endedAt: string; events: number; bytes: number; fullSnapshot: boolean }[]
 }
-type IngestAnswer = { sessionId: string; recording?: { accepted: number; duplicates: number; dropped: number } }
+type IngestAnswer = { sessionId: string; recording?: { accepted: number; duplicates: number; dropped: number; full: boolean } }
 
 for (const engine of testEngines()) {
   describe(`recording [${engine}]`, () => {
@@ -31,7 +31,7 @@ for (const engine of testEngines()) {
     it('stores chunks with the session and reflects them in getSession and the chunk list', async () => {
       const start = Date.now() - 60_000
       const a = await upload('rec-basic-1', [chunkUpload('p1-0', rrwebEvents(start))])
-      assert.deepEqual(a.recording, { accepted: 1, duplicates: 0, dropped: 0 })
+      assert.deepEqual(a.recording, { accepted: 1, duplicates: 0, dropped: 0, full: false })
       await upload('rec-basic-1', [chunkUpload('p1-1', rrwebEvents(start + 10_000, 1))])
       const detail = json<{ session: { recording: unknown; startedAt: string } }>(await t.get(`/api/v1/sessions/${a.sessionId}`))
       assert.deepEqual(detail.session.recording, { available: true, chunks: 2 })
@@ -64,14 +64,14 @@ for (const engine of testEngines()) {
       const chunk = chunkUpload('retry-0', rrwebEvents(Date.now() - 3000))
       const first = await upload('rec-retry-1', [chunk])
       const again = await upload('rec-retry-1', [chunk])
-      assert.deepEqual(again.recording, { accepted: 0, duplicates: 1, dropped: 0 })
+      assert.deepEqual(again.recording, { accepted: 0, duplicates: 1, dropped: 0, full: false })
       assert.equal((await recordingOf(first.sessionId)).recording.chunks, 1)
     })
 
     it('drops and counts a chunk over the per-chunk limit, once however often it is retried', async () => {
       const big = chunkUpload('big-0', null, gzipSync(randomBytes(6000)))
       const a = await upload('rec-big-1', [big, chunkUpload('ok-0', rrwebEvents(Date.now() - 2000))])
-      assert.deepEqual(a.recording, { accepted: 1, duplicates: 0, dropped: 1 })
+      assert.deepEqual(a.recording, { accepted: 1, duplicates: 0, dropped: 1, full: false })
       await upload('rec-big-1', [big])
       const rec = await recordingOf(a.sessionId)
       assert.deepEqual([rec.recording.chunks, rec.recording.droppedChunks], [1, 1])
@@ -83,9 +83,9 @@ for (const engine of testEngines()) {
       // Incompressible text makes each chunk ~2.7 KiB compressed: two fit in 6 KiB, the third does not.
       const chunk = (i: number) => chunkUpload(`fill-${i}`, rrwebEvents(Date.now() - 9000 + i, 1, randomBytes(2000).toString('base64')))
       const a = await upload('rec-fill-1', [chunk(0), chunk(1), chunk(2)])
-      assert.deepEqual(a.recording, { accepted: 2, duplicates: 0, dropped: 1 })
+      assert.deepEqual(a.recording, { accepted: 2, duplicates: 0, dropped: 1, full: true }, 'the answer says the session is full')
       const later = await upload('rec-fill-1', [chunk(3)])
-      assert.equal(later.recording?.dropped, 1)
+      assert.deepEqual([later.recording?.dropped, later.recording?.full], [1, true])
       const rec = await recordingOf(a.sessionId)
       assert.equal(rec.recording.chunks, 2)
       assert.equal(rec.recording.droppedChunks, 2)

@@ -54,7 +54,7 @@ describe('SDK transport', () => {
     const t = makeTransport(opts, fakeFetch(200, {}, calls), (url, data) => { beacons.push({ url, data }); return true })
     const query = { sessionKey: 'visit-key-1', chunk: 'p-0', sentAt: 1700000000000, page: 'https://shop.example/a?b=1' }
     const bytes = new Uint8Array([31, 139, 8, 0, 1, 2, 3])
-    assert.deepEqual(await t.sendChunk(query, bytes), { ok: true })
+    assert.deepEqual(await t.sendChunk(query, bytes), { ok: true, full: false })
     const [call] = calls
     assert.ok(call)
     const url = new URL(call.url)
@@ -63,6 +63,8 @@ describe('SDK transport', () => {
     assert.deepEqual(call.init.headers, {}, 'no Content-Type and no custom header: a simple cross-origin request')
     assert.deepEqual([...new Uint8Array(call.init.body as Uint8Array)], [...bytes])
     assert.equal(t.beaconChunk(query, bytes), true)
+    const full = makeTransport(opts, () => Promise.resolve(new Response('{"sessionId":"s","accepted":0,"duplicates":0,"recording":{"accepted":0,"duplicates":0,"dropped":1,"full":true}}')))
+    assert.deepEqual(await full.sendChunk(query, bytes), { ok: true, full: true }, 'the answer says the session takes no more')
     const [beacon] = beacons
     assert.ok(beacon)
     assert.equal(beacon.data.type, '', 'a beacon without a type carries no Content-Type')
