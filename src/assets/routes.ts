@@ -48,7 +48,7 @@ function compressedOf(body: string, hash: string): Promise<Record<Encoding, Buff
  * with its content hash as ETag: `revalidate` for a short cache revalidated by the ETag, `immutable` for a URL that
  * names the content.
  */
-export async function sendRevalidated(
+export async function sendAsset(
   request: FastifyRequest, reply: FastifyReply, body: string, hash: string, type = JS, cache: 'revalidate' | 'immutable' = 'revalidate',
 ): Promise<FastifyReply> {
   const etag = `"${hash}"`
@@ -67,13 +67,13 @@ export async function sendRevalidated(
  */
 export const sdkRoutes: FastifyPluginAsync = async (app) => {
   const sdk = await sdkBundle()
-  app.get('/sdk.js', { schema: { hide: true } }, async (request, reply) => sendRevalidated(request, reply, sdk.script, sdk.hash))
+  app.get('/sdk.js', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, sdk.script, sdk.hash))
   app.get('/sdk/recorder.js', { schema: { hide: true } }, async (request, reply) =>
-    sendRevalidated(request, reply, sdk.recorder, sdk.recorderHash))
+    sendAsset(request, reply, sdk.recorder, sdk.recorderHash))
   app.get<{ Params: { hash: string } }>('/sdk/:hash.js', { schema: { hide: true } }, async (request, reply) => {
     if (request.params.hash !== sdk.hash) return reply.redirect('/sdk.js', 302)
-    return sendRevalidated(request, reply, sdk.script, sdk.hash, JS, 'immutable')
+    return sendAsset(request, reply, sdk.script, sdk.hash, JS, 'immutable')
   })
   app.get('/sdk.mjs', { schema: { hide: true } }, async (request, reply) =>
-    sendRevalidated(request, reply, sdk.module, contentHash(sdk.module)))
+    sendAsset(request, reply, sdk.module, contentHash(sdk.module)))
 }

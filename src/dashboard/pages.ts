@@ -4,7 +4,7 @@ import path from 'node:path'
 import { build } from 'esbuild'
 import type { FastifyPluginCallback } from 'fastify'
 import { BROWSER, contentHash, ENTRIES, repoRoot } from '../assets/bundle.ts'
-import { sendRevalidated } from '../assets/routes.ts'
+import { sendAsset } from '../assets/routes.ts'
 import { FAVICON_LINK } from '../home/brand.ts'
 
 interface DashboardAssets { js: string; css: string; jsHash: string; cssHash: string }
@@ -55,11 +55,11 @@ export const dashboardPages: FastifyPluginCallback = (app, _opts, done) => {
   app.get('/app/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/app', 301))
   app.get('/app/app.js', { schema: { hide: true } }, async (request, reply) => {
     const assets = await dashboardAssets()
-    return sendRevalidated(request, reply, assets.js, assets.jsHash)
+    return sendAsset(request, reply, assets.js, assets.jsHash)
   })
   app.get('/app/app.css', { schema: { hide: true } }, async (request, reply) => {
     const assets = await dashboardAssets()
-    return sendRevalidated(request, reply, assets.css, assets.cssHash, 'text/css; charset=utf-8')
+    return sendAsset(request, reply, assets.css, assets.cssHash, 'text/css; charset=utf-8')
   })
   done()
 }

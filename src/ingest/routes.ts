@@ -90,9 +90,8 @@ const rawChunkRoute: FastifyPluginCallbackTypebox = (raw, _opts, done) => {
     const project = await ingestProject(request)
     const q = request.query
     const visitor = visitorOf(normalizeIp(request.ip), request.headers['user-agent'] || null, raw.geo, ipStorageOf(project, raw.config.ipStorage))
-    const data = (request.body as Buffer).toString('base64')
     return ingestBatch(raw.db, raw.writer, project, {
-      sessionKey: q.sessionKey, batchId: q.chunk, events: [], recording: [{ id: q.chunk, data }],
+      sessionKey: q.sessionKey, batchId: q.chunk, events: [], recording: [{ id: q.chunk, data: request.body as Buffer<ArrayBuffer> }],
       ...(q.sentAt !== undefined && { sentAt: q.sentAt }), ...(q.page !== undefined && { page: q.page }),
     }, visitor, raw.config.recording, Date.now())
   })

@@ -5,10 +5,13 @@ import { normalizeEvent } from '../events/normalize.ts'
 import { cleanText } from '../events/text.ts'
 import type { EventRecord } from '../events/types.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
-import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
+import { decodeChunks, type ChunkUpload, type RecordingLimits } from '../recording/service.ts'
 import { parseInstant } from '../shared/time.ts'
 import { extractUtm } from './enrich.ts'
 import type { IngestBody, IngestEvent } from './schema.ts'
+
+/** A batch as ingest stores it: the request body, whose recording chunks may also be raw bytes (POST /ingest/v1/recording). */
+export type IngestRequest = Omit<IngestBody, 'recording'> & { recording?: readonly ChunkUpload[] }
 import { liveSessionId } from '../visits/read.ts'
 import type { AppendResult } from '../visits/write.ts'
 import type { Writer } from '../visits/writer.ts'
@@ -47,7 +50,7 @@ export type IngestResult = Omit<AppendResult, 'sessionId'> & { sessionId: string
  * event, which an empty batch does not have); it answers with the live session, if any.
  */
 export async function ingestBatch(
-  db: Db, writer: Writer, project: ProjectContext, body: IngestBody, visitor: Visitor, limits: RecordingLimits, now: number,
+  db: Db, writer: Writer, project: ProjectContext, body: IngestRequest, visitor: Visitor, limits: RecordingLimits, now: number,
   mapFrames?: FrameMapper,
 ): Promise<IngestResult> {
   const skew = clockSkew(body.sentAt, now)

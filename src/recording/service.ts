@@ -15,6 +15,9 @@ const gunzip = promisify(gunzipCb)
 const FULL_SNAPSHOT = 2
 const INCREMENTAL_SNAPSHOT = 3
 
+/** A chunk as a batch carries it (base64 text) or as POST /ingest/v1/recording carries it (the bytes themselves). */
+export interface ChunkUpload { id: RecordingUpload['id']; data: RecordingUpload['data'] | Buffer<ArrayBuffer> }
+
 export interface RecordingLimits {
   maxChunkBytes: number
   maxSessionBytes: number
@@ -27,21 +30,22 @@ export interface RecordingLimits {
  * dropped. Times are corrected exactly like event times, so the replay and the events line up.
  */
 export async function decodeChunks(
-  uploads: readonly RecordingUpload[], limits: RecordingLimits, toServerTime: (visitorTime: number) => number, now: number,
+  uploads: readonly ChunkUpload[], limits: RecordingLimits, toServerTime: (visitorTime: number) => number, now: number,
 ): Promise<ChunkRecord[]> {
   return Promise.all(uploads.map(async (upload, i) => {
-    const data = Buffer.from(upload.data, 'base64')
+    const raw = typeof upload.data !== 'string'
+    const data = typeof upload.data === 'string' ? Buffer.from(upload.data, 'base64') : upload.data
     const dropped = (reason: string): ChunkRecord => ({
       id: upload.id, started_at: now, ended_at: now, events: 0, full_snapshot: 0, bytes: data.length, data: null, dropped: reason,
     })
     if (data.length > limits.maxChunkBytes) return dropped('chunk_too_large')
-    const field = `recording[${i}].data`
+    const field = raw ? 'body' : `recording[${i}].data`
     let json: Buffer
     try {
       json = await gunzip(data, { maxOutputLength: MAX_CHUNK_JSON_BYTES })
     } catch (error) {
       if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return dropped('chunk_too_large')
-      throw invalidBody(`${field} must be base64 of gzip-compressed JSON (it does not inflate)`, field)
+      throw invalidBody(`${field} must be ${raw ? '' : 'base64 of '}gzip-compressed JSON (it does not inflate)`, field)
     }
     const summary = summarize(json)
     if (typeof summary === 'string') throw invalidBody(`${field} ${summary}`, field)
