@@ -2,8 +2,9 @@
  * What the SDK costs the pages it records: `npm run bench:recorder [-- --visits 10 --seconds 12 --against main]`.
  *
  * Three pages (a typical article, a heavy app that mutates all the time, a checkout form) are served from an origin
- * other than the service's and visited in Chromium without the SDK, with the SDK and `record: false`, and with the
- * recorder — visits alternated between the variants and between the trees compared (this checkout, "branch", and a
+ * other than the service's and visited in Chromium without the SDK, with rrweb alone (the recorder's options, its
+ * events thrown away: the floor under the recorder's cost; this checkout only), with the SDK and `record: false`, and
+ * with the recorder — visits alternated between the variants and between the trees compared (this checkout, "branch", and a
  * worktree of `--against`, "main", each running its own service), medians printed side by side. Per visit: the
  * main thread's script time (CDP Performance metrics: the page's own and the SDK's), total blocking time and long
  * tasks (> 50 ms), the heavy page's own update loop's worst lateness, JS heap after a forced GC, bytes the page sent
@@ -18,7 +19,8 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { chromium, type Browser } from 'playwright-core'
 import { CHROMIUM_ARGS } from '../test/helpers/browser.ts'
-import { PAGES, snippet, VARIANTS, type PageName, type Variant } from './lib/recorder-pages.ts'
+import { build } from 'esbuild'
+import { PAGES, RRWEB_ALONE_PATH, snippet, VARIANTS, type PageName, type Variant } from './lib/recorder-pages.ts'
 import { ROOT, startService, type RunningService } from './lib/service.ts'
 
 const { values: args } = parseArgs({
@@ -32,6 +34,19 @@ const { values: args } = parseArgs({
 const VISITS = Number(args.visits)
 const HEAVY_SECONDS = Number(args.seconds)
 const PAGE_NAMES = args.pages.split(',') as PageName[]
+
+/**
+ * rrweb alone, started like the recorder (once the page has loaded) with the recorder's options, its events thrown
+ * away: built from this checkout, measured on it only (both trees record with the same rrweb).
+ */
+async function rrwebAlone(): Promise<string> {
+  const contents = `import { record } from '@rrweb/record'
+import { RRWEB_OPTIONS } from './browser/sdk/rrweb-options.ts'
+const go = () => { record({ ...RRWEB_OPTIONS, emit() {} }) }
+if (document.readyState === 'complete') go(); else addEventListener('load', go)`
+  const out = await build({ stdin: { contents, resolveDir: ROOT, loader: 'ts' }, bundle: true, minify: true, format: 'iife', write: false, logLevel: 'silent' })
+  return out.outputFiles[0]?.text ?? ''
+}
 
 interface Tree { name: string; root: string; service?: RunningService; ingestKey?: string; cleanup?: () => void }
 
@@ -134,8 +149,14 @@ const ROWS: [keyof Sample, string, number][] = [
 
 async function main(): Promise<void> {
   const compared = trees()
+  const branch = compared.at(-1)
+  const alone = await rrwebAlone()
   const site = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x')
+    if (url.pathname === RRWEB_ALONE_PATH) {
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end(alone)
+      return
+    }
     const name = url.pathname.slice(1) as PageName
     const tree = compared.find((t) => t.name === url.searchParams.get('tree'))
     const variant = url.searchParams.get('variant') as Variant
@@ -163,6 +184,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < VISITS; i++) {
         for (const tree of compared) {
           for (const variant of VARIANTS) {
+            if (variant === 'rrweb' && tree !== branch) continue
             const sample = await visit(browser, siteUrl, tree, page, variant)
             ;(((results[page] ??= {})[tree.name] ??= {})[variant] ??= []).push(sample)
           }
@@ -189,6 +211,7 @@ function printPage(page: PageName, byTree: Record<string, Record<string, Sample[
   const first = Object.values(byTree)[0]?.none?.[0]
   console.log(`\n${page} (${first?.elements.toLocaleString('en-US') ?? '?'} elements) — medians`)
   const columns = Object.entries(byTree).flatMap(([tree, variants]) => VARIANTS.map((v) => ({ label: `${tree}: ${v}`, samples: variants[v] ?? [] })))
+    .filter((c) => c.samples.length > 0)
   const width = Math.max(...columns.map((c) => c.label.length), 10)
   console.log(`${''.padEnd(36)}${columns.map((c) => c.label.padStart(width + 2)).join('')}`)
   for (const [key, label, digits] of ROWS) {
@@ -198,8 +221,9 @@ function printPage(page: PageName, byTree: Record<string, Record<string, Sample[
   }
   for (const [tree, variants] of Object.entries(byTree)) {
     const script = (v: Variant) => median((variants[v] ?? []).map((s) => s.scriptMs))
+    const alone = variants.rrweb ? `, rrweb alone ${(script('rrweb') / Math.max(1, script('none'))).toFixed(2)}×` : ''
     console.log(`${tree}: script with the recorder ${(script('recorder') / Math.max(1, script('none'))).toFixed(2)}× the page without the SDK`
-      + ` (record: false ${(script('no-recorder') / Math.max(1, script('none'))).toFixed(2)}×)`)
+      + ` (record: false ${(script('no-recorder') / Math.max(1, script('none'))).toFixed(2)}×${alone})`)
   }
 }
 

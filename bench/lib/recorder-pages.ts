@@ -72,11 +72,18 @@ function form(sdk: string): string {
 
 export const PAGES: Record<PageName, (sdk: string) => string> = { article, heavy, form }
 
-export type Variant = 'none' | 'no-recorder' | 'recorder'
-export const VARIANTS: readonly Variant[] = ['none', 'no-recorder', 'recorder']
+/**
+ * Without the SDK; rrweb alone, with the recorder's options and events thrown away (what rrweb itself costs, the
+ * floor under the recorder's figures; measured on this checkout only); the SDK without and with the recorder.
+ */
+export type Variant = 'none' | 'rrweb' | 'no-recorder' | 'recorder'
+export const VARIANTS: readonly Variant[] = ['none', 'rrweb', 'no-recorder', 'recorder']
+/** Where the page loads rrweb alone from (its own origin: the bench site serves it). */
+export const RRWEB_ALONE_PATH = '/rrweb-alone.js'
 
 /** The SDK snippet of a variant, loading from the service at `endpoint`. */
 export function snippet(variant: Variant, endpoint: string, ingestKey: string): string {
   if (variant === 'none') return ''
+  if (variant === 'rrweb') return `<script src="${RRWEB_ALONE_PATH}"></script>`
   return `<script src="${endpoint}/sdk.js"></script><script>Sessionwatch.init(${JSON.stringify({ ingestKey, endpoint, record: variant === 'recorder' })})</script>`
 }

@@ -1,6 +1,7 @@
 import { record } from '@rrweb/record'
 import { gzipSync, strToU8 } from 'fflate'
 import { RECORD_CHUNK_MS } from '../../common/limits.ts'
+import { RRWEB_OPTIONS } from './rrweb-options.ts'
 import { sendWithRetry, type ChunkQuery, type Delivery, type SendResult } from './transport.ts'
 
 /** What the core SDK lends the recorder: the session, its transport, and the recording options. */
@@ -49,11 +50,9 @@ export type Recording = (() => RecorderStats) & { stop?: () => void }
  */
 const MAX_BUFFER_CHARS = 1_000_000
 /**
- * A closing page compresses at most this much on the spot, at gzip's fastest level (a few ms); more is handed to the
- * asynchronous compressor. The snapshot leaves at once and chunks every chunkMs, so little is left at the close.
+ * Beacons (and keepalive fetches) carry at most 64 KiB in total: what a closing page sends of its last events as plain
+ * JSON, the SDK's own beacon leaving room.
  */
-const SYNC_COMPRESS_MAX_CHARS = 16_000
-/** Beacons (and keepalive fetches) carry at most 64 KiB in total. */
 const BEACON_MAX = 60_000
 const ATTEMPTS = 4
 const REFUSED: SendResult = { ok: false, fatal: true, retryAfterMs: null }
@@ -62,7 +61,6 @@ const META = 4
 const FULL_SNAPSHOT = 2
 
 const rand = () => Math.random().toString(36).slice(2, 10)
-const isPassword = (el: HTMLElement | null) => el instanceof HTMLInputElement && el.type.toLowerCase() === 'password'
 
 /** gzip off the main thread where the browser has CompressionStream (native, asynchronous); fflate on a later task elsewhere. */
 function compress(json: string): Promise<Uint8Array> {
@@ -102,63 +100,82 @@ export function startRecorder(host: RecorderHost): Recording | null {
     })
   }
 
-  /** Sends a compressed chunk: by beacon when the page is closing and it fits, else by fetch with retries. */
+  const query = (id: string): ChunkQuery => ({ sessionKey: host.sessionKey(), chunk: id, sentAt: Date.now(), page: host.page })
+  const count = (data: Uint8Array) => { stats.chunks++; stats.bytes += data.length }
+
+  /** Hands a chunk to the browser's beacon, for a closing page; false when it is too large or the browser refuses it. */
+  const beaconed = (id: string, data: Uint8Array): boolean => {
+    const sent = host.sendChunk && host.beaconChunk
+      ? data.length < BEACON_MAX && host.beaconChunk(query(id), data)
+      : ((payload) => payload.length < BEACON_MAX && host.beacon(payload))(body(id, data))
+    if (sent) count(data)
+    return sent
+  }
+
+  /**
+   * Sends a chunk (its gzip bytes, or a closing page's plain JSON): by beacon when the page is closing and it fits, else
+   * by fetch with retries.
+   */
   const deliver = (id: string, data: Uint8Array, closing: boolean) => {
     if (data.length > host.maxChunkBytes) {
       stats.dropped++
       return
     }
-    const count = () => { stats.chunks++; stats.bytes += data.length }
-    const settle = (delivery: Delivery) => { if (delivery === 'sent') count(); else stats.dropped++ }
-    if (host.sendChunk && host.beaconChunk) {
-      const query: ChunkQuery = { sessionKey: host.sessionKey(), chunk: id, sentAt: Date.now(), page: host.page }
-      if (closing && data.length < BEACON_MAX && host.beaconChunk(query, data)) count()
-      else {
-        const upload = async (d: Uint8Array) => {
-          const result = await (host.sendChunk?.({ ...query, sentAt: Date.now() }, d) ?? REFUSED)
-          if (result.ok && result.full === true) halt(true)
-          return result
-        }
-        void sendWithRetry(upload, data, ATTEMPTS).then(settle)
+    if (closing && beaconed(id, data)) return
+    const settle = (delivery: Delivery) => { if (delivery === 'sent') count(data); else stats.dropped++ }
+    if (host.sendChunk) {
+      const first = query(id)
+      const upload = async (d: Uint8Array) => {
+        const result = await (host.sendChunk?.({ ...first, sentAt: Date.now() }, d) ?? REFUSED)
+        if (result.ok && result.full === true) halt(true)
+        return result
       }
-      return
-    }
-    const payload = body(id, data)
-    if (closing && payload.length < BEACON_MAX && host.beacon(payload)) count()
-    else void sendWithRetry((b: string) => host.send(b), payload, ATTEMPTS).then(settle)
+      void sendWithRetry(upload, data, ATTEMPTS).then(settle)
+    } else void sendWithRetry((b: string) => host.send(b), body(id, data), ATTEMPTS).then(settle)
   }
 
-  /** Chunks still being compressed asynchronously, by id: a closing page sends the small ones itself. */
+  /** Chunks still being compressed asynchronously, by id: a closing page sends them itself. */
   const compressing = new Map<string, string>()
+  const startCompressing = (id: string, json: string, closing: boolean) => {
+    compressing.set(id, json)
+    void compress(json).then((data) => { if (compressing.delete(id)) deliver(id, data, closing) }, () => { if (compressing.delete(id)) stats.dropped++ })
+  }
 
   /**
-   * Takes what is buffered as the next chunk. Normally it is compressed asynchronously and sent when ready. A closing
-   * page may not live to see a promise settle: it compresses on the spot, at gzip's fastest level, its remainder and
-   * the chunks still being compressed, as long as they are small (SYNC_COMPRESS_MAX_CHARS in all); the service stores
+   * Takes what is buffered as the next chunk, compressed asynchronously and sent when ready. A closing page may not
+   * live to see a promise settle, and compressing on the spot would hold up the page the visitor is going to: it
+   * sends its remainder, and the chunks still being compressed, as plain JSON by beacon while they fit in BEACON_MAX
+   * (the service compresses them); only a larger remainder is left to the asynchronous compressor. The service stores
    * a chunk id once, so one that also finishes the slow way is not stored twice.
    */
   const cut = (closing: boolean) => {
-    let budget = closing ? SYNC_COMPRESS_MAX_CHARS : 0
-    const now = (id: string, json: string) => {
-      budget -= json.length
-      deliver(id, gzipSync(strToU8(json), { level: 1 }), true)
-    }
+    let id: string | null = null
+    let json = ''
     if (parts.length > 0) {
-      const id = `${pageId}-${n++}`
-      const json = `[${parts.join(',')}]`
+      id = `${pageId}-${n++}`
+      json = `[${parts.join(',')}]`
       parts = []
       chars = 0
-      if (json.length <= budget) now(id, json)
-      else {
-        compressing.set(id, json)
-        void compress(json).then((data) => { if (compressing.delete(id)) deliver(id, data, closing) }, () => { if (compressing.delete(id)) stats.dropped++ })
+    }
+    if (closing) {
+      let budget = BEACON_MAX
+      const plain = (chunk: string, text: string) => {
+        if (text.length > budget) return false
+        const bytes = new TextEncoder().encode(text)
+        if (bytes.length > budget) return false
+        budget -= bytes.length
+        compressing.delete(chunk)
+        // Plain JSON is larger than gzip, and beacons share 64 KiB in flight with the page's other keepalive requests
+        // (earlier chunks still uploading among them): when the browser refuses it, it is compressed on the spot, at
+        // gzip's fastest level, and tried again (then sent by fetch).
+        if (!beaconed(chunk, bytes)) deliver(chunk, gzipSync(bytes, { level: 1 }), true)
+        return true
       }
+      // The oldest first: a replay missing its last seconds beats one with a gap.
+      for (const [pending, text] of compressing) plain(pending, text)
+      if (id !== null && plain(id, json)) id = null
     }
-    for (const [id, json] of compressing) {
-      if (json.length > budget) continue
-      compressing.delete(id)
-      now(id, json)
-    }
+    if (id !== null) startCompressing(id, json, closing)
   }
 
   // A stopped recorder's listeners stay (the page may still hold them) but do nothing.
@@ -180,25 +197,13 @@ export function startRecorder(host: RecorderHost): Recording | null {
         chars += text.length
         if (++sinceSnapshot > 2) changed = true
         // The snapshot leaves at once (compressed asynchronously), so a page closed soon after has little left to
-        // compress on the spot; a very busy page's buffer leaves early, as a chunk that continues it.
+        // send; a very busy page's buffer leaves early, as a chunk that continues it.
         if ((event.type as number) === FULL_SNAPSHOT || chars > MAX_BUFFER_CHARS) cut(false)
       } catch {
         // As above.
       }
     },
-    maskAllInputs: true,
-    maskInputFn: (text, el) => (isPassword(el) ? '' : '*'.repeat(text.length)),
-    blockClass: 'sw-block',
-    blockSelector: '[data-sw-block]',
-    maskTextClass: 'sw-mask',
-    maskTextSelector: '[data-sw-mask]',
-    ignoreClass: 'sw-ignore',
-    slimDOMOptions: 'all',
-    recordCanvas: false,
-    collectFonts: false,
-    inlineImages: false,
-    sampling: { mousemove: 50, scroll: 150, input: 'last' },
-    errorHandler: () => true,
+    ...RRWEB_OPTIONS,
   })
   if (!stopRrweb) return null
 

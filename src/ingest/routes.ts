@@ -40,7 +40,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         + 'project\'s own maskFields. Text beyond its limit is cut and ends with '
         + `"…[truncated N chars]"; limits: ${textLimitsProse()} `
         + `characters; at most ${MAX_EVENTS_PER_BATCH} events and ${MAX_BATCH_BYTES} bytes per batch. Recording chunks (\`recording\`) are `
-        + 'checked to inflate to rrweb events; one over RECORDING_MAX_CHUNK_BYTES, or past the session\'s '
+        + 'checked to hold rrweb events; one over RECORDING_MAX_CHUNK_BYTES, or past the session\'s '
         + 'RECORDING_MAX_SESSION_BYTES, is dropped and counted rather than refused.',
       security: [{ ingestKeyHeader: [] }],
       querystring: IngestQuery,
@@ -76,10 +76,10 @@ const rawChunkRoute: FastifyPluginCallbackTypebox = (raw, _opts, done) => {
       operationId: 'ingestRecordingChunk',
       tags: ['ingest'],
       summary: 'Store one screen recording chunk, sent as its gzip bytes',
-      description: 'Used by the browser SDK\'s recorder: the body is the gzip-compressed JSON array of rrweb events itself, '
-        + 'with any Content-Type or none (so neither fetch nor sendBeacon needs a CORS preflight); the query says what a batch\'s '
+      description: 'Used by the browser SDK\'s recorder: the body is the gzip-compressed JSON array of rrweb events itself (or the '
+        + 'plain JSON array, which the service compresses: a closing page\'s last events), with any Content-Type or none (so neither fetch nor sendBeacon needs a CORS preflight); the query says what a batch\'s '
         + 'fields would (`sessionKey`, `chunk` for the chunk id, `sentAt`, `page`). Stored exactly as a batch\'s `recording` '
-        + 'entry would be: checked to inflate to rrweb events, dropped and counted over RECORDING_MAX_CHUNK_BYTES or past the '
+        + 'entry would be: checked to hold rrweb events, dropped and counted over RECORDING_MAX_CHUNK_BYTES or past the '
         + 'session\'s RECORDING_MAX_SESSION_BYTES, stored once per chunk id however often it is retried.',
       security: [{ ingestKeyHeader: [] }],
       querystring: RecordingChunkQuery,

@@ -9,7 +9,7 @@ export const RecordingUpload = Type.Object({
   }),
   data: Type.String({
     pattern: '^[A-Za-z0-9+/]*={0,2}$',
-    description: 'Base64 of the gzip-compressed JSON array of rrweb events. The first chunk of a recording opens with a '
+    description: 'Base64 of the gzip-compressed JSON array of rrweb events (or of the plain array, which the service compresses). The first chunk of a recording opens with a '
       + 'full snapshot (Meta + FullSnapshot events); later ones continue the chunk before them unless they open with a new snapshot.',
   }),
 }, { $id: 'RecordingUpload', title: 'RecordingUpload', additionalProperties: false })

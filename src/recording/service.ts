@@ -1,5 +1,5 @@
 import { promisify } from 'node:util'
-import { gunzip as gunzipCb } from 'node:zlib'
+import { gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib'
 import type { Db } from '../db/database.ts'
 import { invalidBody, notFound } from '../errors.ts'
 import { publicProject, type Project, type ProjectContext } from '../projects/service.ts'
@@ -10,6 +10,11 @@ import * as store from '../visits/read.ts'
 import type { ChunkRecord } from '../visits/write.ts'
 
 const gunzip = promisify(gunzipCb)
+const gzip = promisify(gzipCb)
+
+/** gzip's first byte, and `[` with the white space JSON allows before it: what tells compressed from plain data. */
+const GZIP_MAGIC = 0x1f
+const JSON_ARRAY = /^[ \t\r\n]*\[/
 
 /** rrweb event types: a full snapshot opens a replayable chunk, an incremental one changes what came before. */
 const FULL_SNAPSHOT = 2
@@ -24,10 +29,11 @@ export interface RecordingLimits {
 }
 
 /**
- * Checks uploaded chunks and turns them into rows. The data must inflate to a JSON array of rrweb
- * events (objects with a numeric type and timestamp): anything else answers 400, so readers only
- * ever get replayable data. A chunk over the per-chunk limit is not even inflated: it is kept as
- * dropped. Times are corrected exactly like event times, so the replay and the events line up.
+ * Checks uploaded chunks and turns them into rows. The data must be a JSON array of rrweb events (objects with a
+ * numeric type and timestamp), gzip-compressed or — as a closing page sends its last events, so as not to compress
+ * them on the spot — plain, which is compressed here: anything else answers 400, so readers only ever get replayable
+ * gzip data. A chunk over the per-chunk limit is not even inflated: it is kept as dropped. Times are corrected exactly
+ * like event times, so the replay and the events line up.
  */
 export async function decodeChunks(
   uploads: readonly ChunkUpload[], limits: RecordingLimits, toServerTime: (visitorTime: number) => number, now: number,
@@ -35,38 +41,46 @@ export async function decodeChunks(
   return Promise.all(uploads.map(async (upload, i) => {
     const raw = typeof upload.data !== 'string'
     const data = typeof upload.data === 'string' ? Buffer.from(upload.data, 'base64') : upload.data
-    const dropped = (reason: string): ChunkRecord => ({
-      id: upload.id, started_at: now, ended_at: now, events: 0, full_snapshot: 0, bytes: data.length, data: null, dropped: reason,
+    const dropped = (reason: string, bytes = data.length): ChunkRecord => ({
+      id: upload.id, started_at: now, ended_at: now, events: 0, full_snapshot: 0, bytes, data: null, dropped: reason,
     })
-    if (data.length > limits.maxChunkBytes) return dropped('chunk_too_large')
     const field = raw ? 'body' : `recording[${i}].data`
     let json: Buffer
-    try {
-      json = await gunzip(data, { maxOutputLength: MAX_CHUNK_JSON_BYTES })
-    } catch (error) {
-      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return dropped('chunk_too_large')
-      throw invalidBody(`${field} must be ${raw ? '' : 'base64 of '}gzip-compressed JSON (it does not inflate)`, field)
+    let stored = data
+    if (data[0] !== GZIP_MAGIC && JSON_ARRAY.test(data.subarray(0, 64).toString('latin1'))) {
+      if (data.length > MAX_CHUNK_JSON_BYTES) return dropped('chunk_too_large')
+      json = data
+      stored = await gzip(data)
+    } else {
+      if (data.length > limits.maxChunkBytes) return dropped('chunk_too_large')
+      try {
+        json = await gunzip(data, { maxOutputLength: MAX_CHUNK_JSON_BYTES })
+      } catch (error) {
+        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return dropped('chunk_too_large')
+        throw invalidBody(`${field} must be ${raw ? '' : 'base64 of '}gzip-compressed JSON or a JSON array (it is neither)`, field)
+      }
     }
+    if (stored.length > limits.maxChunkBytes) return dropped('chunk_too_large', stored.length)
     const summary = summarize(json)
     if (typeof summary === 'string') throw invalidBody(`${field} ${summary}`, field)
     return {
       id: upload.id, started_at: toServerTime(summary.first), ended_at: toServerTime(summary.last), events: summary.count,
-      full_snapshot: summary.fullSnapshot ? 1 : 0, bytes: data.length, data, dropped: null,
+      full_snapshot: summary.fullSnapshot ? 1 : 0, bytes: stored.length, data: stored, dropped: null,
     }
   }))
 }
 
 interface Summary { count: number; first: number; last: number; fullSnapshot: boolean }
 
-/** Counts and bounds of an inflated chunk, or what is wrong with it. */
+/** Counts and bounds of a chunk's JSON (inflated), or what is wrong with it. */
 export function summarize(json: Buffer): Summary | string {
   let events: unknown
   try {
     events = JSON.parse(json.toString('utf8'))
   } catch {
-    return 'must inflate to JSON (it is not)'
+    return 'must be JSON, plain or gzip-compressed (it is not)'
   }
-  if (!Array.isArray(events) || events.length === 0) return 'must inflate to a non-empty JSON array of rrweb events'
+  if (!Array.isArray(events) || events.length === 0) return 'must be a non-empty JSON array of rrweb events'
   let first = Infinity
   let last = -Infinity
   for (const [k, e] of events.entries()) {

@@ -72,10 +72,11 @@ describe('screen recording, end to end in Chromium', () => {
     const { page: tab, pageErrors } = await openServedPage(browser, base, '/busy', page)
     await tab.waitForFunction('Sessionwatch.stats().recording !== null && Sessionwatch.stats().recording.chunks >= 3', undefined, { timeout: 15_000 })
     await tab.waitForFunction('window.n === 40') // the last update (40 × 50 ms) is made
-    await tab.close({ runBeforeUnload: true })
     const sessionId = await eventually(async () =>
       json<{ sessions: { id: string; entryUrl: string | null }[] }>(await t.get('/api/v1/sessions')).sessions.find((s) => s.entryUrl?.endsWith('/busy'))?.id, 'the busy visit')
-    // The closing page's last chunk travels by beacon: wait until the last update is stored.
+    // Uploads are asynchronous: wait, with the page still open, until the last update is stored. (What this test
+    // checks is that continuations carry every change; a closing page's last chunk is the next test's — under heavy
+    // load Chromium may end a closed tab before its beacon leaves.)
     const { rec, all } = await eventually(async () => {
       const r = json<Recording>(await t.get(`/api/v1/sessions/${sessionId}/recording`))
       let text = ''
@@ -90,6 +91,33 @@ describe('screen recording, end to end in Chromium', () => {
     // milliseconds: the first chunk cut (id …-0) is the one snapshot, the rest continue it.
     assert.deepEqual(rec.chunks.filter((c) => c.fullSnapshot).map((c) => c.id.split('-').at(-1)), ['0'], 'one snapshot, then continuations')
     for (let i = 0; i < 40; i++) assert.ok(all.includes(`update-${i}`), `update-${i} is in the recording`)
+    assert.deepEqual(pageErrors, [])
+    await tab.close()
+  })
+
+  it('a closing page sends its last events as plain JSON by beacon, not compressed on the spot, and they are stored', async () => {
+    const page = `<!doctype html><html><head><meta charset="utf-8"><title>Closing</title></head><body><p id="p">before</p>
+<script src="/sdk.js"></script>
+<script>Sessionwatch.init({ ingestKey: ${JSON.stringify(t.project.ingestKey)}, recordChunkMs: 600000, flushIntervalMs: 300 })</script></body></html>`
+    const { page: tab, pageErrors } = await openServedPage(browser, base, '/closing', page)
+    await tab.waitForFunction('Sessionwatch.stats().recording !== null && Sessionwatch.stats().recording.chunks >= 1', undefined, { timeout: 15_000 })
+    const bodies: Buffer[] = []
+    tab.on('request', (r) => { if (r.url().includes('/ingest/v1/recording')) bodies.push(r.postDataBuffer() ?? Buffer.alloc(0)) })
+    await tab.evaluate('document.getElementById("p").textContent = "LAST-WORDS-BEFORE-CLOSE"')
+    await tab.evaluate('dispatchEvent(new PageTransitionEvent("pagehide", { persisted: false }))')
+    await eventually(() => Promise.resolve(bodies.length > 0 ? true : null), 'the closing chunk\'s request')
+    assert.equal(bodies.length, 1)
+    const body = bodies[0]?.toString() ?? ''
+    assert.ok(body.startsWith('[') && body.includes('LAST-WORDS-BEFORE-CLOSE'), `plain JSON, not gzip: ${body.slice(0, 40)}`)
+    await tab.close()
+    const sessionId = await eventually(async () =>
+      json<{ sessions: { id: string; entryUrl: string | null }[] }>(await t.get('/api/v1/sessions')).sessions.find((s) => s.entryUrl?.endsWith('/closing'))?.id, 'the visit')
+    await eventually(async () => {
+      const r = json<Recording>(await t.get(`/api/v1/sessions/${sessionId}/recording`))
+      let text = ''
+      for (const c of r.chunks) text += (await t.app.inject({ url: `/api/v1/sessions/${sessionId}/recording/chunks/${c.id}`, headers: { authorization: `Bearer ${t.project.apiKey}` } })).body
+      return text.includes('LAST-WORDS-BEFORE-CLOSE') ? true : null
+    }, 'the last words stored')
     assert.deepEqual(pageErrors, [])
   })
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { gzipSync } from 'node:zlib'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { after, before, describe, it } from 'node:test'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
@@ -31,6 +31,23 @@ for (const engine of testEngines()) {
       assert.deepEqual(rec.chunks.map((c) => [c.id, c.fullSnapshot]), [['page1-0', true]])
       const session = json<{ session: { utm: unknown; recording: { chunks: number } } }>(await t.get(`/api/v1/sessions/${stored.sessionId ?? ''}`)).session
       assert.deepEqual(session.utm, { utm_source: 'raw' }, 'the page in the query is the landing page')
+    })
+
+    it('takes the plain JSON array too (a closing page\'s last events), stored compressed and served like any chunk', async () => {
+      const events = rrwebEvents(Date.now() - 3000)
+      const res = await post({ sessionKey: 'raw-chunk-visit-3', chunk: 'page3-7' }, Buffer.from(`\n ${JSON.stringify(events)}`), { 'content-type': 'text/plain;charset=UTF-8' })
+      assert.equal(res.statusCode, 200, res.body)
+      const { sessionId, recording } = json<Result>(res)
+      assert.deepEqual(recording, { accepted: 1, duplicates: 0, dropped: 0, full: false })
+      const chunk = await t.app.inject({
+        url: `/api/v1/sessions/${sessionId ?? ''}/recording/chunks/page3-7`,
+        headers: { authorization: `Bearer ${t.project.apiKey}`, 'accept-encoding': 'gzip' },
+      })
+      assert.equal(chunk.headers['content-encoding'], 'gzip')
+      assert.deepEqual(JSON.parse(gunzipSync(chunk.rawPayload).toString()), events)
+      const bad = await post({ sessionKey: 'raw-chunk-visit-3', chunk: 'page3-8' }, Buffer.from('[{"type":"x"}]'))
+      assert.equal(bad.statusCode, 400)
+      assert.match(json<{ message: string }>(bad).message, /^body event 0 is not an rrweb event/)
     })
 
     it('refuses what is not a recording with a 400 naming it, and a missing or wrong key with 401', async () => {
