@@ -1,6 +1,7 @@
 import { record } from '@rrweb/record'
-import { gzipSync, strToU8 } from 'fflate'
+import { gzipSync } from 'fflate'
 import { RECORD_CHUNK_MS } from '../../common/limits.ts'
+import { makeCompressor } from './compressor.ts'
 import { RRWEB_OPTIONS } from './rrweb-options.ts'
 import { sendWithRetry, type ChunkQuery, type Delivery, type SendResult } from './transport.ts'
 
@@ -62,19 +63,11 @@ const FULL_SNAPSHOT = 2
 
 const rand = () => Math.random().toString(36).slice(2, 10)
 
-/** gzip off the main thread where the browser has CompressionStream (native, asynchronous); fflate on a later task elsewhere. */
-function compress(json: string): Promise<Uint8Array> {
-  if (typeof CompressionStream === 'function') {
-    return new Response(new Blob([json]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer().then((b) => new Uint8Array(b))
-  }
-  return new Promise((resolve) => { setTimeout(() => { resolve(gzipSync(strToU8(json), { level: 6 })) }, 0) })
-}
-
 /**
  * Records the page with rrweb and uploads it in gzip chunks through the ingest endpoint. A full snapshot opens the
  * recording and is taken again at most every `checkoutMs` while the page changes; in between, a chunk leaves every
  * `chunkMs` (or when a busy page fills the buffer) and continues the previous one, so the player, which loads them
- * all, replays them in order. Compression runs outside rrweb's observer callbacks, natively where the browser can.
+ * all, replays them in order. Compression runs outside rrweb's observer callbacks, in a Worker where the page allows one.
  * Privacy by default: every input value is masked (password values are never captured, not even their length);
  * `sw-block` / `data-sw-block` replaces an element with an empty box, `sw-mask` / `data-sw-mask` masks its text,
  * `sw-ignore` stops recording input on it.
@@ -136,6 +129,7 @@ export function startRecorder(host: RecorderHost): Recording | null {
 
   /** Chunks still being compressed asynchronously, by id: a closing page sends them itself. */
   const compressing = new Map<string, string>()
+  const compress = makeCompressor()
   const startCompressing = (id: string, json: string, closing: boolean) => {
     compressing.set(id, json)
     void compress(json).then((data) => { if (compressing.delete(id)) deliver(id, data, closing) }, () => { if (compressing.delete(id)) stats.dropped++ })

@@ -121,6 +121,39 @@ describe('screen recording, end to end in Chromium', () => {
     assert.deepEqual(pageErrors, [])
   })
 
+  it('compresses in a Worker, and where the page\'s CSP forbids one, on the page\'s thread: the recording arrives either way', async () => {
+    const html = (name: string) => `<!doctype html><html><head><meta charset="utf-8"><title>${name}</title></head><body><p id="p">${name}</p>
+<script src="/sdk.js"></script>
+<script>Sessionwatch.init({ ingestKey: ${JSON.stringify(t.project.ingestKey)}, recordChunkMs: 250, flushIntervalMs: 300 })</script></body></html>`
+    for (const [name, csp] of [['WORKER-PAGE', null], ['NO-WORKER-PAGE', "worker-src 'none'"]] as const) {
+      const tab = await browser.newPage()
+      const pageErrors: string[] = []
+      tab.on('pageerror', (e) => pageErrors.push(e.message))
+      const workers: string[] = []
+      tab.on('worker', (w) => workers.push(w.url()))
+      const path = `/${name.toLowerCase()}`
+      await tab.route((url) => url.pathname === path, (route) => route.fulfill({
+        status: 200, contentType: 'text/html; charset=utf-8', body: html(name), headers: csp ? { 'content-security-policy': csp } : {},
+      }))
+      await tab.goto(`${base}${path}`)
+      await tab.waitForFunction('Sessionwatch.stats().recording !== null && Sessionwatch.stats().recording.chunks >= 1', undefined, { timeout: 15_000 })
+      await tab.evaluate('document.getElementById("p").textContent = "CHANGED-" + document.title')
+      await tab.waitForFunction('Sessionwatch.stats().recording.chunks >= 2', undefined, { timeout: 15_000 })
+      if (csp) assert.deepEqual(workers, [], 'the CSP refused the worker')
+      else assert.ok(workers.some((u) => u.startsWith('blob:')), `a compression worker: ${workers.join(', ')}`)
+      const sessionId = await eventually(async () =>
+        json<{ sessions: { id: string; entryUrl: string | null }[] }>(await t.get('/api/v1/sessions')).sessions.find((s) => s.entryUrl?.endsWith(path))?.id, name)
+      await eventually(async () => {
+        const r = json<Recording>(await t.get(`/api/v1/sessions/${sessionId}/recording`))
+        let text = ''
+        for (const c of r.chunks) text += (await t.app.inject({ url: `/api/v1/sessions/${sessionId}/recording/chunks/${c.id}`, headers: { authorization: `Bearer ${t.project.apiKey}` } })).body
+        return text.includes(`CHANGED-${name}`) ? true : null
+      }, `${name}: the change stored`)
+      assert.deepEqual(pageErrors, [])
+      await tab.close()
+    }
+  })
+
   it('serves the recorder cacheably', async () => {
     const res = await fetch(`${base}/sdk/recorder.js`)
     assert.equal(res.status, 200)
