@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util'
 import { chromium, type Browser } from 'playwright-core'
 import { CHROMIUM_ARGS } from '../test/helpers/browser.ts'
 import { build } from 'esbuild'
+import { rrwebPatch } from '../src/assets/rrweb-patch.ts'
 import { PAGES, RRWEB_ALONE_PATH, snippet, VARIANTS, type PageName, type Variant } from './lib/recorder-pages.ts'
 import { ROOT, startService, type RunningService } from './lib/service.ts'
 
@@ -36,15 +37,15 @@ const HEAVY_SECONDS = Number(args.seconds)
 const PAGE_NAMES = args.pages.split(',') as PageName[]
 
 /**
- * rrweb alone, started like the recorder (once the page has loaded) with the recorder's options, its events thrown
- * away: built from this checkout, measured on it only (both trees record with the same rrweb).
+ * rrweb alone, as the recorder bundles it (src/assets/rrweb-patch.ts), started like the recorder (once the page has
+ * loaded) with the recorder's options, its events thrown away: built from this checkout, measured on it only.
  */
 async function rrwebAlone(): Promise<string> {
   const contents = `import { record } from '@rrweb/record'
 import { RRWEB_OPTIONS } from './browser/sdk/rrweb-options.ts'
 const go = () => { record({ ...RRWEB_OPTIONS, emit() {} }) }
 if (document.readyState === 'complete') go(); else addEventListener('load', go)`
-  const out = await build({ stdin: { contents, resolveDir: ROOT, loader: 'ts' }, bundle: true, minify: true, format: 'iife', write: false, logLevel: 'silent' })
+  const out = await build({ stdin: { contents, resolveDir: ROOT, loader: 'ts' }, bundle: true, minify: true, format: 'iife', write: false, logLevel: 'silent', plugins: [rrwebPatch] })
   return out.outputFiles[0]?.text ?? ''
 }
 

@@ -50,11 +50,13 @@ export type Recording = (() => RecorderStats) & { stop?: () => void }
  * cut then continues the previous one: a busy page is never snapshotted again just because it is busy.
  */
 const MAX_BUFFER_CHARS = 1_000_000
-/**
- * Beacons (and keepalive fetches) carry at most 64 KiB in total: what a closing page sends of its last events as plain
- * JSON, the SDK's own beacon leaving room.
- */
+/** Beacons (and keepalive fetches) carry at most 64 KiB in total. */
 const BEACON_MAX = 60_000
+/**
+ * What a closing page sends at most of its last events as plain JSON: a beacon's cost grows with its body (in Chromium
+ * here ~1.7 ms for 16 KB, ~6 ms for 60 KB), and pagehide work should stay within a few milliseconds.
+ */
+const CLOSING_PLAIN_MAX = 16_000
 const ATTEMPTS = 4
 const REFUSED: SendResult = { ok: false, fatal: true, retryAfterMs: null }
 /** rrweb's EventType.Meta, which opens every snapshot, and EventType.FullSnapshot, which follows it. */
@@ -138,38 +140,48 @@ export function startRecorder(host: RecorderHost): Recording | null {
   /**
    * Takes what is buffered as the next chunk, compressed asynchronously and sent when ready. A closing page may not
    * live to see a promise settle, and compressing on the spot would hold up the page the visitor is going to: it
-   * sends its remainder, and the chunks still being compressed, as plain JSON by beacon while they fit in BEACON_MAX
-   * (the service compresses them); only a larger remainder is left to the asynchronous compressor. The service stores
-   * a chunk id once, so one that also finishes the slow way is not stored twice.
+   * sends the chunks still being compressed, then as much of its remainder as fits, as plain JSON by beacon while they
+   * fit in CLOSING_PLAIN_MAX (the service compresses them). The service stores a chunk id once, so one that also
+   * finishes the slow way is not stored twice.
    */
   const cut = (closing: boolean) => {
-    let id: string | null = null
-    let json = ''
-    if (parts.length > 0) {
-      id = `${pageId}-${n++}`
-      json = `[${parts.join(',')}]`
-      parts = []
-      chars = 0
+    const taken = parts
+    parts = []
+    chars = 0
+    if (!closing) {
+      if (taken.length > 0) startCompressing(`${pageId}-${n++}`, `[${taken.join(',')}]`, false)
+      return
     }
-    if (closing) {
-      let budget = BEACON_MAX
-      const plain = (chunk: string, text: string) => {
-        if (text.length > budget) return false
-        const bytes = new TextEncoder().encode(text)
-        if (bytes.length > budget) return false
-        budget -= bytes.length
-        compressing.delete(chunk)
-        // Plain JSON is larger than gzip, and beacons share 64 KiB in flight with the page's other keepalive requests
-        // (earlier chunks still uploading among them): when the browser refuses it, it is compressed on the spot, at
-        // gzip's fastest level, and tried again (then sent by fetch).
-        if (!beaconed(chunk, bytes)) deliver(chunk, gzipSync(bytes, { level: 1 }), true)
-        return true
-      }
-      // The oldest first: a replay missing its last seconds beats one with a gap.
-      for (const [pending, text] of compressing) plain(pending, text)
-      if (id !== null && plain(id, json)) id = null
+    let budget = CLOSING_PLAIN_MAX
+    const plain = (chunk: string, text: string) => {
+      if (text.length > budget) return false
+      const bytes = new TextEncoder().encode(text)
+      if (bytes.length > budget) return false
+      budget -= bytes.length
+      compressing.delete(chunk)
+      // Plain JSON is larger than gzip, and beacons share 64 KiB in flight with the page's other keepalive requests
+      // (earlier chunks still uploading among them): when the browser refuses it, it is compressed on the spot, at
+      // gzip's fastest level, and tried again (then sent by fetch).
+      if (!beaconed(chunk, bytes)) deliver(chunk, gzipSync(bytes, { level: 1 }), true)
+      return true
     }
-    if (id !== null) startCompressing(id, json, closing)
+    // The oldest first: a replay missing its last seconds beats one with a gap.
+    for (const [pending, text] of compressing) plain(pending, text)
+    // Of the remainder, its first events while the beacons can carry them (a chunk continues the one before it, so
+    // only its beginning can leave without a gap); the rest is joined and compressed on a later task — which a page
+    // being unloaded never runs, so its pagehide does not pay for it, and a page that lives on (hidden, or kept in the
+    // back/forward cache) runs.
+    const later = (events: string[]) => {
+      if (events.length === 0) return
+      const id = `${pageId}-${n++}`
+      setTimeout(guard(() => { startCompressing(id, `[${events.join(',')}]`, true) }), 0)
+    }
+    let take = 0
+    for (let size = 2; take < taken.length && (size += (taken[take]?.length ?? 0) + 1) <= budget;) take++
+    if (take > 0 && plain(`${pageId}-${n}`, `[${taken.slice(0, take).join(',')}]`)) {
+      n++
+      later(taken.slice(take))
+    } else later(taken)
   }
 
   // A stopped recorder's listeners stay (the page may still hold them) but do nothing.

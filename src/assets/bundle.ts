@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, type BuildOptions } from 'esbuild'
+import { rrwebPatch } from './rrweb-patch.ts'
 
 export interface SdkBundle {
   /** `<script src>` build: defines window.Sessionwatch. */
@@ -49,7 +50,7 @@ export async function buildSdk(root = repoRoot()): Promise<SdkBundle> {
   const [iife, esm, rec] = await Promise.all([
     build({ ...BROWSER, entryPoints: entry('sdk'), format: 'iife', globalName: 'Sessionwatch' }),
     build({ ...BROWSER, entryPoints: entry('sdk'), format: 'esm' }),
-    build({ ...BROWSER, entryPoints: entry('recorder'), format: 'iife', globalName: 'SessionwatchRecorder' }),
+    build({ ...BROWSER, entryPoints: entry('recorder'), format: 'iife', globalName: 'SessionwatchRecorder', plugins: [rrwebPatch] }),
   ])
   const script = iife.outputFiles[0]?.text ?? ''
   const recorder = rec.outputFiles[0]?.text ?? ''

@@ -154,6 +154,22 @@ describe('screen recording, end to end in Chromium', () => {
     }
   })
 
+  it('starts without adding an iframe to the page (rrweb\'s untainted-prototype check, fixed as it is bundled)', async () => {
+    // The page notes every element added to it before the SDK loads; rrweb unfixed added and removed an iframe.
+    const html = `<!doctype html><html><head><meta charset="utf-8"><title>Frames</title>
+<script>window.added = []; new MutationObserver((rs) => { for (const r of rs) for (const n of r.addedNodes) window.added.push(n.nodeName) })
+  .observe(document, { childList: true, subtree: true })</script></head><body><p>plain page</p>
+<script src="/sdk.js"></script>
+<script>Sessionwatch.init({ ingestKey: ${JSON.stringify(t.project.ingestKey)}, flushIntervalMs: 300 })</script></body></html>`
+    const { page: tab, pageErrors } = await openServedPage(browser, base, '/frames', html)
+    await tab.waitForFunction('Sessionwatch.stats().recording !== null && Sessionwatch.stats().recording.chunks >= 1', undefined, { timeout: 15_000 })
+    const added = await tab.evaluate<string[]>('window.added')
+    assert.ok(added.includes('SCRIPT'), `the recorder's script was seen: ${added.join(', ')}`)
+    assert.ok(!added.includes('IFRAME'), `no iframe: ${added.join(', ')}`)
+    assert.deepEqual(pageErrors, [])
+    await tab.close()
+  })
+
   it('serves the recorder cacheably', async () => {
     const res = await fetch(`${base}/sdk/recorder.js`)
     assert.equal(res.status, 200)
