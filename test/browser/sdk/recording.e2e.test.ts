@@ -9,7 +9,9 @@ interface Recording { recording: { chunks: number; droppedChunks: number }; chun
 
 const shopPage = (ingestKey: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body>
 <h1 id="title">Visible heading</h1>
-<form><input id="email" name="email"><input id="pw" type="password" name="password"></form>
+<form><input id="email" name="email"><input id="pw" type="password" name="password"><input id="cc" name="cardnumber" autocomplete="cc-number">
+<textarea id="ship" name="address"></textarea></form><p>Ship to: <span data-sw-mask id="preview"></span></p>
+<script>document.getElementById('ship').addEventListener('input', (e) => { document.getElementById('preview').textContent = e.target.value })</script>
 <div class="sw-block" id="card">CARD-NUMBER-4111</div>
 <p data-sw-mask id="address">HOME-ADDRESS-42</p>
 <button id="add" type="button" onclick="document.getElementById('title').textContent = 'Changed heading'">Add</button>
@@ -24,11 +26,13 @@ describe('screen recording, end to end in Chromium', () => {
   before(async () => { ({ t, base, browser } = await startBrowserTest()) })
   after(() => closeBrowserTest({ t, browser }))
 
-  it('uploads replayable chunks, with inputs masked, passwords never captured, and blocked and masked elements left out', async () => {
+  it('uploads replayable chunks with no input value (email, password, card number, address, nor its masked echo) and blocked and masked elements left out', async () => {
     const { page, pageErrors } = await openServedPage(browser, base, '/shop', shopPage(t.project.ingestKey))
     await page.waitForFunction('Sessionwatch.stats().recording !== null')
     await page.fill('#email', 'ann@example.com')
     await page.fill('#pw', 'hunter2-secret')
+    await page.fill('#cc', '4111 1111 1111 1111')
+    await page.fill('#ship', '1 Main Street, Springfield')
     await page.waitForFunction('Sessionwatch.stats().recording.chunks >= 1', undefined, { timeout: 15_000 })
     // Activity after a checkout makes the next chunk; an idle page sends none.
     await page.click('#add')
@@ -55,6 +59,8 @@ describe('screen recording, end to end in Chromium', () => {
     assert.ok(all.includes('Visible heading') && all.includes('Changed heading'), 'the page and its change are recorded')
     assert.ok(!all.includes('hunter2'), 'the password is never captured')
     assert.ok(!all.includes('ann@example.com'), 'input values are masked')
+    assert.ok(!all.includes('4111 1111') && !all.includes('4111111'), 'a typed card number is masked')
+    assert.ok(!all.includes('Main Street'), 'the typed address is masked, and so is its echo in an element marked data-sw-mask')
     assert.ok(!all.includes('CARD-NUMBER-4111'), 'sw-block leaves the element out')
     assert.ok(!all.includes('HOME-ADDRESS-42'), 'data-sw-mask masks the text')
     assert.deepEqual(pageErrors, [])
