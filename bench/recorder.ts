@@ -49,7 +49,7 @@ if (document.readyState === 'complete') go(); else addEventListener('load', go)`
   return out.outputFiles[0]?.text ?? ''
 }
 
-interface Tree { name: string; root: string; service?: RunningService; ingestKey?: string; cleanup?: () => void }
+interface Tree { name: string; root: string; service?: RunningService; ingestKey?: string; apiKey?: string; cleanup?: () => void }
 
 /** The trees to compare: this checkout, and a worktree of `--against` unless it is this very commit with no changes. */
 function trees(): Tree[] {
@@ -87,7 +87,36 @@ const PROBE = `(() => {
   }
 })()`
 
-interface Sample { scriptMs: number; tbtMs: number; longTasks: number; driftMs: number | null; heapMB: number; sentKB: number; pagehideMs: number; sdkKB: number; elements: number }
+interface Sample {
+  scriptMs: number; tbtMs: number; longTasks: number; driftMs: number | null; inputDelayMs: number | null; heapMB: number; sentKB: number
+  pagehideMs: number; sdkKB: number; replayPct: number | null; elements: number
+}
+
+/** Clicks on the heavy page's Act button while it runs: the page notes each click's delay to its handler. */
+const CLICKS = 6
+
+/**
+ * The share of the heavy page's update ticks that the service holds in the visit's recording (polled for up to 10 s
+ * while the page stays open, so chunks still uploading arrive): every update replayed is 100 %.
+ */
+async function replayedTicks(tree: Tree, marker: string, ticks: number): Promise<number> {
+  const get = async <T>(url: string) => {
+    const res = await fetch(`${tree.service?.url ?? ''}${url}`, { headers: { authorization: `Bearer ${tree.apiKey ?? ''}` } })
+    return (url.includes('/chunks/') ? await res.text() : await res.json()) as T
+  }
+  let found = 0
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 500))) {
+    const id = (await get<{ sessions: { id: string }[] }>(`/api/v1/sessions?url=${marker}`)).sessions[0]?.id
+    if (id === undefined) continue
+    const seen = new Set<number>()
+    for (const c of (await get<{ chunks: { id: string }[] }>(`/api/v1/sessions/${id}/recording`)).chunks) {
+      for (const m of (await get<string>(`/api/v1/sessions/${id}/recording/chunks/${encodeURIComponent(c.id)}`)).matchAll(/tick-(\d+)/g)) seen.add(Number(m[1]))
+    }
+    found = [...seen].filter((n) => n >= 1 && n <= ticks).length
+    if (found >= ticks) break
+  }
+  return (100 * found) / Math.max(1, ticks)
+}
 
 async function visit(browser: Browser, site: string, tree: Tree, page: PageName, variant: Variant): Promise<Sample> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
@@ -100,8 +129,14 @@ async function visit(browser: Browser, site: string, tree: Tree, page: PageName,
   })
   const cdp = await context.newCDPSession(tab)
   await cdp.send('Performance.enable')
-  await tab.goto(`${site}/${page}?variant=${variant}&tree=${encodeURIComponent(tree.name)}`, { waitUntil: 'load' })
-  if (page === 'heavy') await tab.waitForTimeout(HEAVY_SECONDS * 1000)
+  const marker = `visit${Math.random().toString(36).slice(2, 12)}`
+  await tab.goto(`${site}/${page}?variant=${variant}&tree=${encodeURIComponent(tree.name)}&${marker}`, { waitUntil: 'load' })
+  if (page === 'heavy') {
+    for (let i = 0; i < CLICKS; i++) {
+      await tab.waitForTimeout((HEAVY_SECONDS * 1000) / CLICKS)
+      await tab.click('#act', { timeout: 5000 }).catch(() => undefined)
+    }
+  }
   else if (page === 'form') {
     await tab.waitForTimeout(1000)
     await tab.fill('#name', 'Ann Example')
@@ -115,23 +150,27 @@ async function visit(browser: Browser, site: string, tree: Tree, page: PageName,
   }
   const metrics = (await cdp.send('Performance.getMetrics')).metrics
   const metric = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0
-  const probe = await tab.evaluate<{ longTasks: number[]; drift: number | null; elements: number }>(
-    '({ longTasks: window.__swb.longTasks, drift: window.__drift ?? null, elements: document.getElementsByTagName("*").length })')
+  const probe = await tab.evaluate<{ longTasks: number[]; drift: number | null; delays: number[] | null; elements: number }>(
+    '({ longTasks: window.__swb.longTasks, drift: window.__drift ?? null, delays: window.__inputDelays ?? null, elements: document.getElementsByTagName("*").length })')
   await cdp.send('HeapProfiler.collectGarbage')
   const heap = await cdp.send('Runtime.getHeapUsage')
   const pagehideMs = await tab.evaluate<number>('(dispatchEvent(new PageTransitionEvent("pagehide", { persisted: false })), window.__swb.pagehideMs)')
   await tab.waitForTimeout(500)
   const sent = await tab.evaluate<number>('window.__swb.sent')
+  const ticks = await tab.evaluate<number | null>('window.__ticks ?? null')
+  const replayPct = variant === 'recorder' && ticks !== null ? await replayedTicks(tree, marker, ticks) : null
   await context.close()
   return {
     scriptMs: metric('ScriptDuration') * 1000,
     tbtMs: probe.longTasks.reduce((n, d) => n + Math.max(0, d - 50), 0),
     longTasks: probe.longTasks.length,
     driftMs: probe.drift,
+    inputDelayMs: probe.delays && probe.delays.length > 0 ? median(probe.delays) : null,
     heapMB: heap.usedSize / 1048576,
     sentKB: sent / 1024,
     pagehideMs,
     sdkKB: sdk / 1024,
+    replayPct,
     elements: probe.elements,
   }
 }
@@ -144,9 +183,12 @@ const median = (xs: number[]) => {
 
 const ROWS: [keyof Sample, string, number][] = [
   ['scriptMs', 'main-thread script, ms', 0], ['tbtMs', 'total blocking time, ms', 0], ['longTasks', 'long tasks > 50 ms', 0],
-  ['driftMs', 'page update loop, worst drift, ms', 0], ['heapMB', 'JS heap after GC, MB', 1], ['sentKB', 'bytes sent, KB', 1],
-  ['pagehideMs', 'pagehide handlers, sync ms', 1], ['sdkKB', '/sdk.js + recorder downloaded, KB', 1],
+  ['driftMs', 'page update loop, worst drift, ms', 0], ['inputDelayMs', 'click to handler, median ms', 1], ['heapMB', 'JS heap after GC, MB', 1],
+  ['sentKB', 'bytes sent, KB', 1], ['pagehideMs', 'pagehide handlers, sync ms', 1], ['sdkKB', '/sdk.js + recorder downloaded, KB', 1],
+  ['replayPct', 'update ticks in the stored replay, %', 1],
 ]
+/** Rows measured on the heavy page only. */
+const HEAVY_ONLY = new Set<keyof Sample>(['driftMs', 'inputDelayMs', 'replayPct'])
 
 async function main(): Promise<void> {
   const compared = trees()
@@ -178,7 +220,7 @@ async function main(): Promise<void> {
       tree.service = await startService(`sqlite:${path.join(dir, 'bench.db')}`, {}, tree.root)
       const created = execFileSync(process.execPath, [path.join(tree.root, 'bin', 'sessionwatch.mjs'), 'project', 'create', '--name', 'bench', '--domain', '127.0.0.1', '--json'],
         { cwd: tree.root, env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}` }, encoding: 'utf8' })
-      tree.ingestKey = (JSON.parse(created) as { ingestKey: string }).ingestKey
+      ;({ ingestKey: tree.ingestKey, apiKey: tree.apiKey } = JSON.parse(created) as { ingestKey: string; apiKey: string })
     }
     console.log(`recorder bench: ${PAGE_NAMES.join(', ')}; ${VISITS} visits per variant and tree, alternated; heavy page ${HEAVY_SECONDS} s`)
     for (const page of PAGE_NAMES) {
@@ -216,8 +258,11 @@ function printPage(page: PageName, byTree: Record<string, Record<string, Sample[
   const width = Math.max(...columns.map((c) => c.label.length), 10)
   console.log(`${''.padEnd(36)}${columns.map((c) => c.label.padStart(width + 2)).join('')}`)
   for (const [key, label, digits] of ROWS) {
-    if (key === 'driftMs' && page !== 'heavy') continue
-    const cells = columns.map((c) => median(c.samples.map((s) => s[key] ?? 0)).toFixed(digits).padStart(width + 2))
+    if (HEAVY_ONLY.has(key) && page !== 'heavy') continue
+    const cells = columns.map((c) => {
+      const values = c.samples.map((s) => s[key]).filter((v): v is number => typeof v === 'number')
+      return (values.length === 0 ? '—' : median(values).toFixed(digits)).padStart(width + 2)
+    })
     console.log(`${label.padEnd(36)}${cells.join('')}`)
   }
   for (const [tree, variants] of Object.entries(byTree)) {

@@ -30,19 +30,26 @@ function article(sdk: string): string {
 
 /**
  * About 19,200 elements (a 1,000 × 18 table), 200 cell updates every 50 ms, and three re-renders of a 5,000-row list
- * (at 3, 6 and 9 s). `window.__drift` is the update loop's worst lateness: what the page itself suffers.
+ * (at 3, 6 and 9 s). `window.__drift` is the update loop's worst lateness: what the page itself suffers; each update
+ * also writes `tick-<n>` (`window.__ticks`), which the stored replay must hold; `window.__inputDelays` are the delays
+ * between a click on the Act button and its handler.
  */
 function heavy(sdk: string): string {
   const rows = Array.from({ length: 1000 }, (_, r) => `<tr>${Array.from({ length: 18 }, (_, c) => `<td>${(r * 18 + c) % 997}</td>`).join('')}</tr>`).join('')
   const script = `
   window.__drift = 0
+  window.__ticks = 0
+  window.__inputDelays = []
   const cells = document.querySelectorAll('#grid td')
+  const tick = document.getElementById('tick')
+  document.getElementById('act').addEventListener('click', (e) => { window.__inputDelays.push(performance.now() - e.timeStamp) })
   let last = performance.now()
   setInterval(() => {
     const now = performance.now()
     window.__drift = Math.max(window.__drift, now - last - 50)
     last = now
     for (let i = 0; i < 200; i++) cells[(Math.random() * cells.length) | 0].textContent = String((Math.random() * 1000) | 0)
+    tick.textContent = 'tick-' + (++window.__ticks)
   }, 50)
   const list = document.getElementById('list')
   const render = (n) => {
@@ -56,7 +63,7 @@ function heavy(sdk: string): string {
     list.replaceChildren(frag)
   }
   for (const at of [3000, 6000, 9000]) setTimeout(() => render(at), at)`
-  return shell('Heavy app', `<h1>Dashboard</h1><table id="grid"><tbody>${rows}</tbody></table><div id="list"></div>`, sdk, script)
+  return shell('Heavy app', `<h1>Dashboard</h1><p><span id="tick">tick-0</span> <button id="act" type="button">Act</button></p><table id="grid"><tbody>${rows}</tbody></table><div id="list"></div>`, sdk, script)
 }
 
 /** A checkout form with a live "ship to" preview that echoes the typed address. */
