@@ -100,9 +100,12 @@ export function startRecorder(host: RecorderHost): Recording | null {
 
   /** Hands a chunk to the browser's beacon, for a closing page; false when it is too large or the browser refuses it. */
   const beaconed = (id: string, data: Uint8Array): boolean => {
-    const sent = host.sendChunk && host.beaconChunk
-      ? data.length < BEACON_MAX && host.beaconChunk(query(id), data)
-      : ((payload) => payload.length < BEACON_MAX && host.beacon(payload))(body(id, data))
+    let sent: boolean
+    if (host.sendChunk && host.beaconChunk) sent = data.length < BEACON_MAX && host.beaconChunk(query(id), data)
+    else {
+      const payload = body(id, data)
+      sent = payload.length < BEACON_MAX && host.beacon(payload)
+    }
     if (sent) count(data)
     return sent
   }
@@ -176,8 +179,14 @@ export function startRecorder(host: RecorderHost): Recording | null {
       const id = `${pageId}-${n++}`
       setTimeout(guard(() => { startCompressing(id, `[${events.join(',')}]`, true) }), 0)
     }
+    // How many of the first events fit: the brackets, then each event with its comma.
     let take = 0
-    for (let size = 2; take < taken.length && (size += (taken[take]?.length ?? 0) + 1) <= budget;) take++
+    let size = 2
+    for (const event of taken) {
+      size += event.length + 1
+      if (size > budget) break
+      take++
+    }
     if (take > 0 && plain(`${pageId}-${n}`, `[${taken.slice(0, take).join(',')}]`)) {
       n++
       later(taken.slice(take))
