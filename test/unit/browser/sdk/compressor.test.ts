@@ -16,7 +16,8 @@ function fakeWorker() {
     onerror: null,
     terminate() { terminated = true },
   }
-  const answer = (id: number, data?: Uint8Array) => { worker.onmessage?.({ data: { id, ...(data && { data: data.slice().buffer }) } }) }
+  // Uint8Array.from copies: a Buffer's .buffer (and Buffer#slice's) is the pool it shares with other bytes
+  const answer = (id: number, data?: Uint8Array) => { worker.onmessage?.({ data: { id, ...(data && { data: Uint8Array.from(data).buffer }) } }) }
   const fail = () => { worker.onerror?.({ preventDefault() { /* the page's console stays quiet */ } }) }
   return { worker, sent, answer, fail, terminated: () => terminated }
 }
