@@ -81,10 +81,11 @@ try {
       let dataset: Dataset
       let maps: MapSessions
       let search: SearchData
+      let issueCount: number
       try {
         dataset = await ensureDataset(handle.db, engine, spec, log)
         maps = await ensureMapSessions(handle.db, log)
-        await ensureIssues(handle.db, engine, dataset, log)
+        issueCount = await ensureIssues(handle.db, engine, dataset, log)
         search = await ensureSearch(handle.db, dataset, log)
         if (engine === 'postgres') await sql`analyze`.execute(handle.db)
       } finally {
@@ -93,12 +94,22 @@ try {
     const service = await startService(url)
     const peak = sampleMax(() => service.rss(), 100)
     const offset = Math.min(100_000, Math.floor(spec.sessions / 2))
+    const issueOffset = Math.min(50_000, Math.floor(issueCount / 2))
+    // Issue 16: the page at the same depth through a cursor, the `next` of the page before it (read once, by offset).
+    const cursorAt = async (path: string, depth: number) => {
+      const res = await fetch(`${service.url}${path}?offset=${depth - 50}&limit=50`, { headers: { authorization: `Bearer ${dataset.apiKey}` } })
+      const next = (await res.json() as { next?: string | null }).next
+      if (!next) throw new Error(`${path} at offset ${depth - 50} gave no next cursor`)
+      return next
+    }
     const scenarios: { name: string; route: string; vs: 'ceiling' | 'list' | 'unmapped'; apiKey?: string }[] = [
       { name: 'list: first page, exact total', route: '/api/v1/sessions', vs: 'ceiling' },
       { name: 'list: date= a busy day', route: `/api/v1/sessions?date=${dataset.busyDay}`, vs: 'list' },
       { name: `list: offset=${offset}`, route: `/api/v1/sessions?offset=${offset}`, vs: 'list' },
+      { name: `list: after= a cursor at ${offset}`, route: `/api/v1/sessions?after=${await cursorAt('/api/v1/sessions', offset)}`, vs: 'list' },
       { name: 'issues: first page, exact total', route: '/api/v1/issues', vs: 'list' },
       { name: 'issues: open, exact total', route: '/api/v1/issues?status=open', vs: 'list' },
+      { name: `issues: after= a cursor at ${issueOffset}`, route: `/api/v1/issues?after=${await cursorAt('/api/v1/issues', issueOffset)}`, vs: 'list' },
       { name: 'get: 200 events', route: '/api/v1/sessions/bench-200', vs: 'ceiling' },
       { name: 'get: 10,000 events', route: '/api/v1/sessions/bench-10k', vs: 'ceiling' },
       { name: 'get: 200 errors, no source map', route: `/api/v1/sessions/${maps.unmapped}`, vs: 'ceiling', apiKey: maps.apiKey },

@@ -21,6 +21,8 @@ export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 200
 /** Largest `offset`: 2^53−1, the largest integer a JSON number (and JavaScript) holds exactly, so it is never rounded. */
 export const MAX_OFFSET = 9_007_199_254_740_991
+/** Longest `after` cursor: a list's `next` holds its last row's sort key (an id of at most MAX_SESSION_ID_LENGTH characters) in base64url. */
+export const MAX_CURSOR_LENGTH = 600
 /** Longest session id a path may carry: none is longer, so a longer one is a 404 without a lookup. */
 export const MAX_SESSION_ID_LENGTH = 200
 /** Longest chunk id an upload may carry, so the longest a chunk lookup can match. */

@@ -33,7 +33,8 @@ export function evaluate(rows: Row[]): Check[] {
   for (const engine of [...new Set(rows.map((r) => r.engine))]) {
     add('list first page ≥ 0.25× ceiling', engine, find(rows, engine, 'list: first')?.ratio, (v) => v >= 0.25, '×')
     add('list date= ≥ 0.8× first page', engine, find(rows, engine, 'list: date')?.vsList, (v) => v >= 0.8, '×')
-    add('list offset ≥ 0.5× first page', engine, find(rows, engine, 'list: offset')?.vsList, (v) => v >= 0.5, '×')
+    // Issue 16: a deep page through a cursor (after=) costs about a first page; `offset` keeps the spec's walk, reported beside it.
+    add('list deep page (cursor) ≥ 0.5× first page', engine, find(rows, engine, 'list: after=')?.vsList, (v) => v >= 0.5, '×')
     add('get 200 events ≥ 0.25× ceiling', engine, find(rows, engine, 'get: 200 events')?.ratio, (v) => v >= 0.25, '×')
     // Issue 12: mapping 200 errors' stacks at read time costs at most twice the unmapped read (≥ 0.5× its req/s).
     add('get 200 errors source-mapped ≥ 0.5× unmapped', engine, find(rows, engine, 'get: 200 errors, source-mapped')?.vsUnmapped,

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { IssueParams } from '../issues/schema.ts'
 import { ListQuery, SessionDetailSchema } from '../sessions/schema.ts'
-import { Nullable } from '../shared/schema.ts'
+import { nextField, Nullable } from '../shared/schema.ts'
 import {
   IP_STORAGE_MODES, MAX_HEADLINE_LENGTH, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS,
   MIN_RETENTION_DAYS,
@@ -55,6 +55,6 @@ export const DashboardSession = Type.Object({
 export type DashboardSession = Static<typeof DashboardSession>
 
 export const DashboardSessionList = Type.Object({
-  total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer(), sessions: Type.Array(DashboardSession),
+  total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer(), sessions: Type.Array(DashboardSession), ...nextField('sessions'),
 }, { additionalProperties: false })
 export type DashboardSessionList = Static<typeof DashboardSessionList>

@@ -16,12 +16,15 @@ export const unindexed = (column: string): RawBuilder<number> => sql<number>`+${
 export const unindexedText = (column: string): RawBuilder<string> => sql<string>`(${sql.raw(column)} || '')`
 
 /**
- * `(a, b) > (x, y)`: a keyset page after a row, in the order of a two-column index. Both engines
- * compare row values lexicographically and walk the index from the cursor (an `a > x or (a = x and
- * b > y)` spelling would not use the index on PostgreSQL).
+ * `(a, b) > (x, y)` (`<` for a descending order): a keyset page after a row, in the order of an index on
+ * the columns. Both engines compare row values lexicographically and walk the index from the cursor (an
+ * `a > x or (a = x and b > y)` spelling would not use the index on PostgreSQL). A column may be an
+ * expression (`unindexed`) when the query must not start from that index.
  */
-export const rowAfter = (columns: readonly [string, string], values: readonly [unknown, unknown]): RawBuilder<boolean> =>
-  sql<boolean>`(${sql.raw(columns[0])}, ${sql.raw(columns[1])}) > (${values[0]}, ${values[1]})`
+export const rowAfter = (
+  columns: readonly (string | RawBuilder<unknown>)[], values: readonly unknown[], order: 'asc' | 'desc' = 'asc',
+): RawBuilder<boolean> =>
+  sql<boolean>`(${sql.join(columns.map((c) => (typeof c === 'string' ? sql.raw(c) : c)))}) ${sql.raw(order === 'asc' ? '>' : '<')} (${sql.join(values)})`
 
 /**
  * A partial index's predicate, spelled as its migration spells it, with the constant inline: a

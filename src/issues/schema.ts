@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { ISSUE_VISITS, MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
-import { Nullable, pageQuery, periodQuery, ref } from '../shared/schema.ts'
+import { nextField, Nullable, pageQuery, periodQuery, ref } from '../shared/schema.ts'
 import { EventSchema, ProjectSchema, SessionSchema } from '../sessions/schema.ts'
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
@@ -39,8 +39,9 @@ export const IssueListResponse = Type.Object({
   project: ref(ProjectSchema),
   total: Type.Integer({ description: 'Issues matching the filter in total, ignoring limit and offset.' }),
   limit: Type.Integer({ description: 'Limit applied.' }),
-  offset: Type.Integer({ description: 'Offset applied.' }),
+  offset: Type.Integer({ description: 'Offset applied: the position of the first issue of the page, also of a page after a cursor.' }),
   issues: Type.Array(ref(IssueSchema), { description: 'In the order `sort` names; by default most recent lastSeenAt first, then id descending.' }),
+  ...nextField('issues'),
 }, { $id: 'IssueList', title: 'IssueList', additionalProperties: false })
 
 export const IssueParams = Type.Object({

@@ -3,7 +3,8 @@ import { DEFAULT_LIMIT, ISSUE_VISITS } from '../../common/limits.ts'
 import type { Database, Db } from '../db/database.ts'
 import { notFound } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
-import { countThenPage, parseRange } from '../sessions/service.ts'
+import { countThenPage, parseRange, type ListPage } from '../sessions/service.ts'
+import { listScope, nextCursor, pageStart } from '../shared/cursor.ts'
 import type { EventView, SessionView } from '../sessions/schema.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { toEventView, toSessionView } from '../sessions/views.ts'
@@ -13,11 +14,9 @@ import { setIssueStatus } from '../visits/issues.ts'
 import type { IssueStatus } from '../visits/tables.ts'
 import type { IssueListQuery, IssueView } from './schema.ts'
 
-export interface IssueListResult {
+export interface IssueListResult extends ListPage {
   project: Project
   total: number
-  limit: number
-  offset: number
   issues: IssueView[]
 }
 
@@ -48,11 +47,15 @@ const ORDER = { lastSeen: 'last_seen', events: 'events', sessions: 'sessions' } 
 /** listIssues: most recent last seen first; `from`/`to` select by lastSeenAt. */
 export async function listIssues(db: Db, project: ProjectContext, query: IssueListQuery): Promise<IssueListResult> {
   const filter = { ...parseRange(query), ...(query.status !== undefined && { status: query.status }) }
-  const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 }
-  const [total, rows] = await countThenPage(page.offset,
+  const order = ORDER[query.sort ?? 'lastSeen']
+  const limit = query.limit ?? DEFAULT_LIMIT
+  const scope = listScope('issues', project.id, [filter, order])
+  const { position, after } = pageStart(scope, query, order === 'last_seen' ? ['integer', 'string'] as const : ['integer', 'integer', 'string'] as const)
+  const [total, rows] = await countThenPage(after ? 0 : position,
     () => store.countIssues(db, project.id, filter),
-    () => store.listIssues(db, project.id, filter, page, ORDER[query.sort ?? 'lastSeen']))
-  return { project: publicProject(project), total, ...page, issues: rows.map(toIssueView) }
+    () => store.listIssues(db, project.id, filter, { limit, offset: after ? 0 : position, ...(after && { after }) }, order))
+  const next = nextCursor(scope, position, limit, total, rows, (row) => store.issueKey(row, order))
+  return { project: publicProject(project), total, limit, offset: position, next, issues: rows.map(toIssueView) }
 }
 
 /**

@@ -4,7 +4,7 @@ import {
   MIN_SEARCH_LENGTH, SEARCH_INDEXED_CHARS, SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX,
 } from '../../common/limits.ts'
 import { TYPE_PATTERN } from '../events/types.ts'
-import { Nullable, pageQuery, periodQuery, ref } from '../shared/schema.ts'
+import { nextField, Nullable, pageQuery, periodQuery, ref } from '../shared/schema.ts'
 import { ResolvedFrameSchema } from '../sourcemaps/schema.ts'
 import { viewFields } from '../events/schema.ts'
 import { viewFacts } from '../visits/facts.ts'
@@ -138,10 +138,11 @@ export const ListResponse = Type.Object({
   project: Type.Ref('Project'),
   total: Type.Integer({ description: 'Sessions matching the filter in total, ignoring limit and offset.' }),
   limit: Type.Integer({ description: 'Limit applied.' }),
-  offset: Type.Integer({ description: 'Offset applied.' }),
+  offset: Type.Integer({ description: 'Offset applied: the position of the first session of the page, also of a page after a cursor.' }),
   sessions: Type.Array(Type.Ref('Session'), {
     description: 'Most recent activity first: lastSeenAt descending, then id descending.',
   }),
+  ...nextField('sessions'),
 }, { $id: 'SessionList', title: 'SessionList', additionalProperties: false })
 
 export const SessionParams = Type.Object({

@@ -3,6 +3,7 @@ import { canMatch, type Db } from '../db/database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { invalidParameter } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
+import { listScope, nextCursor, pageStart } from '../shared/cursor.ts'
 import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../shared/time.ts'
 import { DEFAULT_LIMIT, MAX_SEARCH_WORDS, MIN_SEARCH_LENGTH } from '../../common/limits.ts'
 import { browserFamily, osFamily } from '../visits/agent.ts'
@@ -14,12 +15,17 @@ import { streamSession } from './stream.ts'
 import type { EventView, SessionDetailView, SessionView } from './schema.ts'
 import { toDetailView, toEventViews, toSessionView } from './views.ts'
 
-export interface ListResult {
+export interface ListResult extends ListPage {
   project: Project
   total: number
+  sessions: SessionView[]
+}
+
+/** Where a page of a list is: `offset` its first row's position (also after a cursor), `next` the cursor after it. */
+export interface ListPage {
   limit: number
   offset: number
-  sessions: SessionView[]
+  next: string | null
 }
 
 export interface DetailResult {
@@ -62,20 +68,27 @@ export async function listSessions(db: Db, project: ProjectContext, query: ListQ
 /** The list's rows and exact total for a query of the list (the read API's and the dashboard's, the same parameters). */
 export async function listSessionRows(
   db: Db, project: ProjectContext, query: ListQuery, now = Date.now(),
-): Promise<{ total: number; page: { limit: number; offset: number }; rows: store.SessionListRow[] }> {
-  const range = { ...parseRange(query), cutoff: retentionCutoff(project, now) }
-  // The schema fills both defaults; the fallbacks serve direct callers.
-  const page = { limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 }
+): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] }> {
+  const parsed = parseRange(query)
+  const range = { ...parsed, cutoff: retentionCutoff(project, now) }
   const filters = parseFilters(query)
+  // The schema fills the limit's default; the fallback serves direct callers.
+  const limit = query.limit ?? DEFAULT_LIMIT
+  const scope = listScope('sessions', project.id, [parsed, filters])
+  const { position, after } = pageStart(scope, query, ['integer', 'string'] as const)
+  const page = { limit, offset: after ? 0 : position, ...(after && { after }) }
+  const answer = (total: number, rows: store.SessionListRow[]) =>
+    ({ total, rows, page: { limit, offset: position, next: nextCursor(scope, position, limit, total, rows, store.sessionKey) } })
   // No stored value holds U+0000 (PostgreSQL text cannot): such a filter matches nothing.
-  if (!filtersCanMatch(filters)) return { total: 0, page, rows: [] }
+  if (!filtersCanMatch(filters)) return answer(0, [])
   if (!store.isFiltered(filters)) {
     // The day counters count every visit: the count costs no scan, so it runs beside the page.
     const [total, rows] = await countThenPage(page.offset, () => store.countSessions(db, project.id, range),
       () => store.listSessions(db, project.id, range, page))
-    return { total, page, rows }
+    return answer(total, rows)
   }
-  return { page, ...await store.searchSessions(db, project.id, range, page, filters) }
+  const { total, rows } = await store.searchSessions(db, project.id, range, page, filters)
+  return answer(total, rows)
 }
 
 /** The search parameters as store filters: values in their stored spelling (terms: search.ts), `q` split into words and "phrases". */
@@ -117,7 +130,8 @@ export const filtersCanMatch = (f: SessionFilters): boolean =>
 /**
  * The total and one page of rows. A page past the last match is empty without reading it: both
  * engines walk every row an OFFSET skips, so `offset` near MAX_OFFSET would scan the whole project
- * to find nothing. The first page needs its rows whatever the total, so it reads both at once.
+ * to find nothing. The first page (offset 0, as is a page after a cursor) needs its rows whatever the total,
+ * so it reads both at once.
  */
 export async function countThenPage<R>(offset: number, count: () => Promise<number>, rows: () => Promise<R[]>): Promise<[number, R[]]> {
   if (offset === 0) return Promise.all([count(), rows()])

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from '../../common/limits.ts'
+import { DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, MAX_OFFSET } from '../../common/limits.ts'
 import { ERROR_CODES, type ErrorCode } from '../errors.ts'
 import { INSTANT_PATTERN } from './time.ts'
 
@@ -81,12 +81,27 @@ export const periodQuery = (field: string) => ({
   })),
 })
 
-/** `limit` and `offset` of a list of `noun`, as every list of the API pages. */
+/** `limit`, `offset` and `after` of a list of `noun`, as every list of the API pages. */
 export const pageQuery = (noun: string) => ({
   limit: Type.Optional(Type.Integer({
     minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Number of ${noun} to return, 1 to ${MAX_LIMIT}.`,
   })),
   offset: Type.Optional(Type.Integer({
-    minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Number of ${noun} to skip, 0 to ${MAX_OFFSET} (2^53−1).`,
+    minimum: 0, maximum: MAX_OFFSET, default: 0,
+    description: `Number of ${noun} to skip, 0 to ${MAX_OFFSET} (2^53−1). A deep offset costs a walk over every ${noun.replace(/s$/, '')} it skips: `
+      + 'to page through a whole list, follow `next` with `after` instead.',
+  })),
+  after: Type.Optional(Type.String({
+    minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$',
+    description: `Extension: the \`next\` cursor of the previous page; the answer is the page after it, at the cost of a first page however deep. `
+      + 'Repeat the previous request\'s filters (limit may change); not combined with offset.',
+  })),
+})
+
+/** `next` of a list answer: the cursor of the page after this one (the `after` parameter), null on the last page. */
+export const nextField = (noun: string) => ({
+  next: Nullable(Type.String({
+    description: `Extension: pass it as \`after\` (with the same filters) for the page after this one; null when no ${noun} follow. `
+      + `Paging by cursor lists none of the ${noun} twice; one that moves ahead of the cursor meanwhile (new activity) shows on a new first page.`,
   })),
 })

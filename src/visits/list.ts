@@ -5,7 +5,7 @@
 import { sql, type Expression, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
-import { textContains, textMatchRows, textProbe, textSessions, unindexed, unindexedText } from '../db/sql.ts'
+import { rowAfter, textContains, textMatchRows, textProbe, textSessions, unindexed, unindexedText } from '../db/sql.ts'
 import { invalidParameter } from '../errors.ts'
 import { DAY_MS } from '../shared/time.ts'
 import type { SessionTable } from './tables.ts'
@@ -31,16 +31,26 @@ export interface SessionRange {
  * With filters, `plan` says where the planner starts (searchSessions decides it from the exact count).
  */
 export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number }, filters: SessionFilters = {},
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters = {},
   plan: Plan = defaultPlan(filters),
 ): Promise<SessionListRow[]> {
   // From the filter, `+last_seen_at` keeps the planner off the project's lastSeenAt index: it starts from the
   // filter's index or subquery and sorts what it found. (Sorting ids alone first was slower: SQLite then read the
   // whole lastSeenAt index as a covering index, 340 ms instead of 25 ms for 5,000 matches of 1M.)
   const order = plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at')
-  return liveSessions(db, projectId, range, filters, plan)
+  return liveSessions(db, projectId, range, filters, plan, page.after)
     .orderBy(order, 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
 }
+
+/** A page of the list: `limit` rows from `offset`, or after the row whose sort key is `after` (a cursor's). */
+export interface SessionPage {
+  limit: number
+  offset: number
+  after?: SessionKey
+}
+/** A session's place in list order: lastSeenAt (ms), then id. */
+export type SessionKey = readonly [lastSeenAt: number, id: string]
+export const sessionKey = (row: Pick<SessionListRow, 'last_seen_at' | 'id'>): SessionKey => [row.last_seen_at, row.id]
 
 /** The list's filters (API v1 search and the dashboard's); each narrows the list, all must hold. */
 export interface SessionFilters {
@@ -98,11 +108,12 @@ const READ_COST_IN_PROBES = 5
  * then says where the page starts (Plan). A page past the last match is empty without reading it.
  */
 export async function searchSessions(
-  db: Db, projectId: string, range: SessionRange, page: { limit: number; offset: number }, filters: SessionFilters,
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
 ): Promise<{ total: number; rows: SessionListRow[] }> {
   const { total, driver, text } = await countPlanned(db, projectId, range, filters)
   if (page.offset >= total) return { total, rows: [] }
-  // Few matches: start from the driver (or the text index's matches); many: walk the list order.
+  // Few matches: start from the driver (or the text index's matches); many: walk the list order. After a cursor the
+  // walk starts at its key, so it reads as much as a first page: its offset (0) is the depth that counts.
   const probes = (filters.terms?.length ?? 0) + (filters.user === undefined ? 0 : 1) + (filters.issue === undefined ? 0 : 1) + textFilters(filters).length
   const visits = await countSessions(db, projectId, range)
   const fromFilter = total < Math.sqrt((page.limit + page.offset) * visits * probes / READ_COST_IN_PROBES) || (driver === undefined && text === 'index')
@@ -240,10 +251,16 @@ const textFilters = (f: SessionFilters): TextFilter[] => [
 ]
 
 /** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
-export function liveSessions(db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}, plan: Plan = { drive: 'order' }) {
-  const q = matching(db, projectId, filters, plan)
-    .where(plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at'), '>=', range.cutoff)
+export function liveSessions(
+  db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}, plan: Plan = { drive: 'order' }, after?: SessionKey,
+) {
   const day = singleDay(range)
+  const order = plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at')
+  // After a cursor the walk starts at its key, on the index when the order drives, so a deep page costs a first page.
+  // Over one UTC day the cutoff is then checked per row (`+`): with the key's range beside it, SQLite would take the
+  // project's lastSeenAt index for its two ranges and filter the day's rows out of it.
+  let q = matching(db, projectId, filters, plan).where(after && day !== null ? unindexed('last_seen_at') : order, '>=', range.cutoff)
+  if (after) q = q.where(rowAfter([order, 'id'], after, 'desc'))
   if (day !== null) return q.where('start_day', '=', day)
   let ranged = q
   if (range.from !== undefined) ranged = ranged.where('started_at', '>=', range.from)

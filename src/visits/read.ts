@@ -142,13 +142,22 @@ function issuesMatching(db: Db, projectId: string, filter: IssueFilter) {
   return q
 }
 
-/** One page of issues, most recent last seen first (or most events, most visits), id breaking ties. */
+/** The columns an issue order sorts by, all descending: the last is the id, so no two issues tie. */
+const issueOrderColumns = (order: IssueOrder) =>
+  (order === 'last_seen' ? ['last_seen_at', 'id'] as const : [order, 'last_seen_at', 'id'] as const)
+
+/** An issue's place in an order: its values of issueOrderColumns (a cursor's key). */
+export const issueKey = (row: IssueRow, order: IssueOrder): (number | string)[] => issueOrderColumns(order).map((c) => row[c])
+
+/** One page of issues, most recent last seen first (or most events, most visits), id breaking ties; from `offset` or after a key. */
 export function listIssues(
-  db: Db, projectId: string, filter: IssueFilter, page: { limit: number; offset: number }, order: IssueOrder = 'last_seen',
+  db: Db, projectId: string, filter: IssueFilter, page: { limit: number; offset: number; after?: readonly (number | string)[] }, order: IssueOrder = 'last_seen',
 ): Promise<IssueRow[]> {
-  const q = issuesMatching(db, projectId, filter).select(issueColumns)
-  const sorted = order === 'last_seen' ? q.orderBy('last_seen_at', 'desc') : q.orderBy(order, 'desc').orderBy('last_seen_at', 'desc')
-  return sorted.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+  const columns = issueOrderColumns(order)
+  let q = issuesMatching(db, projectId, filter).select(issueColumns)
+  if (page.after) q = q.where(rowAfter(columns, page.after, 'desc'))
+  for (const c of columns) q = q.orderBy(c, 'desc')
+  return q.limit(page.limit).offset(page.offset).execute()
 }
 
 /**

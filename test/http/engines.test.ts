@@ -30,11 +30,17 @@ describe('the engines answer byte for byte alike', { skip: engines.length < 2 ? 
   })
   after(async () => { for (const t of apps) await t.close() })
 
-  /** The raw body, with the one thing that differs by design — the project — blanked out. */
+  /**
+   * The raw body, with the one thing that differs by design — the project — blanked out: in ids, and in a
+   * `next` cursor, whose list fingerprint hashes the project id (shown decoded, without it).
+   */
   const body = async (t: TestApp, url: string) => {
     const res = await t.get(url)
     assert.equal(res.statusCode, 200, res.body)
-    return res.body.replaceAll(t.project.id, 'PROJECT')
+    return res.body.replaceAll(t.project.id, 'PROJECT').replace(/"next":"([A-Za-z0-9_-]+)"/, (_, cursor: string) => {
+      const [version, , ...rest] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[]
+      return `"next":${JSON.stringify([version, 'LIST', ...rest])}`
+    })
   }
 
   const urls = ['/api/v1/sessions', '/api/v1/sessions?limit=3&offset=2', `/api/v1/sessions?date=${at.slice(0, 10)}`,
@@ -47,6 +53,24 @@ describe('the engines answer byte for byte alike', { skip: engines.length < 2 ? 
       for (const t of rest) assert.equal(await body(t, url), expected)
     })
   }
+
+  it('pages by cursor alike: after= walks the ids in byte order on both', async () => {
+    const walks: string[][] = []
+    for (const t of apps) {
+      const pages: string[] = []
+      let next: string | null = ''
+      while (next !== null) {
+        const res = await t.get(`/api/v1/sessions?limit=3${next ? `&after=${next}` : ''}`)
+        assert.equal(res.statusCode, 200, res.body)
+        next = res.json<{ next: string | null }>().next
+        pages.push(res.body.replaceAll(t.project.id, 'PROJECT').replace(/"next":"[^"]*"/, '"next":"…"'))
+      }
+      walks.push(pages)
+    }
+    const [first, ...rest] = walks
+    assert.equal(first?.length, 4)
+    for (const w of rest) assert.deepEqual(w, first)
+  })
 
   it('orders ids by bytes', async () => {
     const [first] = apps

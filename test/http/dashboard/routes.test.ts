@@ -106,6 +106,14 @@ for (const engine of testEngines()) {
       const list = async (q: string) => json<{ total: number; sessions: { id: string }[] }>(
         await call('GET', `/projects/${owner.id}/sessions${q}`))
       assert.equal((await list('')).total, 3)
+      // The dashboard's list pages by the read API's cursor too.
+      const all = (await list('')).sessions.map((s) => s.id)
+      const first = json<{ next: string | null; sessions: { id: string }[] }>(await call('GET', `/projects/${owner.id}/sessions?limit=2`))
+      assert.ok(first.next !== null)
+      const rest = json<{ next: string | null; offset: number; sessions: { id: string }[] }>(
+        await call('GET', `/projects/${owner.id}/sessions?limit=2&after=${first.next}`))
+      assert.deepEqual([...first.sessions, ...rest.sessions].map((s) => s.id), all)
+      assert.deepEqual([rest.offset, rest.next], [2, null])
       const errors = await list('?errors=true')
       assert.deepEqual([errors.total, errors.sessions.map((s) => s.id)], [1, [broken.sessionId]])
       assert.deepEqual((await list('?recording=true')).sessions.map((s) => s.id), [recorded.sessionId])

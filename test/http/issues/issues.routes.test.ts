@@ -46,7 +46,7 @@ for (const engine of testEngines()) {
       const res = await t.get('/api/v1/issues')
       assert.equal(res.statusCode, 200)
       const body = json<IssueList & { project: unknown }>(res)
-      assert.deepEqual(Object.keys(body), ['project', 'total', 'limit', 'offset', 'issues'])
+      assert.deepEqual(Object.keys(body), ['project', 'total', 'limit', 'offset', 'issues', 'next'])
       assert.equal(body.total, 3)
       const order = body.issues.find((i) => i.type === 'ERROR' && i.title.startsWith('TypeError'))
       assert.ok(order, 'the order bug is one issue')

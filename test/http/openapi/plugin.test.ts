@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { MAX_CURSOR_LENGTH } from '../../../common/limits.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 
 type Media = Record<string, { schema: { $ref?: string } }>
@@ -11,7 +12,7 @@ interface Doc {
   openapi: string
   info: { version: string; description: string }
   paths: Record<string, Record<string, Op>>
-  components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }>; securitySchemes: Record<string, Record<string, string>> }
+  components: { schemas: Record<string, { properties: Record<string, { type?: unknown }>; required?: string[] }>; securitySchemes: Record<string, Record<string, string>> }
 }
 
 describe('OpenAPI document', () => {
@@ -43,8 +44,10 @@ describe('OpenAPI document', () => {
 
   it('states the parameter bounds and defaults of the spec', () => {
     const params = Object.fromEntries((doc.paths['/api/v1/sessions']?.get?.parameters ?? []).map((p) => [p.name, p]))
-    assert.deepEqual(Object.keys(params).sort(), ['browser', 'country', 'date', 'errors', 'from', 'issue', 'limit', 'offset', 'os', 'q', 'recording',
+    assert.deepEqual(Object.keys(params).sort(), ['after', 'browser', 'country', 'date', 'errors', 'from', 'issue', 'limit', 'offset', 'os', 'q', 'recording',
       'status', 'tag.{key}', 'to', 'type', 'url', 'user'])
+    assert.deepEqual(params.after?.schema, { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' })
+    assert.deepEqual(doc.components.schemas.SessionList?.properties.next?.type, ['string', 'null'], 'every list answer carries next')
     assert.deepEqual(params.limit?.schema, { type: 'integer', minimum: 1, maximum: 200, default: 50 })
     assert.deepEqual(params.offset?.schema, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
     assert.ok(Object.values(params).every((p) => p.in === 'query' && p.required !== true))
@@ -129,7 +132,8 @@ describe('OpenAPI document', () => {
     assert.equal(list?.operationId, 'listIssues')
     assert.equal(get?.operationId, 'getIssue')
     assert.deepEqual(list.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
-    assert.deepEqual((list.parameters ?? []).map((p) => p.name).sort(), ['from', 'limit', 'offset', 'sort', 'status', 'to'])
+    assert.deepEqual((list.parameters ?? []).map((p) => p.name).sort(), ['after', 'from', 'limit', 'offset', 'sort', 'status', 'to'])
+    assert.deepEqual(doc.components.schemas.IssueList?.properties.next?.type, ['string', 'null'])
     assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404', '503'])
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/issues')), ['/api/v1/issues', '/api/v1/issues/{id}'])
   })

@@ -51,7 +51,7 @@ for (const engine of testEngines()) {
       assert.equal(res.statusCode, 200)
       assert.match(String(res.headers['content-type']), /^application\/json/)
       const body = json<ListBody>(res)
-      assert.deepEqual(Object.keys(body), ['project', 'total', 'limit', 'offset', 'sessions'])
+      assert.deepEqual(Object.keys(body), ['project', 'total', 'limit', 'offset', 'sessions', 'next'])
       assert.deepEqual(body.project, { id: t.project.id, name: 'Shop', domain: 'shop.example' })
       assert.equal(body.total, 6)
       assert.equal(body.limit, 50, 'limit defaults to 50')

@@ -54,6 +54,16 @@ const CASES: Case[] = [
     indexes: [{ uses: 'sessions_day_last_seen_idx' }],
   },
   {
+    name: 'list: page after a cursor (after=): the lastSeenAt index from the cursor\'s key on',
+    run: (db, p) => listSessions(db, p, { cutoff: 0 }, { ...PAGE, after: [DAY, 'x'] }),
+    indexes: [{ uses: 'sessions_last_seen_idx' }],
+  },
+  {
+    name: 'list: one UTC day, after a cursor',
+    run: (db, p) => listSessions(db, p, { from: DAY, to: DAY + DAY_MS, cutoff: 0 }, { ...PAGE, after: [DAY, 'x'] }),
+    indexes: [{ uses: 'sessions_day_last_seen_idx' }],
+  },
+  {
     name: 'list: many visits have the term (errors=true): walk the list order, probe the term',
     run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { terms: [term.errors] }, { drive: 'order' }),
     indexes: [{ uses: 'sessions_last_seen_idx' }],
@@ -104,6 +114,16 @@ const CASES: Case[] = [
     run: (db, p) => listIssues(db, p, {}, PAGE),
     // Both lead with project_id; on a few test rows PostgreSQL may take either (the benchmark measures the real choice).
     indexes: [{ uses: ['issues_seen_idx', 'issues_status_seen_idx'] }],
+  },
+  {
+    name: 'issues: page after a cursor',
+    run: (db, p) => listIssues(db, p, {}, { ...PAGE, after: [DAY, 'x'] }),
+    indexes: [{ uses: ['issues_seen_idx', 'issues_status_seen_idx'] }],
+  },
+  {
+    name: 'issues: one status, after a cursor',
+    run: (db, p) => listIssues(db, p, { status: 'open' }, { ...PAGE, after: [DAY, 'x'] }),
+    indexes: [{ uses: 'issues_status_seen_idx' }],
   },
   {
     name: 'issues: one status',

@@ -4,6 +4,12 @@ select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user
 -- list: one UTC day (date=)
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and "last_seen_at" >= $2 and "start_day" = $3 order by "last_seen_at" desc, "id" desc limit $4 offset $5;
 
+-- list: page after a cursor (after=): the lastSeenAt index from the cursor's key on
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and "last_seen_at" >= $2 and (last_seen_at, id) < ($3, $4) order by "last_seen_at" desc, "id" desc limit $5 offset $6;
+
+-- list: one UTC day, after a cursor
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and +last_seen_at >= $2 and (last_seen_at, id) < ($3, $4) and "start_day" = $5 order by "last_seen_at" desc, "id" desc limit $6 offset $7;
+
 -- list: many visits have the term (errors=true): walk the list order, probe the term
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = $2 and "t"."session_id" = "sessions"."id") and "last_seen_at" >= $3 order by "last_seen_at" desc, "id" desc limit $4 offset $5;
 
@@ -36,6 +42,12 @@ select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user
 
 -- issues: first page
 select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 order by "last_seen_at" desc, "id" desc limit $2 offset $3;
+
+-- issues: page after a cursor
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 and (last_seen_at, id) < ($2, $3) order by "last_seen_at" desc, "id" desc limit $4 offset $5;
+
+-- issues: one status, after a cursor
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 and "status" = $2 and (last_seen_at, id) < ($3, $4) order by "last_seen_at" desc, "id" desc limit $5 offset $6;
 
 -- issues: one status
 select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 and "status" = $2 order by "last_seen_at" desc, "id" desc limit $3 offset $4;

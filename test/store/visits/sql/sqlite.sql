@@ -4,6 +4,12 @@ select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user
 -- list: one UTC day (date=)
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and "start_day" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
+-- list: page after a cursor (after=): the lastSeenAt index from the cursor's key on
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and (last_seen_at, id) < (?, ?) order by "last_seen_at" desc, "id" desc limit ? offset ?;
+
+-- list: one UTC day, after a cursor
+select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and +last_seen_at >= ? and (last_seen_at, id) < (?, ?) and "start_day" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+
 -- list: many visits have the term (errors=true): walk the list order, probe the term
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and exists (select "t"."session_id" from "session_terms" as "t" where "t"."project_id" = "sessions"."project_id" and "t"."term" = ? and "t"."session_id" = "sessions"."id") and "last_seen_at" >= ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
@@ -36,6 +42,12 @@ select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user
 
 -- issues: first page
 select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+
+-- issues: page after a cursor
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? and (last_seen_at, id) < (?, ?) order by "last_seen_at" desc, "id" desc limit ? offset ?;
+
+-- issues: one status, after a cursor
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? and "status" = ? and (last_seen_at, id) < (?, ?) order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
 -- issues: one status
 select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? and "status" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
