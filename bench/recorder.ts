@@ -23,6 +23,7 @@ import { build } from 'esbuild'
 import { rrwebPatch } from '../src/assets/rrweb-patch.ts'
 import { PAGES, RRWEB_ALONE_PATH, snippet, VARIANTS, type PageName, type Variant } from './lib/recorder-pages.ts'
 import { ROOT, startService, type RunningService } from './lib/service.ts'
+import { compareTrees, type Tree as BaseTree } from './lib/trees.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -49,23 +50,7 @@ if (document.readyState === 'complete') go(); else addEventListener('load', go)`
   return out.outputFiles[0]?.text ?? ''
 }
 
-interface Tree { name: string; root: string; service?: RunningService; ingestKey?: string; apiKey?: string; cleanup?: () => void }
-
-/** The trees to compare: this checkout, and a worktree of `--against` unless it is this very commit with no changes. */
-function trees(): Tree[] {
-  const git = (...a: string[]) => execFileSync('git', a, { cwd: ROOT, encoding: 'utf8' }).trim()
-  const head = git('rev-parse', 'HEAD')
-  const against = git('rev-parse', args.against)
-  const dirty = git('status', '--porcelain', '--untracked-files=no') !== ''
-  if (head === against && !dirty) return [{ name: `${args.against} = branch`, root: ROOT }]
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-recorder-main-'))
-  git('worktree', 'add', '--detach', dir, against)
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'))
-  return [
-    { name: args.against, root: dir, cleanup: () => { git('worktree', 'remove', '--force', dir) } },
-    { name: 'branch', root: ROOT },
-  ]
-}
+interface Tree extends BaseTree { service?: RunningService; ingestKey?: string; apiKey?: string }
 
 /** What the page cannot report from outside: long tasks, how long `pagehide` listeners run, the bytes it uploads. */
 const PROBE = `(() => {
@@ -191,7 +176,7 @@ const ROWS: [keyof Sample, string, number][] = [
 const HEAVY_ONLY = new Set<keyof Sample>(['driftMs', 'inputDelayMs', 'replayPct'])
 
 async function main(): Promise<void> {
-  const compared = trees()
+  const compared: Tree[] = compareTrees(args.against, (line) => { process.stderr.write(`${line}\n`) }, 'sw-recorder-main-')
   const branch = compared.at(-1)
   const alone = await rrwebAlone()
   const site = http.createServer((req, res) => {

@@ -4,9 +4,10 @@
  * dataset and short runs (CI runs it to prove the benchmark works; it asserts nothing about
  * timings, and judges none of the targets). `--ingest-only` runs the ingest scenarios alone (no dataset: they
  * write to a fresh database), for comparing ingest changes back to back. Options: --engines sqlite,postgres
- * --seconds N --connections N.
- * Prints a table of req/s, p50, p99 and ratios; writes bench/results.json (tracked), or in quick and ingest-only
- * mode the gitignored bench/results.quick.json.
+ * --seconds N --connections N, and --against <commit> (default main; none for this checkout alone): that commit's
+ * benchmark runs first, in a worktree, and both are printed side by side.
+ * Prints a table of req/s, p50, p99, ratios and each scenario's peak RSS; writes bench/results.json (tracked), or in
+ * quick and ingest-only mode the gitignored bench/results.quick.json.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -29,11 +30,12 @@ import { load, type LoadResult } from './lib/load.ts'
 import { sampleMax, startCeiling } from './lib/processes.ts'
 import { ROOT, startService } from './lib/service.ts'
 import { ensureMapSessions, type MapSessions } from './lib/sourcemaps.ts'
-import { evaluate, printReport, resultsFile, verdict, type Row } from './lib/report.ts'
+import { evaluate, printComparison, printReport, resultsFile, verdict, type Row } from './lib/report.ts'
+import { compareTrees, type Tree } from './lib/trees.ts'
 
 const { values } = parseArgs({ options: {
   quick: { type: 'boolean', default: false }, 'ingest-only': { type: 'boolean', default: false }, engines: { type: 'string', default: 'sqlite,postgres' },
-  seconds: { type: 'string' }, connections: { type: 'string', default: '50' },
+  seconds: { type: 'string' }, connections: { type: 'string', default: '50' }, against: { type: 'string', default: 'main' },
 } })
 const quick = values.quick
 const ingestOnly = values['ingest-only']
@@ -69,6 +71,11 @@ async function measure(url: string, route: string, apiKey?: string): Promise<Loa
   return load({ url, path: route, seconds, connections, headers })
 }
 
+// Issue 16: the tree compared with (a worktree of --against, main by default) runs the same benchmark first, in its own
+// process and on its own dataset (bench/data-against), and its figures are printed beside this checkout's.
+const compared = process.env.SW_BENCH_COMPARED === '1' ? [] : compareTrees(values.against, log).slice(0, -1)
+const against = compared[0] ? await runAgainst(compared[0]) : null
+
 try {
   const ceiling = await startCeiling()
   for (const engine of engines) {
@@ -92,6 +99,9 @@ try {
         await handle.close()
     }
     const service = await startService(url)
+    // Idle: started, migrated, browser assets built, before any request.
+    const idleRss = await service.rss()
+    rows.push({ engine, scenario: 'idle RSS (MB)', bytes: 0, requests: 0, rps: idleRss / 1048576, p50: 0, p99: 0, non2xx: 0, errors: 0, seconds: 0 })
     const peak = sampleMax(() => service.rss(), 100)
     const offset = Math.min(100_000, Math.floor(spec.sessions / 2))
     const issueOffset = Math.min(50_000, Math.floor(issueCount / 2))
@@ -125,10 +135,13 @@ try {
       log(`${s.name}: ${bytes} bytes; ceiling…`)
       const ceil = await measure(ceiling.url, `/ceiling/${bytes}`)
       log(`${s.name}: service…`)
+      // Issue 16: the RSS peak of each scenario, to tell which answers drive the service's memory.
+      const scenarioPeak = sampleMax(() => service.rss(), 20)
       const result = await measure(service.url, s.route, apiKey)
+      const peakRssMB = await scenarioPeak.stop() / 1048576
       if (s.route === '/api/v1/sessions') listRps = result.rps
       if (s.route.endsWith(maps.unmapped)) unmappedRps = result.rps
-      rows.push({ engine, scenario: s.name, bytes, ...result, ceiling: ceil.rps, ratio: result.rps / ceil.rps,
+      rows.push({ engine, scenario: s.name, bytes, ...result, peakRssMB, ceiling: ceil.rps, ratio: result.rps / ceil.rps,
         vsList: s.vs === 'list' ? result.rps / listRps : undefined, vsUnmapped: s.vs === 'unmapped' ? result.rps / unmappedRps : undefined })
     }
     // Issue 13: each search filter, and pairs of them, one request at a time: p50 is the service time of a first page
@@ -206,9 +219,38 @@ try {
 
 const checks = evaluate(rows)
 printReport(rows, checks, !quick && !ingestOnly)
+if (against) printComparison(against.name, against.rows, rows)
 const out = resultsFile(ROOT, quick || ingestOnly)
 fs.writeFileSync(out, `${JSON.stringify({ measuredAt: new Date().toISOString(), quick, seconds, connections, node: process.version,
-  cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), dataset: spec, rows,
+  cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), dataset: spec, rows, ...(against && { against }),
   checks: quick || ingestOnly ? checks.map((c) => ({ target: c.target, engine: c.engine, value: c.value, result: verdict(c, false) })) : checks },
 null, 2)}\n`)
 log(`written ${path.relative(process.cwd(), out)}`)
+
+/**
+ * The benchmark of the compared tree, run in its worktree with this run's options (not --against: SW_BENCH_COMPARED
+ * stops a tree that knows it from comparing again), its table on stderr; its rows are read from its results file.
+ * The full dataset of that tree lives in bench/data-against, kept between runs like bench/data.
+ */
+async function runAgainst(tree: Tree): Promise<{ name: string; commit: string; rows: Row[] }> {
+  const { spawn } = await import('node:child_process')
+  if (!scratch) {
+    const data = path.join(ROOT, 'bench', 'data-against')
+    fs.mkdirSync(data, { recursive: true })
+    fs.symlinkSync(data, path.join(tree.root, 'bench', 'data'))
+  }
+  const forwarded = [...(quick ? ['--quick'] : []), ...(ingestOnly ? ['--ingest-only'] : []), '--engines', values.engines,
+    ...(values.seconds === undefined ? [] : ['--seconds', values.seconds]), '--connections', values.connections]
+  log(`== ${tree.name} (${tree.commit.slice(0, 12)}), in ${tree.root}`)
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', 'run.ts'), ...forwarded],
+      { cwd: tree.root, env: { ...process.env, SW_BENCH_COMPARED: '1' }, stdio: ['ignore', process.stderr, 'inherit'] })
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+    if (code !== 0) throw new Error(`the benchmark of ${tree.name} exited with ${String(code)}`)
+    const results = JSON.parse(fs.readFileSync(resultsFile(tree.root, quick || ingestOnly), 'utf8')) as { rows: Row[] }
+    log(`== branch (this checkout)`)
+    return { name: tree.name, commit: tree.commit, rows: results.rows }
+  } finally {
+    tree.cleanup?.()
+  }
+}

@@ -11,6 +11,8 @@ export interface Row extends LoadResult {
   /** Throughput of getSession with its stacks source-mapped, against the same session without a map. */
   vsUnmapped?: number
   rssGrowthMB?: number
+  /** The service's largest RSS while this scenario ran. */
+  peakRssMB?: number
   cpuMsPerBatch?: number
 }
 
@@ -61,7 +63,7 @@ export function evaluate(rows: Row[]): Check[] {
     }
     add('peak RSS ≤ 150 MB', engine, find(rows, engine, 'peak RSS')?.rps, (v) => v <= 150, ' MB')
   }
-  for (const r of rows.filter((x) => x.engine === 'postgres' && x.rssGrowthMB === undefined && !x.scenario.startsWith('peak'))) {
+  for (const r of rows.filter((x) => x.engine === 'postgres' && x.rssGrowthMB === undefined && !/^(peak|idle) RSS/.test(x.scenario))) {
     const base = find(rows, 'sqlite', r.scenario)
     if (base) add(`PostgreSQL ≥ 0.7× SQLite: ${r.scenario}`, 'postgres', r.rps / base.rps, (v) => v >= 0.7, '×')
   }
@@ -84,7 +86,34 @@ export function printReport(rows: Row[], checks: Check[], judged: boolean): void
     engine: r.engine, scenario: r.scenario, 'req/s': round(r.rps), 'p50 ms': r.p50, 'p99 ms': r.p99,
     'ceiling req/s': r.ceiling === undefined ? '' : round(r.ceiling), '× ceiling': r.ratio === undefined ? '' : round(r.ratio),
     '× first page': r.vsList === undefined ? '' : round(r.vsList), '× unmapped': r.vsUnmapped === undefined ? '' : round(r.vsUnmapped),
-    bytes: r.bytes || '', errors: r.non2xx + r.errors,
+    bytes: r.bytes || '', errors: r.non2xx + r.errors, 'peak RSS MB': r.peakRssMB === undefined ? '' : round(r.peakRssMB),
   })))
   console.table(checks.map((c) => ({ target: c.target, engine: c.engine, measured: c.value, result: verdict(c, judged) })))
+}
+
+/** Every scenario of both runs, side by side: the compared tree's figures, this checkout's, and their ratio. */
+export function comparisonRows(name: string, base: Row[], branch: Row[]): Record<string, string | number>[] {
+  const key = (r: Row) => `${r.engine}\u0000${r.scenario}`
+  const before = new Map(base.map((r) => [key(r), r]))
+  const after = new Map(branch.map((r) => [key(r), r]))
+  const lines: Record<string, string | number>[] = []
+  // This checkout's scenarios in its order, then those only the compared tree has.
+  for (const k of new Set([...after.keys(), ...before.keys()])) {
+    const old = before.get(k)
+    const now = after.get(k)
+    const any = now ?? old
+    if (!any) continue
+    lines.push({
+      engine: any.engine, scenario: any.scenario,
+      [`${name} req/s`]: old ? round(old.rps) : '', 'branch req/s': now ? round(now.rps) : '',
+      [`branch ÷ ${name}`]: old && now && old.rps > 0 ? round(now.rps / old.rps) : '',
+      [`${name} p50 ms`]: old?.p50 ?? '', 'branch p50 ms': now?.p50 ?? '',
+    })
+  }
+  return lines
+}
+
+export function printComparison(name: string, base: Row[], branch: Row[]): void {
+  console.log(`\n${name} and this checkout (branch), side by side: req/s is events/s for ingest and MB for the RSS rows; a ratio above 1 is the branch faster (for RSS: larger)`)
+  console.table(comparisonRows(name, base, branch))
 }
