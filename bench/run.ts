@@ -9,6 +9,7 @@
  * Prints a table of req/s, p50, p99, ratios and each scenario's peak RSS; writes bench/results.json (tracked), or in
  * quick and ingest-only mode the gitignored bench/results.quick.json.
  */
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -233,7 +234,6 @@ log(`written ${path.relative(process.cwd(), out)}`)
  * The full dataset of that tree lives in bench/data-against, kept between runs like bench/data.
  */
 async function runAgainst(tree: Tree): Promise<{ name: string; commit: string; rows: Row[] }> {
-  const { spawn } = await import('node:child_process')
   if (!scratch) {
     const data = path.join(ROOT, 'bench', 'data-against')
     fs.mkdirSync(data, { recursive: true })

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { DEFAULT_LIMIT, ISSUE_VISITS } from '../../common/limits.ts'
+import { ISSUE_VISITS } from '../../common/limits.ts'
 import type { Database, Db } from '../db/database.ts'
 import { notFound } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
@@ -48,14 +48,13 @@ const ORDER = { lastSeen: 'last_seen', events: 'events', sessions: 'sessions' } 
 export async function listIssues(db: Db, project: ProjectContext, query: IssueListQuery): Promise<IssueListResult> {
   const filter = { ...parseRange(query), ...(query.status !== undefined && { status: query.status }) }
   const order = ORDER[query.sort ?? 'lastSeen']
-  const limit = query.limit ?? DEFAULT_LIMIT
   const scope = listScope('issues', project.id, [filter, order])
-  const { position, after } = pageStart(scope, query, order === 'last_seen' ? ['integer', 'string'] as const : ['integer', 'integer', 'string'] as const)
-  const [total, rows] = await countThenPage(after ? 0 : position,
+  const { position, page } = pageStart(scope, query, store.issueKeyShape(order))
+  const [total, rows] = await countThenPage(page.offset,
     () => store.countIssues(db, project.id, filter),
-    () => store.listIssues(db, project.id, filter, { limit, offset: after ? 0 : position, ...(after && { after }) }, order))
-  const next = nextCursor(scope, position, limit, total, rows, (row) => store.issueKey(row, order))
-  return { project: publicProject(project), total, limit, offset: position, next, issues: rows.map(toIssueView) }
+    () => store.listIssues(db, project.id, filter, page, order))
+  const next = nextCursor(scope, position, page.limit, total, rows, (row) => store.issueKey(row, order))
+  return { project: publicProject(project), total, limit: page.limit, offset: position, next, issues: rows.map(toIssueView) }
 }
 
 /**

@@ -5,7 +5,7 @@ import { invalidParameter } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
 import { listScope, nextCursor, pageStart } from '../shared/cursor.ts'
 import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../shared/time.ts'
-import { DEFAULT_LIMIT, MAX_SEARCH_WORDS, MIN_SEARCH_LENGTH } from '../../common/limits.ts'
+import { MAX_SEARCH_WORDS, MIN_SEARCH_LENGTH } from '../../common/limits.ts'
 import { browserFamily, osFamily } from '../visits/agent.ts'
 import { term } from '../visits/search.ts'
 import type { SessionFilters } from '../visits/read.ts'
@@ -72,13 +72,11 @@ export async function listSessionRows(
   const parsed = parseRange(query)
   const range = { ...parsed, cutoff: retentionCutoff(project, now) }
   const filters = parseFilters(query)
-  // The schema fills the limit's default; the fallback serves direct callers.
-  const limit = query.limit ?? DEFAULT_LIMIT
   const scope = listScope('sessions', project.id, [parsed, filters])
-  const { position, after } = pageStart(scope, query, ['integer', 'string'] as const)
-  const page = { limit, offset: after ? 0 : position, ...(after && { after }) }
-  const answer = (total: number, rows: store.SessionListRow[]) =>
-    ({ total, rows, page: { limit, offset: position, next: nextCursor(scope, position, limit, total, rows, store.sessionKey) } })
+  const { position, page } = pageStart(scope, query, ['integer', 'string'] as const)
+  const answer = (total: number, rows: store.SessionListRow[]) => ({
+    total, rows, page: { limit: page.limit, offset: position, next: nextCursor(scope, position, page.limit, total, rows, store.sessionKey) },
+  })
   // No stored value holds U+0000 (PostgreSQL text cannot): such a filter matches nothing.
   if (!filtersCanMatch(filters)) return answer(0, [])
   if (!store.isFiltered(filters)) {

@@ -8,7 +8,7 @@
  * see in the answer that gave it, and every read with it still selects the caller's own project.
  */
 import { createHash } from 'node:crypto'
-import { MAX_CURSOR_LENGTH } from '../../common/limits.ts'
+import { DEFAULT_LIMIT, MAX_CURSOR_LENGTH } from '../../common/limits.ts'
 import { invalidParameter } from '../errors.ts'
 
 /** A sort key's parts, as the list orders by them: an integer (times, counts) or a string (ids). */
@@ -73,14 +73,19 @@ export function nextCursor<R>(scope: string, position: number, limit: number, to
   return makeCursor(scope, position + rows.length, key(last))
 }
 
-/** The page a request asks for: `after` (with no `offset`), or `offset`. */
+/**
+ * The page a request asks for: `limit` rows (default DEFAULT_LIMIT) after a cursor's key (`after`, with no `offset`),
+ * or from `offset`. `position` is where the page starts in the list, for the answer's `offset` and `next`; `page` is
+ * what the store reads (offset 0 after a cursor: the key says where).
+ */
 export function pageStart<S extends KeyShape>(
-  scope: string, query: { offset?: number; after?: string }, shape: S,
-): { position: number; after?: KeyOf<S> } {
-  if (query.after === undefined) return { position: query.offset ?? 0 }
+  scope: string, query: { limit?: number; offset?: number; after?: string }, shape: S,
+): { position: number; page: { limit: number; offset: number; after?: KeyOf<S> } } {
+  const limit = query.limit ?? DEFAULT_LIMIT
+  if (query.after === undefined) return { position: query.offset ?? 0, page: { limit, offset: query.offset ?? 0 } }
   if ((query.offset ?? 0) !== 0) throw invalidParameter('offset', `offset cannot be combined with after: after already says where the page starts (got offset ${query.offset ?? 0})`)
   const { position, key } = readCursor(scope, query.after, shape)
-  return { position, after: key }
+  return { position, page: { limit, offset: 0, after: key } }
 }
 
 const clip = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text)

@@ -4,6 +4,7 @@ import { rowAfter, unindexed } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { dayOf } from '../shared/time.ts'
+import type { KeyShape } from '../shared/cursor.ts'
 import { ERROR_TYPES } from '../events/types.ts'
 import { term } from './search.ts'
 import type { EventTable, IssueStatus, IssueTable, RecordingChunkTable } from './tables.ts'
@@ -148,6 +149,9 @@ const issueOrderColumns = (order: IssueOrder) =>
 
 /** An issue's place in an order: its values of issueOrderColumns (a cursor's key). */
 export const issueKey = (row: IssueRow, order: IssueOrder): (number | string)[] => issueOrderColumns(order).map((c) => row[c])
+
+/** What a cursor's key holds for an order: the id is text, every other sort column an integer. */
+export const issueKeyShape = (order: IssueOrder): KeyShape => issueOrderColumns(order).map((c) => (c === 'id' ? 'string' : 'integer'))
 
 /** One page of issues, most recent last seen first (or most events, most visits), id breaking ties; from `offset` or after a key. */
 export function listIssues(

@@ -65,10 +65,10 @@ describe('list cursors', () => {
   })
 
   it('a page starts at offset, or after a cursor, never both', () => {
-    assert.deepEqual(pageStart(scope, { offset: 20 }, SHAPE), { position: 20 })
-    assert.deepEqual(pageStart(scope, {}, SHAPE), { position: 0 })
+    assert.deepEqual(pageStart(scope, { offset: 20 }, SHAPE), { position: 20, page: { limit: 50, offset: 20 } })
+    assert.deepEqual(pageStart(scope, {}, SHAPE), { position: 0, page: { limit: 50, offset: 0 } })
     const cursor = makeCursor(scope, 50, [9, 'z'])
-    assert.deepEqual(pageStart(scope, { offset: 0, after: cursor }, SHAPE), { position: 50, after: [9, 'z'] })
+    assert.deepEqual(pageStart(scope, { offset: 0, after: cursor, limit: 10 }, SHAPE), { position: 50, page: { limit: 10, offset: 0, after: [9, 'z'] } })
     assert.equal(refusal(() => pageStart(scope, { offset: 10, after: cursor }, SHAPE)).parameter, 'offset')
   })
 })
