@@ -115,7 +115,8 @@ describe('screen recording, end to end in Chromium', () => {
     assert.equal(bodies.length, 1)
     const body = bodies[0]?.toString() ?? ''
     assert.ok(body.startsWith('[') && body.includes('LAST-WORDS-BEFORE-CLOSE'), `plain JSON, not gzip: ${body.slice(0, 40)}`)
-    await tab.close()
+    // The tab stays open until the beacon is stored: `pagehide` was dispatched, not a real unload, and closing the tab
+    // at once could cancel the beacon still in flight (a 1-in-4 CI failure, b604e4f).
     const sessionId = await eventually(async () =>
       json<{ sessions: { id: string; entryUrl: string | null }[] }>(await t.get('/api/v1/sessions')).sessions.find((s) => s.entryUrl?.endsWith('/closing'))?.id, 'the visit')
     await eventually(async () => {
@@ -125,6 +126,7 @@ describe('screen recording, end to end in Chromium', () => {
       return text.includes('LAST-WORDS-BEFORE-CLOSE') ? true : null
     }, 'the last words stored')
     assert.deepEqual(pageErrors, [])
+    await tab.close()
   })
 
   it('compresses in a Worker, and where the page\'s CSP forbids one, on the page\'s thread: the recording arrives either way', async () => {
