@@ -3,8 +3,9 @@ import { Kysely, Migrator, type CompiledQuery } from 'kysely'
 import type { DatabaseConfig, Engine } from '../config.ts'
 import type { Database } from './database.ts'
 import { migrationProvider } from './migrations.ts'
+import { PROJECTS_CHANNEL, postgresChanges, registerChanges } from './changes.ts'
 import { postgresDialect } from './postgres.ts'
-import { sqliteDialect } from './sqlite.ts'
+import { openSqlite } from './sqlite.ts'
 
 export interface DatabaseHandle {
   readonly db: Kysely<Database>
@@ -21,22 +22,30 @@ export interface OpenOptions {
 
 /** Opens the configured engine and brings its schema to the latest version. */
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle> {
-  const dialect = config.engine === 'postgres'
-    ? postgresDialect({
-      url: config.location, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs,
-      onConnectionError: options.onConnectionError,
-    })
-    : sqliteDialect(config.location)
+  const { dialect, changes } = config.engine === 'postgres'
+    ? {
+      dialect: postgresDialect({
+        url: config.location, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs,
+        onConnectionError: options.onConnectionError,
+      }),
+      changes: postgresChanges(config.location, PROJECTS_CHANNEL),
+    }
+    : openSqlite(config.location)
   const { onQuery } = options
   const db = new Kysely<Database>({ dialect, ...(onQuery && { log: (event) => { if (event.level === 'query') onQuery(event.query) } }) })
+  const destroy = async (): Promise<void> => {
+    await changes.close()
+    await db.destroy()
+  }
   try {
     await migrate(db, config.engine)
   } catch (error) {
-    await db.destroy()
+    await destroy()
     throw error
   }
+  registerChanges(db, changes)
   let closing: Promise<void> | null = null
-  return { db, engine: config.engine, close: () => (closing ??= db.destroy()) }
+  return { db, engine: config.engine, close: () => (closing ??= destroy()) }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely'
 import type { Engine } from '../config.ts'
 import { DAY_MS } from '../shared/time.ts'
+import { PROJECTS_CHANNEL } from './changes.ts'
 import { visitSearch } from './migrations-search.ts'
 import { dsnKeyOf } from '../projects/keys.ts'
 
@@ -339,6 +340,21 @@ const projectDsn: Migration = {
   },
 }
 
+/**
+ * PostgreSQL: every statement that changes a project notifies PROJECTS_CHANNEL when it commits, whichever process
+ * ran it, so each service process can keep projects in memory and drop them at once on a rotated key or a changed
+ * setting (changes.ts). SQLite needs nothing: its data_version pragma tells the same.
+ */
+const projectChanges = (engine: Engine): Migration => ({
+  async up(db: Kysely<unknown>) {
+    if (engine !== 'postgres') return
+    await sql.raw(`create function sessionwatch_projects_changed() returns trigger language plpgsql as $$
+      begin perform pg_notify('${PROJECTS_CHANNEL}', ''); return null; end $$`).execute(db)
+    await sql.raw(`create trigger projects_changed after insert or update or delete or truncate on projects
+      for each statement execute function sessionwatch_projects_changed()`).execute(db)
+  },
+})
+
 /** Versioned migrations, applied in key order on every start. */
 export function migrations(engine: Engine): Record<string, Migration> {
   const key = engine === 'postgres' ? sql`text collate "C"` : sql`text`
@@ -355,6 +371,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0009_visit_search': visitSearch(engine, key),
     '0010_project_privacy': projectPrivacy,
     '0011_project_dsn': projectDsn,
+    '0012_project_changes': projectChanges(engine),
   }
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
+import { sqliteChanges, type ExternalChanges } from './changes.ts'
 
 /** Prepared statements kept per connection; more distinct statements than this is a bug, not a workload. */
 const STATEMENT_CACHE_SIZE = 500
@@ -11,13 +12,22 @@ const STATEMENT_CACHE_SIZE = 500
  * makes every commit durable before it returns, which is what a 2xx from ingest promises.
  */
 export function sqliteDialect(file: string): SqliteDialect {
+  return openSqlite(file).dialect
+}
+
+/** The dialect, and the signal of other connections' commits on the same connection (changes.ts). */
+export function openSqlite(file: string): { dialect: SqliteDialect; changes: ExternalChanges } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true })
   const database = new SQLite(file)
   database.pragma('journal_mode = WAL')
   database.pragma('synchronous = FULL')
   // The CLI and the service may open the same file; wait for the other writer instead of failing.
   database.pragma('busy_timeout = 5000')
-  return new SqliteDialect({ database: withStatementCache(database) })
+  const dataVersion = database.prepare('PRAGMA data_version').pluck()
+  return {
+    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+    changes: sqliteChanges(() => dataVersion.get() as number),
+  }
 }
 
 /*

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { startServer } from '../helpers/cli.ts'
+import { cli, startServer } from '../helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts'
 import { testEngines } from '../helpers/engines.ts'
 
@@ -108,6 +108,32 @@ for (const engine of testEngines()) {
         assert.equal(body.session.events.total, 400)
       }
       reader.child.kill('SIGKILL')
+    })
+  })
+}
+
+for (const engine of testEngines()) {
+  describe(`a key rotated by another process [${engine}]`, () => {
+    let database: TestDatabase
+    before(async () => { database = await createTestDatabase(engine) })
+    after(() => database.cleanup())
+
+    it('stops working in the running service once the CLI that rotated it has returned, though the service had it in memory', async () => {
+      const server = startServer({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' })
+      try {
+        const base = (await server.waitFor(LISTENING))[1] ?? ''
+        const [, api] = await server.waitFor(/API key[^:]*: (sw_api_\S+)/)
+        const [, project] = await server.waitFor(/Project (p_\S+):/)
+        const read = (key: string) => fetch(`${base}/api/v1/sessions`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)
+        // Read twice, so the key is resolved from memory from then on.
+        assert.deepEqual([await read(api ?? ''), await read(api ?? '')], [200, 200])
+        const rotated = await cli(['project', 'rotate-key', '--project', project ?? '', '--json'], { DATABASE_URL: database.url })
+        assert.equal(rotated.code, 0, rotated.stderr)
+        assert.equal(await read(api ?? ''), 401, 'the old key is refused')
+        assert.equal(await read((JSON.parse(rotated.stdout) as { apiKey: string }).apiKey), 200, 'the new key reads')
+      } finally {
+        server.child.kill('SIGKILL')
+      }
     })
   })
 }
