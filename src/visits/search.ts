@@ -157,13 +157,46 @@ const TEXT_CHUNK = 200
  * Writes the texts of a group's stored batches, once, last before the commit. Not in each batch's savepoint: SQLite's
  * FTS5 writes its pending index out as a new segment at every savepoint release (67 µs a batch, and more segments
  * to merge at each commit, measured); once per group it is one segment. A batch rolled back never got here.
+ *
+ * A row's part is its batch's first seq, unique for batches with events. Batches without (a recording chunk, an
+ * identify before the first event) share theirs with the batch after them (textPart): rows of one part in the group
+ * are joined, and a row whose part is already stored goes below the visit's lowest part instead of being dropped.
  */
 export async function insertTexts(trx: Db, indexed: readonly IndexedTexts[]): Promise<void> {
-  for (let i = 0; i < indexed.length; i += TEXT_CHUNK) {
-    await trx.insertInto('session_texts').values(indexed.slice(i, i + TEXT_CHUNK).map((t) => t.row))
-      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'part']).doNothing()).execute()
+  const rows = new Map<string, Insertable<SessionTextTable>>()
+  for (const { row } of indexed) {
+    const key = `${visitKey(row.project_id, row.session_id)}\u0000${row.part}`
+    const same = rows.get(key)
+    rows.set(key, same ? { ...same, page: joinText(same.page, row.page), body: joinText(same.body, row.body) } : row)
+  }
+  const all = [...rows.values()]
+  for (let i = 0; i < all.length; i += TEXT_CHUNK) {
+    const chunk = all.slice(i, i + TEXT_CHUNK)
+    const stored = await trx.insertInto('session_texts').values(chunk)
+      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'part']).doNothing()).returning(['session_id', 'part']).execute()
+    if (stored.length === chunk.length) continue
+    const done = new Set(stored.map((r) => `${r.session_id}\u0000${r.part}`))
+    for (const row of chunk) if (!done.has(`${row.session_id}\u0000${row.part}`)) await insertBelow(trx, row)
   }
 }
+
+const joinText = (a: string | null | undefined, b: string | null | undefined): string => [a, b].filter((t) => t).join('\n')
+
+/** A text row whose part is taken: stored under the visit's lowest part, less one (rare: see insertTexts). */
+async function insertBelow(trx: Db, row: Insertable<SessionTextTable>): Promise<void> {
+  const lowest = await trx.selectFrom('session_texts').select((eb) => eb.fn.min('part').as('part'))
+    .where('project_id', '=', row.project_id).where('session_id', '=', row.session_id).executeTakeFirst()
+  // Another process writing this visit's text at the same moment could take that part too: a search text is never
+  // worth failing the group for.
+  await trx.insertInto('session_texts').values({ ...row, part: Math.min(0, lowest?.part ?? 0) - 1 })
+    .onConflict((oc) => oc.columns(['project_id', 'session_id', 'part']).doNothing()).execute()
+}
+
+/**
+ * The part of a batch's text row: its first seq when it has events. Without events its seq would be the next
+ * batch's first, so it takes the negative of that, less one: apart from every batch with events.
+ */
+const textPart = (base: number, events: number): number => (events > 0 ? base : -base - 1)
 
 /** Remembers texts a committed transaction indexed. */
 export function rememberTexts(indexed: readonly IndexedTexts[]): void {
@@ -188,7 +221,7 @@ export async function indexBatch(
   days: DayDeltas, indexed: IndexedTexts[],
 ): Promise<string[]> {
   const terms = await addTerms(trx, job.projectId, row, batchTerms(job.events, facts), days)
-  const texts = newTexts(job.projectId, row.id, part, batchTexts(job.events, job.seed))
+  const texts = newTexts(job.projectId, row.id, textPart(part, job.events.length), batchTexts(job.events, job.seed))
   if (texts) indexed.push(texts)
   return terms
 }

@@ -75,6 +75,24 @@ for (const engine of testEngines()) {
       await countersExact()
     })
 
+    it('a visit whose first batches carry no events (recording chunks, an identify) keeps the text of every batch', async () => {
+      // Such a batch takes no seq, so the next batch starts at the same one: each text row must still be stored.
+      const own = (await createProject(handle.db, { name: 'Eventless', domain: 'eventless.example' })).id
+      const chunk = (id: string) => ({ id, started_at: now - 900, ended_at: now - 800, events: 2, full_snapshot: 1, bytes: 10, data: Buffer.from('x'), dropped: null })
+      const visit = (user: string, events: ReturnType<typeof eventRecord>[], chunks: ReturnType<typeof chunk>[]) => {
+        const job = writeJob(own, 'eventless-first', events, now)
+        return { ...job, seed: { ...job.seed, user: { id: user, traits: null } }, ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: 1e9 } }) }
+      }
+      // Two event-less batches in one group, with different users, then one in a group of its own.
+      await writeBatches(handle.db, [visit('first-user-kappa', [], [chunk('c1')]), visit('second-user-lambda', [], [chunk('c2')])])
+      await writeBatches(handle.db, [visit('third-user-mu', [], [chunk('c3')])])
+      // Then the events, whose first seq is the one those batches saw.
+      await writeBatches(handle.db, [visit('third-user-mu', [eventRecord('r1', now - 500, 'USER_REPORT', { message: 'report-text-gamma' })], [])])
+      for (const word of ['first-user-kappa', 'second-user-lambda', 'third-user-mu', 'report-text-gamma']) {
+        assert.equal(await countFiltered(handle.db, own, { cutoff }, { q: [word] }), 1, word)
+      }
+    })
+
     it('a late event that moves a visit\'s start to an earlier day moves its terms\' day counts with it', async () => {
       await writeBatches(handle.db, [writeJob(projectId, 'moving', [eventRecord('m1', now - 1000, 'ERROR', { message: 'late' })], now)])
       await writeBatches(handle.db, [writeJob(projectId, 'moving', [eventRecord('m0', now - 3 * DAY_MS, 'CLICK', { message: 'early' })], now)])
