@@ -272,6 +272,13 @@ export const DEFAULT_POOL_SIZE = 10
 export const MIN_POOL_SIZE = 1
 /** Largest DATABASE_POOL_SIZE. */
 export const MAX_POOL_SIZE = 1000
+/**
+ * Default of DATABASE_WRITERS: group commits a process runs at once on PostgreSQL, each on one of its pooled
+ * connections (never more than DATABASE_POOL_SIZE). Two keep both this machine's cores busy (docs/performance.md).
+ */
+export const DEFAULT_DATABASE_WRITERS = 2
+/** Largest DATABASE_WRITERS. */
+export const MAX_DATABASE_WRITERS = 32
 /** Default of DATABASE_STATEMENT_TIMEOUT_MS: 30 s bounds any PostgreSQL query. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
 /** Default of PORT. */

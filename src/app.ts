@@ -87,7 +87,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     app.decorate('config', config)
     app.decorate('sourceMaps', createResolver(database.db, { cacheBytes: config.sourceMapCacheBytes }))
     app.decorateRequest('project', null)
-    const writer = createWriter(database.db, { onCommitted: () => { status.written() } })
+    const writer = createWriter(database.db, { onCommitted: () => { status.written() }, lanes: config.database.writers })
     app.decorate('writer', writer)
     installErrorHandler(base)
     for (const schema of [ErrorBody, ...sourceMapSchemas, ...sharedSchemas, ...issueSchemas, ...recordingSchemas, ...ingestSchemas, ...sentrySchemas, Health]) app.addSchema(schema)

@@ -1,9 +1,9 @@
 import path from 'node:path'
 import {
-  byteSize, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
+  byteSize, DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
   DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, IP_STORAGE_MODES, MAX_BATCH_BYTES,
   MAX_CHUNK_BYTES_SETTING,
-  MAX_POOL_SIZE, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
+  MAX_DATABASE_WRITERS, MAX_POOL_SIZE, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
 } from '../common/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
 
@@ -18,6 +18,8 @@ export interface DatabaseConfig {
   readonly poolSize: number
   /** PostgreSQL statement_timeout, in milliseconds. */
   readonly statementTimeoutMs: number
+  /** Group commits run at once (PostgreSQL; SQLite has one writer, so always 1). */
+  readonly writers: number
 }
 
 export interface Config {
@@ -87,6 +89,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     /^\d+$/.test(raw) && Number(raw) >= MIN_POOL_SIZE && Number(raw) <= MAX_POOL_SIZE
       ? ok(Number(raw)) : bad(`must be a whole number from ${MIN_POOL_SIZE} to ${MAX_POOL_SIZE}`),
   )
+  // Each group commit holds a pooled connection while it runs: never more of them than connections.
+  const writers = typeof database !== 'string' && database.engine === 'sqlite' ? 1
+    : read('DATABASE_WRITERS', Math.min(DEFAULT_DATABASE_WRITERS, poolSize), (raw) =>
+      /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= Math.min(MAX_DATABASE_WRITERS, poolSize)
+        ? ok(Number(raw)) : bad(`must be a whole number from 1 to ${Math.min(MAX_DATABASE_WRITERS, poolSize)} (at most DATABASE_POOL_SIZE, ${poolSize})`),
+    )
   const statementTimeoutMs = read('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, (raw) =>
     /^\d+$/.test(raw) ? ok(Number(raw)) : bad('must be a whole number of milliseconds (0 means no limit)'),
   )
@@ -129,7 +137,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
   return Object.freeze({
-    database: Object.freeze({ ...database, poolSize, statementTimeoutMs }),
+    database: Object.freeze({ ...database, poolSize, statementTimeoutMs, writers }),
     host,
     port,
     trustProxy,

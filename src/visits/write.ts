@@ -14,10 +14,13 @@ import { newId } from '../shared/ids.ts'
 import { dayOf } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { deleteSessions } from './delete.ts'
-import type { EventTable, RecordingChunkTable, SessionTable } from './tables.ts'
+import type { EventTable, SessionTable } from './tables.ts'
 import { factColumns, factValues, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
 import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type IssueTarget } from './issues.ts'
-import { addTerms, indexBatch, insertTexts, moveTerms, rememberTexts, term, type IndexedTexts } from './search.ts'
+import { indexBatch, insertTexts, moveTerms, rememberTexts, type IndexedTexts } from './search.ts'
+import { appendChunks, type ChunkRecord, type RecordingResult } from './write-chunks.ts'
+
+export type { ChunkRecord, RecordingResult } from './write-chunks.ts'
 
 /** What is known of a session before its events are stored. */
 export interface SessionSeed extends VisitorFacts {
@@ -264,118 +267,89 @@ function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord
   }
 }
 
-/** A chunk checked by the service, ready to store; `data` null means it is dropped for `dropped`. */
-export type ChunkRecord = Omit<RecordingChunkTable, 'project_id' | 'session_id' | 'received_at'>
-
-export interface RecordingResult {
-  /** Chunks stored, already stored (retries), and dropped for a size limit. */
-  accepted: number; duplicates: number; dropped: number
-  /** A chunk of this request was refused for the session's byte limit: the session takes no more. */
-  full: boolean
-}
-
-/**
- * Stores a session's recording chunks and grows its counters by what was new. Runs in the ingest
- * transaction after the session row is locked (PostgreSQL), so the per-session byte limit holds
- * under concurrent uploads. A chunk over the limit keeps a row without data: its retries are
- * recognized and it is counted once.
- */
-async function appendChunks(
-  trx: Db, projectId: string, sessionId: string, chunks: readonly ChunkRecord[], maxSessionBytes: number, now: number, days: DayDeltas,
-): Promise<RecordingResult> {
-  const result: RecordingResult = { accepted: 0, duplicates: 0, dropped: 0, full: false }
-  if (chunks.length === 0) return result
-  const session = await trx.selectFrom('sessions').select(['id', 'recording_bytes', 'start_day', 'terms'])
-    .where('project_id', '=', projectId).where('id', '=', sessionId).executeTakeFirstOrThrow()
-  let bytes = session.recording_bytes
-  for (const chunk of chunks) {
-    const overLimit = chunk.data !== null && bytes + chunk.bytes > maxSessionBytes
-    result.full ||= overLimit
-    const row = overLimit ? { ...chunk, data: null, dropped: 'session_limit' } : chunk
-    const inserted = await trx.insertInto('recording_chunks')
-      .values({ ...row, project_id: projectId, session_id: sessionId, received_at: now })
-      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing())
-      .executeTakeFirst()
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
-      result.duplicates++
-    } else if (row.data === null) {
-      result.dropped++
-    } else {
-      result.accepted++
-      bytes += row.bytes
-    }
-  }
-  if (result.accepted + result.dropped > 0) {
-    await trx.updateTable('sessions').set((eb) => ({
-      recording_chunks: eb('recording_chunks', '+', result.accepted),
-      recording_bytes: eb('recording_bytes', '+', bytes - session.recording_bytes),
-      recording_dropped: eb('recording_dropped', '+', result.dropped),
-    })).where('project_id', '=', projectId).where('id', '=', sessionId).execute()
-  }
-  if (result.accepted > 0) await addTerms(trx, projectId, session, new Set([term.recording]), days)
-  return result
-}
-
 /** Tries of a group that deadlocks or fails to serialize. */
 const ATTEMPTS = 3
 
 /** What became of one batch of a group: its result, or the error that failed it alone. */
 export type Outcome = { result: AppendResult } | { error: unknown }
 
+/** A batch failed in a group written without savepoints: the group is rolled back and written again with them. */
+class BatchFailed extends Error {
+  constructor(readonly error: unknown) {
+    super('a batch of the group failed')
+  }
+}
+
 /**
  * Writes several visitors' batches in one transaction — the one named operation by which events and recording chunks
- * enter the database. Each batch runs in its own savepoint, so one failing batch fails alone; the day counters and
- * searchable texts of the whole group are written once, last, before the commit. A deadlock or serialization failure
- * runs the whole group again (up to 3 times); an outage or a full disk fails the whole group with the error that says why.
+ * enter the database. One failing batch fails alone; the day counters and searchable texts of the whole group are
+ * written once, last, before the commit. A deadlock or serialization failure runs the whole group again (up to 3
+ * times); an outage or a full disk fails the whole group with the error that says why.
+ *
+ * A savepoint around each batch is what lets one fail alone, but it costs two statements a batch — two round trips on
+ * PostgreSQL, where a 20-event batch of a live visit takes two more. Batches almost never fail (they were validated
+ * before), so a group is first written without savepoints; if a batch fails, the transaction is rolled back and the
+ * group written again, each batch in its own savepoint. A group of one batch needs none: its failure is the group's.
  */
 export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob[]): Promise<Outcome[]> {
-  for (let attempt = 1; ; attempt++) {
+  let isolated = false
+  for (let attempt = 1; ;) {
     try {
-      return await db.transaction().execute(async (trx) => {
-        const days = new DayDeltas()
-        const issues = new IssueDeltas()
-        const known = { cache: new Map<string, IssueTarget>(), created: [] as string[] }
-        const outcomes: Outcome[] = []
-        const texts: IndexedTexts[] = []
-        for (const [index, job] of jobs.entries()) {
-          await sql`savepoint batch`.execute(trx)
-          const before = new DayDeltas()
-          const batchIssues = new IssueDeltas()
-          try {
-            known.created = []
-            const batchTexts: IndexedTexts[] = []
-            const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts })
-            const recording = job.recording
-            if (recording) result.recording = await appendChunks(trx, job.projectId, result.sessionId, recording.chunks, recording.maxSessionBytes, job.now, before)
-            await sql`release savepoint batch`.execute(trx)
-            before.mergeInto(days)
-            batchIssues.mergeInto(issues)
-            texts.push(...batchTexts)
-            outcomes.push({ result })
-          } catch (error) {
-            // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails
-            // (or runs again) with the error that says why, and the transaction may be gone anyway.
-            if (classifyDatabaseError(error) !== null) throw error
-            await sql`rollback to savepoint batch`.execute(trx)
-            // The issues this batch created are gone with its savepoint.
-            for (const key of known.created) known.cache.delete(key)
-            await sql`release savepoint batch`.execute(trx)
-            outcomes.push({ error })
-          }
-        }
-        await days.apply(trx)
-        await insertTexts(trx, texts)
-        for (const { job, change } of await issues.apply(trx)) {
-          const outcome = outcomes[job]
-          if (outcome && 'result' in outcome) (outcome.result.issues ??= []).push(change)
-        }
-        return { outcomes, texts }
-      }).then(({ outcomes, texts }) => {
+      return await db.transaction().execute((trx) => writeGroup(trx, jobs, isolated)).then(({ outcomes, texts }) => {
         rememberTexts(texts)
         return outcomes
       })
     } catch (error) {
+      if (error instanceof BatchFailed) {
+        if (jobs.length === 1) return [{ error: error.error }]
+        // Not one of the group's tries: nothing of the database failed.
+        isolated = true
+        continue
+      }
       if (classifyDatabaseError(error) !== 'retryable' || attempt >= ATTEMPTS) throw error
+      attempt++
     }
   }
+}
+
+async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean): Promise<{ outcomes: Outcome[]; texts: IndexedTexts[] }> {
+  const days = new DayDeltas()
+  const issues = new IssueDeltas()
+  const known = { cache: new Map<string, IssueTarget>(), created: [] as string[] }
+  const outcomes: Outcome[] = []
+  const texts: IndexedTexts[] = []
+  for (const [index, job] of jobs.entries()) {
+    if (isolated) await sql`savepoint batch`.execute(trx)
+    const before = new DayDeltas()
+    const batchIssues = new IssueDeltas()
+    try {
+      known.created = []
+      const batchTexts: IndexedTexts[] = []
+      const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts })
+      const recording = job.recording
+      if (recording) result.recording = await appendChunks(trx, job.projectId, result.sessionId, recording.chunks, recording.maxSessionBytes, job.now, before)
+      if (isolated) await sql`release savepoint batch`.execute(trx)
+      before.mergeInto(days)
+      batchIssues.mergeInto(issues)
+      texts.push(...batchTexts)
+      outcomes.push({ result })
+    } catch (error) {
+      // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails
+      // (or runs again) with the error that says why, and the transaction may be gone anyway.
+      if (classifyDatabaseError(error) !== null) throw error
+      if (!isolated) throw new BatchFailed(error)
+      await sql`rollback to savepoint batch`.execute(trx)
+      // The issues this batch created are gone with its savepoint.
+      for (const key of known.created) known.cache.delete(key)
+      await sql`release savepoint batch`.execute(trx)
+      outcomes.push({ error })
+    }
+  }
+  await days.apply(trx)
+  await insertTexts(trx, texts)
+  for (const { job, change } of await issues.apply(trx)) {
+    const outcome = outcomes[job]
+    if (outcome && 'result' in outcome) (outcome.result.issues ??= []).push(change)
+  }
+  return { outcomes, texts }
 }

@@ -11,6 +11,11 @@ export interface WriterOptions {
   maxGroupEvents: number
   /** Told of every committed group: a write that succeeds ends a full-disk or outage episode. */
   onCommitted?: () => void
+  /**
+   * Groups committed at once, each on a connection of its own (PostgreSQL; SQLite has one writer, so 1). A visit's
+   * batches always share a lane, which keeps their arrival order.
+   */
+  lanes: number
 }
 
 export interface Writer {
@@ -20,7 +25,7 @@ export interface Writer {
   close(): Promise<void>
 }
 
-const DEFAULTS: WriterOptions = { maxQueued: 5_000, maxGroupJobs: 200, maxGroupEvents: 10_000 }
+const DEFAULTS: WriterOptions = { maxQueued: 5_000, maxGroupJobs: 200, maxGroupEvents: 10_000, lanes: 1 }
 
 interface Pending {
   job: WriteJob
@@ -31,17 +36,20 @@ interface Pending {
 /**
  * Group commit: batches that arrive while a transaction is committing wait and then share the
  * next one, so one durable commit (a ~0.4 ms fsync on SQLite) serves many batches instead of
- * one each. Each batch runs inside its own savepoint, so one failing batch fails alone.
- * Batches are taken in (project, session key) order — stable, so one session's batches keep
+ * one each. Batches are taken in (project, session key) order — stable, so one session's batches keep
  * their arrival order — which keeps concurrent PostgreSQL writers from deadlocking.
+ *
+ * On PostgreSQL a group is a chain of round trips in which this process and the server take turns, each idle
+ * while the other works: one lane keeps about one core busy between them. Several lanes, each its own queue
+ * and group in flight, keep both busy; a visit's batches always go to the same lane (by a hash of its key).
  */
 export function createWriter(db: Kysely<Database>, options: Partial<WriterOptions> = {}): Writer {
   const opts = { ...DEFAULTS, ...options }
-  const queue: Pending[] = []
-  let draining: Promise<void> | null = null
+  const lanes = Array.from({ length: Math.max(1, opts.lanes) }, () => ({ queue: [] as Pending[], draining: null as Promise<void> | null }))
+  let queued = 0
   let closed = false
 
-  const takeGroup = (): Pending[] => {
+  const takeGroup = (queue: Pending[]): Pending[] => {
     let events = 0
     let n = 0
     while (n < queue.length && n < opts.maxGroupJobs) {
@@ -53,13 +61,14 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
     return queue.splice(0, n)
   }
 
-  const drain = async (): Promise<void> => {
-    while (queue.length > 0) {
-      const group = takeGroup().sort((a, b) => compareJobs(a.job, b.job))
+  const drain = async (lane: (typeof lanes)[number]): Promise<void> => {
+    while (lane.queue.length > 0) {
+      const group = takeGroup(lane.queue).sort((a, b) => compareJobs(a.job, b.job))
       const outcomes = await writeBatches(db, group.map((p) => p.job)).then((committed) => {
         opts.onCommitted?.()
         return committed
       }, (error: unknown) => group.map(() => ({ error })))
+      queued -= group.length
       outcomes.forEach((outcome, i) => {
         const pending = group[i]
         if (!pending) return
@@ -67,26 +76,38 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
         else pending.reject(outcome.error)
       })
     }
-    draining = null
+    lane.draining = null
   }
 
   return {
     submit(job) {
       if (closed) return Promise.reject(new AppError(503, 'service_unavailable', 'The service is shutting down; retry shortly.'))
-      if (queue.length >= opts.maxQueued) {
+      if (queued >= opts.maxQueued) {
         return Promise.reject(new AppError(503, 'service_unavailable', 'Ingest is over capacity right now; retry in a few seconds.'))
       }
+      const lane = lanes[lanes.length === 1 ? 0 : laneOf(job, lanes.length)]
+      if (!lane) throw new Error('no writer lane')
+      queued++
       return new Promise<AppendResult>((resolve, reject) => {
-        queue.push({ job, resolve, reject })
+        lane.queue.push({ job, resolve, reject })
         // setImmediate lets the batches already read from sockets join this group.
-        draining ??= new Promise<void>((started) => { setImmediate(started) }).then(drain)
+        lane.draining ??= new Promise<void>((started) => { setImmediate(started) }).then(() => drain(lane))
       })
     },
     async close() {
       closed = true
-      await draining
+      await Promise.all(lanes.flatMap((lane) => (lane.draining ? [lane.draining] : [])))
     },
   }
+}
+
+/** The lane of a visit's batches: FNV-1a of its project and key, so every batch of one visit takes the same. */
+function laneOf(job: WriteJob, lanes: number): number {
+  let hash = 0x811c9dc5
+  for (const text of [job.projectId, job.seed.sessionKey]) {
+    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  }
+  return (hash >>> 0) % lanes
 }
 
 /** A recording chunk weighs like a full batch of events: it can be as large as one. */

@@ -54,6 +54,8 @@ describe('limits and defaults', () => {
     const config = loadConfig({}, '/srv')
     assert.equal(config.database.location, '/srv/data/sessionwatch.db')
     assert.equal(config.database.poolSize, limits.DEFAULT_POOL_SIZE)
+    assert.equal(config.database.writers, 1, 'SQLite has one writer')
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/sw' }).database.writers, limits.DEFAULT_DATABASE_WRITERS)
     assert.equal(config.database.statementTimeoutMs, limits.DEFAULT_STATEMENT_TIMEOUT_MS)
     assert.equal(config.port, limits.DEFAULT_PORT)
     assert.equal(config.host, limits.DEFAULT_HOST)
@@ -69,6 +71,7 @@ describe('limits and defaults', () => {
     const defaults: Record<string, string | number> = {
       DATABASE_URL: limits.DEFAULT_SQLITE_FILE,
       DATABASE_POOL_SIZE: limits.DEFAULT_POOL_SIZE,
+      DATABASE_WRITERS: limits.DEFAULT_DATABASE_WRITERS,
       DATABASE_STATEMENT_TIMEOUT_MS: limits.DEFAULT_STATEMENT_TIMEOUT_MS,
       PORT: limits.DEFAULT_PORT,
       HOST: limits.DEFAULT_HOST,
@@ -156,6 +159,7 @@ describe('limits and defaults', () => {
   it('docs/scaling.md and docs/sdk.md state the pool, timeout, sweep and chunk defaults', () => {
     states('docs/scaling.md', [
       `\`DATABASE_POOL_SIZE\` (default ${limits.DEFAULT_POOL_SIZE})`,
+      `\`DATABASE_WRITERS\` (default ${limits.DEFAULT_DATABASE_WRITERS})`,
       `\`DATABASE_STATEMENT_TIMEOUT_MS\` (default ${limits.DEFAULT_STATEMENT_TIMEOUT_MS / 1000} s)`,
       `Sweeps delete ${limits.SWEEP_BATCH} sessions`,
     ])

@@ -5,7 +5,7 @@ import type { Database } from '../../../src/db/database.ts'
 import { AppError } from '../../../src/errors.ts'
 import type { EventRecord } from '../../../src/events/types.ts'
 import { createWriter } from '../../../src/visits/writer.ts'
-import type { WriteJob } from '../../../src/visits/write.ts'
+import { writeBatches, type WriteJob } from '../../../src/visits/write.ts'
 import { createProject } from '../../../src/projects/service.ts'
 import { openTestDatabase } from '../../helpers/databases.ts'
 import { eventRecord, writeJob } from '../../helpers/factories.ts'
@@ -33,8 +33,11 @@ for (const engine of testEngines()) {
       const made = writeJob(projectId, sessionKey, events, now)
       return { ...made, seed: { ...made.seed, ...extra } }
     }
+    /** The statements run while `recording` is on. */
+    const statements: string[] = []
+    let recording = false
     before(async () => {
-      handle = await openTestDatabase(engine)
+      handle = await openTestDatabase(engine, { onQuery: (q) => { if (recording) statements.push(q.sql) } })
       projectId = (await createProject(handle.db, { name: 'W', domain: 'w.example' })).id
     })
     after(() => handle.dispose())
@@ -46,6 +49,20 @@ for (const engine of testEngines()) {
       await writer.close()
       assert.ok(results.every((r) => r.accepted === 2))
       assert.equal(counting.count(), 1)
+    })
+
+    it('with two lanes commits two groups, and a visit\'s batches keep their order across them', async () => {
+      const counting = countingTransactions(handle.db)
+      const writer = createWriter(counting.db, { lanes: 2 })
+      const others = Array.from({ length: 40 }, (_, i) => writer.submit(job(`lanes-${i}-key`, [eventRecord('a', now)])))
+      const same = Array.from({ length: 10 }, (_, i) => writer.submit(job('lanes-ordered-key', [eventRecord(`e${i}`, now)])))
+      const results = await Promise.all([...others, ...same])
+      await writer.close()
+      assert.ok(results.every((r) => r.accepted === 1))
+      assert.equal(counting.count(), 2, 'one group per lane')
+      const rows = await handle.db.selectFrom('events').innerJoin('sessions', (j) => j.onRef('sessions.id', '=', 'events.session_id'))
+        .select(['events.id']).where('sessions.session_key', '=', 'lanes-ordered-key').orderBy('events.seq').execute()
+      assert.deepEqual(rows.map((r) => r.id), Array.from({ length: 10 }, (_, i) => `e${i}`))
     })
 
     it('keeps one session\'s batches in arrival order across a group', async () => {
@@ -77,6 +94,26 @@ for (const engine of testEngines()) {
       assert.equal(stored.length, 2)
       const conflict = await handle.db.selectFrom('events').select('id').where('session_id', '=', 'conflict-owner').execute()
       assert.deepEqual(conflict.map((e) => e.id), ['a'], 'nothing of the refused batch was stored')
+    })
+
+    it('writes a group without savepoints while no batch fails, and again with one per batch when one does', async () => {
+      const savepoints = async (jobs: WriteJob[]) => {
+        recording = true
+        const outcomes = await writeBatches(handle.db, jobs).finally(() => { recording = false })
+        return { ok: outcomes.map((o) => 'result' in o), savepoints: statements.splice(0).filter((q) => /^savepoint /i.test(q)).length }
+      }
+      assert.deepEqual(await savepoints([job('plain-1-key', [eventRecord('a', now)]), job('plain-2-key', [eventRecord('a', now)])]),
+        { ok: [true, true], savepoints: 0 })
+      await writeBatches(handle.db, [job('owned-key', [eventRecord('a', now)], { id: 'owned-owner' })])
+      const bad = job('owned-key', [eventRecord('b', now)], { id: 'someone-else' })
+      // The first try is rolled back whole at the bad batch; the second gives each of the three its savepoint.
+      assert.deepEqual(await savepoints([job('plain-3-key', [eventRecord('a', now)]), bad, job('plain-4-key', [eventRecord('a', now)])]),
+        { ok: [true, false, true], savepoints: 3 })
+      // A group of one needs none: its failure is the group's.
+      assert.deepEqual(await savepoints([bad]), { ok: [false], savepoints: 0 })
+      const stored = await handle.db.selectFrom('events').innerJoin('sessions', (j) => j.onRef('sessions.id', '=', 'events.session_id'))
+        .select('sessions.session_key').where('sessions.session_key', 'in', ['plain-3-key', 'plain-4-key', 'owned-key']).execute()
+      assert.deepEqual(stored.map((r) => r.session_key).sort(), ['owned-key', 'plain-3-key', 'plain-4-key'], 'each stored once, the bad batch not at all')
     })
 
     it('answers 503 when its queue is full instead of growing without bound', async () => {
