@@ -6,6 +6,7 @@ import type { Insertable } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { SEARCH_INDEXED_CHARS } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
+import { fnv1a } from '../shared/hash.ts'
 import { runReused } from '../db/reuse.ts'
 import { ERROR_TYPES, type EventRecord } from '../events/types.ts'
 import type { DayDeltas } from './days.ts'
@@ -119,11 +120,6 @@ const visitKey = (projectId: string, sessionId: string) => `${projectId}\u0000${
 /** Texts remembered per visit at most: a visit with more unique texts indexes the rest each time. */
 const TEXTS_PER_VISIT = 500
 
-function hash(text: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
-  return h >>> 0
-}
 
 export interface IndexedTexts {
   /** visitKey of the visit. */
@@ -140,12 +136,12 @@ export interface IndexedTexts {
 function newTexts(projectId: string, sessionId: string, part: number, texts: { pages: Set<string>; body: Set<string> }): IndexedTexts | null {
   const visit = visitKey(projectId, sessionId)
   const seen = INDEXED.get(visit)
-  const fresh = (set: Set<string>, prefix: string) => [...set].filter((t) => !seen?.has(hash(prefix + t)))
+  const fresh = (set: Set<string>, prefix: string) => [...set].filter((t) => !seen?.has(fnv1a(prefix + t)))
   const pages = fresh(texts.pages, 'p')
   const body = fresh(texts.body, 'b')
   if (pages.length === 0 && body.length === 0) return null
   return {
-    visit, hashes: [...pages.map((t) => hash(`p${t}`)), ...body.map((t) => hash(`b${t}`))],
+    visit, hashes: [...pages.map((t) => fnv1a(`p${t}`)), ...body.map((t) => fnv1a(`b${t}`))],
     row: { project_id: projectId, session_id: sessionId, part, page: pages.join('\n'), body: body.join('\n') },
   }
 }
@@ -165,7 +161,7 @@ const TEXT_CHUNK = 200
 export async function insertTexts(trx: Db, indexed: readonly IndexedTexts[]): Promise<void> {
   const rows = new Map<string, Insertable<SessionTextTable>>()
   for (const { row } of indexed) {
-    const key = `${visitKey(row.project_id, row.session_id)}\u0000${row.part}`
+    const key = textKey(row)
     const same = rows.get(key)
     rows.set(key, same ? { ...same, page: joinText(same.page, row.page), body: joinText(same.body, row.body) } : row)
   }
@@ -173,12 +169,15 @@ export async function insertTexts(trx: Db, indexed: readonly IndexedTexts[]): Pr
   for (let i = 0; i < all.length; i += TEXT_CHUNK) {
     const chunk = all.slice(i, i + TEXT_CHUNK)
     const stored = await trx.insertInto('session_texts').values(chunk)
-      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'part']).doNothing()).returning(['session_id', 'part']).execute()
+      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'part']).doNothing()).returning(['project_id', 'session_id', 'part']).execute()
     if (stored.length === chunk.length) continue
-    const done = new Set(stored.map((r) => `${r.session_id}\u0000${r.part}`))
-    for (const row of chunk) if (!done.has(`${row.session_id}\u0000${row.part}`)) await insertBelow(trx, row)
+    const done = new Set(stored.map(textKey))
+    for (const row of chunk) if (!done.has(textKey(row))) await insertBelow(trx, row)
   }
 }
+
+/** A text row's primary key, as one string. */
+const textKey = (row: { project_id: string; session_id: string; part: number }): string => `${visitKey(row.project_id, row.session_id)}\u0000${row.part}`
 
 const joinText = (a: string | null | undefined, b: string | null | undefined): string => [a, b].filter((t) => t).join('\n')
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
 import { AppError } from '../errors.ts'
+import { fnv1a } from '../shared/hash.ts'
 import { writeBatches, type AppendResult, type WriteJob } from './write.ts'
 
 export interface WriterOptions {
@@ -46,7 +47,6 @@ interface Pending {
 export function createWriter(db: Kysely<Database>, options: Partial<WriterOptions> = {}): Writer {
   const opts = { ...DEFAULTS, ...options }
   const lanes = Array.from({ length: Math.max(1, opts.lanes) }, () => ({ queue: [] as Pending[], draining: null as Promise<void> | null }))
-  let queued = 0
   let closed = false
 
   const takeGroup = (queue: Pending[]): Pending[] => {
@@ -68,7 +68,6 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
         opts.onCommitted?.()
         return committed
       }, (error: unknown) => group.map(() => ({ error })))
-      queued -= group.length
       outcomes.forEach((outcome, i) => {
         const pending = group[i]
         if (!pending) return
@@ -82,12 +81,11 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
   return {
     submit(job) {
       if (closed) return Promise.reject(new AppError(503, 'service_unavailable', 'The service is shutting down; retry shortly.'))
-      if (queued >= opts.maxQueued) {
+      if (lanes.reduce((n, l) => n + l.queue.length, 0) >= opts.maxQueued) {
         return Promise.reject(new AppError(503, 'service_unavailable', 'Ingest is over capacity right now; retry in a few seconds.'))
       }
-      const lane = lanes[lanes.length === 1 ? 0 : laneOf(job, lanes.length)]
+      const lane = lanes[laneOf(job, lanes.length)]
       if (!lane) throw new Error('no writer lane')
-      queued++
       return new Promise<AppendResult>((resolve, reject) => {
         lane.queue.push({ job, resolve, reject })
         // setImmediate lets the batches already read from sockets join this group.
@@ -101,14 +99,8 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
   }
 }
 
-/** The lane of a visit's batches: FNV-1a of its project and key, so every batch of one visit takes the same. */
-function laneOf(job: WriteJob, lanes: number): number {
-  let hash = 0x811c9dc5
-  for (const text of [job.projectId, job.seed.sessionKey]) {
-    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
-  }
-  return (hash >>> 0) % lanes
-}
+/** The lane of a visit's batches: a hash of its project and key, so every batch of one visit takes the same. */
+const laneOf = (job: WriteJob, lanes: number): number => fnv1a(`${job.projectId}\u0000${job.seed.sessionKey}`) % lanes
 
 /** A recording chunk weighs like a full batch of events: it can be as large as one. */
 const jobWeight = (job: WriteJob | undefined): number =>
