@@ -262,6 +262,19 @@ export const WEBHOOK_RETRY_FOR_MS = 86_400_000
 /** Deliveries the dashboard's delivery log shows: the latest. */
 export const WEBHOOK_LOG_SIZE = 50
 
+// --- Memory a process keeps between requests ---
+/**
+ * Each of these caches is bounded by its entries' estimated heap bytes (src/shared/memory.ts), not by their count
+ * or key length: under error-heavy ingest, caches bounded by key length alone held ~55 MB of live heap, and V8 grows
+ * its heap to a few times what is live (issue 16, docs/performance.md).
+ */
+/** Groupings of unmapped errors lately computed (src/issues/grouping.ts). */
+export const GROUPING_CACHE_BYTES = 4_194_304 // 4 MiB
+/** Stack traces lately parsed into frames (src/issues/stack.ts). */
+export const STACK_CACHE_BYTES = 4_194_304 // 4 MiB
+/** Hashes of the texts recent visits have indexed for search (src/visits/search.ts). */
+export const INDEXED_TEXTS_CACHE_BYTES = 4_194_304 // 4 MiB
+
 // --- Service configuration (defaults of the environment variables) ---
 
 /** Default of DATABASE_URL: an SQLite file, relative to the working directory. */
@@ -287,6 +300,12 @@ export const DEFAULT_PORT = 8080
 export const DEFAULT_HOST = '0.0.0.0'
 /** Default of LOG_LEVEL. */
 export const DEFAULT_LOG_LEVEL = 'info'
+/**
+ * HEAP_GROWTH_PERCENT's bounds: how far the JavaScript heap may grow past what the last full collection left live
+ * before the next (V8's `--heap-growing-percent`). Unset, V8 chooses, up to 300% under a high allocation rate.
+ */
+export const MIN_HEAP_GROWTH_PERCENT = 10
+export const MAX_HEAP_GROWTH_PERCENT = 300
 
 // --- Errors ---
 

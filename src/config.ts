@@ -3,7 +3,7 @@ import {
   byteSize, DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
   DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, IP_STORAGE_MODES, MAX_BATCH_BYTES,
   MAX_CHUNK_BYTES_SETTING,
-  MAX_DATABASE_WRITERS, MAX_POOL_SIZE, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
+  MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
 } from '../common/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
 
@@ -49,6 +49,11 @@ export interface Config {
   readonly sourceMapCacheBytes: number
   /** IP_STORAGE: how much of a visitor's IP address is stored, for projects that do not choose (projects.ip_storage null). */
   readonly ipStorage: IpStorage
+  /**
+   * HEAP_GROWTH_PERCENT: how far the heap may grow past its live size before a full collection (set by `serve`);
+   * null: V8 chooses. Lower holds peak memory down at some CPU (docs/performance.md, "Peak RSS").
+   */
+  readonly heapGrowthPercent: number | null
 }
 
 export class ConfigError extends Error {
@@ -133,6 +138,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   )
   const ipStorage = read<IpStorage>('IP_STORAGE', DEFAULT_IP_STORAGE, (raw) =>
     isIpStorage(raw) ? ok(raw) : bad(`must be one of ${IP_STORAGE_MODES.join(', ')} (a project may choose its own)`))
+  const heapGrowthPercent = read<number | null>('HEAP_GROWTH_PERCENT', null, (raw) =>
+    /^\d+$/.test(raw) && Number(raw) >= MIN_HEAP_GROWTH_PERCENT && Number(raw) <= MAX_HEAP_GROWTH_PERCENT
+      ? ok(Number(raw)) : bad(`must be a whole number from ${MIN_HEAP_GROWTH_PERCENT} to ${MAX_HEAP_GROWTH_PERCENT} (unset: V8 chooses)`))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -150,6 +158,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     webhooks: Object.freeze({ allowPrivate }),
     sourceMapCacheBytes,
     ipStorage,
+    heapGrowthPercent,
   })
 }
 

@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache'
+import { GROUPING_CACHE_BYTES } from '../../common/limits.ts'
 import type { EventRecord } from '../events/types.ts'
+import { LRU_ENTRY_BYTES, OBJECT_BYTES, stringBytes } from '../shared/memory.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import type { EventGroup } from '../visits/issues.ts'
 import { groupEvent, type GroupingInput } from './fingerprint.ts'
@@ -15,16 +17,23 @@ export type FrameMapper = (frames: readonly Frame[]) => Promise<(Frame | null)[]
 /**
  * Groupings of unmapped events lately computed, by the inputs grouping reads. One bug sends the same
  * message and stack from every visit it hits, and grouping (stack parsing, normalizing regexes, a hash)
- * costs more than storing the event. Bounded by the keys' length, so long stacks cannot hog it.
+ * costs more than storing the event. Bounded by what its entries hold (the key and the group's strings),
+ * so long stacks and one-off messages cannot hog the heap.
  */
-const recent = new LRUCache<string, { group: EventGroup | null }>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_g, key) => key.length + 1 })
+const recent = new LRUCache<string, { group: EventGroup | null }>({
+  maxSize: GROUPING_CACHE_BYTES,
+  sizeCalculation: ({ group }, key) => LRU_ENTRY_BYTES + stringBytes(key) + OBJECT_BYTES
+    + (group === null ? 0 : OBJECT_BYTES + stringBytes(group.fingerprint) + stringBytes(group.title) + stringBytes(group.culprit)),
+})
 
 /** groupEvent of an event without mapped frames, computed once per distinct input while it stays in `recent`. */
 function groupUnmapped(e: GroupingInput): EventGroup | null {
   const key = [e.type, e.message, e.stack, e.url, e.method, e.statusCode, e.fingerprint].join('\u0000')
   let hit = recent.get(key)
   if (hit === undefined) {
-    hit = { group: groupEvent(e) }
+    const computed = groupEvent(e)
+    // Only what callers read: the components that made the fingerprint would double the entry.
+    hit = { group: computed && { version: computed.version, fingerprint: computed.fingerprint, title: computed.title, culprit: computed.culprit } }
     recent.set(key, hit)
   }
   return hit.group

@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import { parse } from 'stacktrace-parser'
+import { STACK_CACHE_BYTES } from '../../common/limits.ts'
+import { LRU_ENTRY_BYTES, OBJECT_BYTES, stringBytes } from '../shared/memory.ts'
 
 /** One frame of a JavaScript stack, as the browser printed it. Lines and columns are 1-based, as every engine prints them. */
 export interface Frame {
@@ -25,9 +27,14 @@ const GECKO_INNER = /^(.*?) line (\d+) > \S/
 /**
  * Stacks parsed lately, by their text. One bug prints the same stack in every visit it hits, and ingest
  * (grouping, source-map lookup) and getSession parse the same text again and again; parsing is regex work
- * that costs more than the rest of grouping. Bounded by the texts' length, so long stacks cannot hog it.
+ * that costs more than the rest of grouping. Bounded by what its entries hold: the text, the frames, and
+ * the text they were cut from (their names are slices of it, which keep it alive), so long stacks cannot
+ * hog the heap.
  */
-const parsed = new LRUCache<string, readonly Frame[]>({ maxSize: 4 * 1024 * 1024, sizeCalculation: (_frames, text) => text.length + 1 })
+const parsed = new LRUCache<string, readonly Frame[]>({
+  maxSize: STACK_CACHE_BYTES,
+  sizeCalculation: (frames, text) => LRU_ENTRY_BYTES + 2 * stringBytes(text) + OBJECT_BYTES * (1 + frames.length * 3),
+})
 
 /**
  * Parses a stack trace of Chrome/V8, Firefox or Safari into frames, newest first (as printed).

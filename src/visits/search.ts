@@ -4,9 +4,10 @@
  */
 import type { Insertable } from 'kysely'
 import { LRUCache } from 'lru-cache'
-import { SEARCH_INDEXED_CHARS } from '../../common/limits.ts'
+import { INDEXED_TEXTS_CACHE_BYTES, SEARCH_INDEXED_CHARS } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
 import { fnv1a } from '../shared/hash.ts'
+import { LRU_ENTRY_BYTES, OBJECT_BYTES, SET_ENTRY_BYTES, stringBytes } from '../shared/memory.ts'
 import { runReused } from '../db/reuse.ts'
 import { ERROR_TYPES, type EventRecord } from '../events/types.ts'
 import type { DayDeltas } from './days.ts'
@@ -115,7 +116,11 @@ export function batchTexts(events: readonly EventRecord[], seed: VisitorFacts): 
  * a commit (remember), so a rolled-back batch never hides text; a visit this process has not seen, or forgot,
  * has its text indexed again, which costs space but never a missed match.
  */
-const INDEXED = new LRUCache<string, Set<number>>({ max: 20_000 })
+const INDEXED = new LRUCache<string, Set<number>>({
+  maxSize: INDEXED_TEXTS_CACHE_BYTES,
+  // Measured again each time rememberTexts adds to a visit's set (it sets the entry anew).
+  sizeCalculation: (seen, visit) => LRU_ENTRY_BYTES + stringBytes(visit) + OBJECT_BYTES + seen.size * SET_ENTRY_BYTES,
+})
 const visitKey = (projectId: string, sessionId: string) => `${projectId}\u0000${sessionId}`
 /** Texts remembered per visit at most: a visit with more unique texts indexes the rest each time. */
 const TEXTS_PER_VISIT = 500
@@ -200,9 +205,9 @@ const textPart = (base: number, events: number): number => (events > 0 ? base : 
 /** Remembers texts a committed transaction indexed. */
 export function rememberTexts(indexed: readonly IndexedTexts[]): void {
   for (const { visit, hashes } of indexed) {
-    let seen = INDEXED.get(visit)
-    if (!seen) INDEXED.set(visit, (seen = new Set()))
+    const seen = INDEXED.get(visit) ?? new Set<number>()
     for (const h of hashes) if (seen.size < TEXTS_PER_VISIT) seen.add(h)
+    INDEXED.set(visit, seen)
   }
 }
 

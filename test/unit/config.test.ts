@@ -60,6 +60,14 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ IP_STORAGE: 'anonymized' }), (error: unknown) =>
       error instanceof ConfigError && /IP_STORAGE="anonymized": must be one of full, truncated, none/.test(error.message))
   })
+  it('reads HEAP_GROWTH_PERCENT from 10 to 300; unset, V8 chooses', () => {
+    assert.equal(loadConfig({}).heapGrowthPercent, null)
+    assert.equal(loadConfig({ HEAP_GROWTH_PERCENT: '50' }).heapGrowthPercent, 50)
+    for (const bad of ['5', '301', '1.5', 'low']) {
+      assert.throws(() => loadConfig({ HEAP_GROWTH_PERCENT: bad }), (error: unknown) =>
+        error instanceof ConfigError && /HEAP_GROWTH_PERCENT=.*must be a whole number from 10 to 300 \(unset: V8 chooses\)/.test(error.message), bad)
+    }
+  })
   it('reads the source map cache size', () => {
     assert.equal(loadConfig({}).sourceMapCacheBytes, 268_435_456)
     assert.equal(loadConfig({ SOURCEMAP_CACHE_BYTES: '0' }).sourceMapCacheBytes, 0)
