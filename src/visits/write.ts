@@ -14,11 +14,12 @@ import { newId } from '../shared/ids.ts'
 import { dayOf } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { deleteSessions } from './delete.ts'
-import type { EventTable, SessionTable } from './tables.ts'
+import type { SessionTable } from './tables.ts'
 import { factColumns, factValues, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
 import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type IssueTarget } from './issues.ts'
 import { indexBatch, insertTexts, moveTerms, rememberTexts, type IndexedTexts } from './search.ts'
 import { appendChunks, type ChunkRecord, type RecordingResult } from './write-chunks.ts'
+import { correctCounters, GroupEvents, insertedRows, insertEvents } from './write-events.ts'
 
 export type { ChunkRecord, RecordingResult } from './write-chunks.ts'
 
@@ -63,10 +64,9 @@ interface IssueBatch {
   known: { cache: Map<string, IssueTarget>; created: string[] }
   /** The batch's new searchable texts, written for the group before it commits (search.ts). */
   texts: IndexedTexts[]
+  /** A group written without savepoints: a live batch's events join its INSERTs, made before it commits. */
+  events?: GroupEvents
 }
-/** Events per INSERT: well under both engines' bound-parameter limits (16 columns each). */
-const INSERT_CHUNK = 500
-
 /**
  * Stores a batch of events in its session, creating the session on first sight. Events already
  * stored (same id) are skipped, so a retried batch changes nothing; counters grow only by what
@@ -117,19 +117,17 @@ async function appendToLiveSession(
   if (seed.id !== undefined && row.id !== seed.id) throw keyConflict(seed, row.id)
   const base = row.next_seq - n
   const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known)
-  const inserted = await insertEvents(trx, projectId, row.id, base, events, issueIds)
-  const rows = await insertedRows(trx, projectId, row.id, base, events, issueIds, inserted)
-  if (targets.size > 0) issues.deltas.add(projectId, row.id, rows, targets, issues.job)
   await indexBatch(trx, job, row, { ...row, tags: seed.tags }, base, days, issues.texts)
-  if (inserted < n) {
-    const stored = countTypes(rows.map((r) => r.type))
-    await trx.updateTable('sessions').set((eb) => ({
-      events_total: eb('events_total', '-', counts.total - stored.total),
-      events_errors: eb('events_errors', '-', counts.errors - stored.errors),
-      events_slow: eb('events_slow', '-', counts.slow - stored.slow),
-    })).where('project_id', '=', projectId).where('id', '=', row.id).execute()
+  const placement = { projectId, sessionId: row.id, base, events, issueIds }
+  const result: AppendResult = { sessionId: row.id, accepted: n, duplicates: 0 }
+  if (issues.events) {
+    issues.events.add({ ...placement, counted: counts, targets, deltas: issues.deltas, job: issues.job, result })
+    return result
   }
-  return { sessionId: row.id, accepted: inserted, duplicates: n - inserted }
+  const rows = await insertedRows(trx, placement, await insertEvents(trx, placement))
+  if (targets.size > 0) issues.deltas.add(projectId, row.id, rows, targets, issues.job)
+  await correctCounters(trx, placement, counts, rows)
+  return { ...result, accepted: rows.length, duplicates: n - rows.length }
 }
 
 async function appendGeneral(
@@ -146,55 +144,18 @@ async function appendGeneral(
   const locked = await reserveSeq(trx, projectId, sessionId, events.length)
   const base = locked.next_seq - events.length
   const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known)
-  const inserted = await insertEvents(trx, projectId, sessionId, base, events, issueIds)
-  const rows = await insertedRows(trx, projectId, sessionId, base, events, issueIds, inserted)
+  const placement = { projectId, sessionId, base, events, issueIds }
+  const rows = await insertedRows(trx, placement, await insertEvents(trx, placement))
   if (targets.size > 0) issues.deltas.add(projectId, sessionId, rows, targets, issues.job)
   const facts = keepFacts(locked, seed)
   const terms = await indexBatch(trx, job, locked, { ...facts, tags: seed.tags }, base, days, issues.texts)
   await updateSession(trx, locked, facts, terms, rows.map((r) => r.type), Math.min(startedAt, locked.started_at),
     Math.max(lastSeenAt, locked.last_seen_at), days)
-  return { sessionId, accepted: inserted, duplicates: events.length - inserted }
+  return { sessionId, accepted: rows.length, duplicates: events.length - rows.length }
 }
 
 const keyConflict = (seed: SessionSeed, owner: string): AppError =>
   new AppError(409, 'invalid_body', `sessionKey "${seed.sessionKey}" already belongs to session ${owner}, not ${seed.id ?? ''}`)
-
-/**
- * Inserts events with seq numbers from `base`, skipping ids already stored; returns how many were new.
- * The statement is built once per row count (runReused); the values go in EVENT_COLUMNS order.
- */
-async function insertEvents(
-  trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[], issueIds: readonly (string | null)[],
-): Promise<number> {
-  let inserted = 0
-  for (let i = 0; i < events.length; i += INSERT_CHUNK) {
-    const rows = events.slice(i, i + INSERT_CHUNK).map((e, j) => toRow(projectId, sessionId, base + i + j, e, issueIds[i + j] ?? null))
-    const params = rows.flatMap((r) => EVENT_COLUMNS.map((c) => r[c]))
-    const result = await runReused(trx, `insert events ${rows.length}`, params, () => trx.insertInto('events').values(rows)
-      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing()))
-    inserted += Number(result.numAffectedRows ?? 0)
-  }
-  return inserted
-}
-
-interface StoredEvent {
-  id: string
-  type: string
-  issueId: string | null
-  createdAt: number
-}
-
-/** The events this batch stored: all of them, none, or (a partly retried batch) those holding its seq range. */
-async function insertedRows(
-  trx: Db, projectId: string, sessionId: string, base: number, events: readonly EventRecord[],
-  issueIds: readonly (string | null)[], inserted: number,
-): Promise<StoredEvent[]> {
-  if (inserted === events.length) return events.map((e, i) => ({ id: e.id, type: e.type, issueId: issueIds[i] ?? null, createdAt: e.createdAt }))
-  if (inserted === 0) return []
-  const rows = await trx.selectFrom('events').select(['id', 'type', 'issue_id', 'created_at']).where('project_id', '=', projectId)
-    .where('session_id', '=', sessionId).where('seq', '>=', base).where('seq', '<', base + events.length).orderBy('seq').execute()
-  return rows.map((r) => ({ id: r.id, type: r.type, issueId: r.issue_id, createdAt: r.created_at }))
-}
 
 async function findSession(trx: Db, projectId: string, seed: SessionSeed): Promise<SessionRow | undefined> {
   const byKey = await trx.selectFrom('sessions').selectAll()
@@ -253,20 +214,6 @@ async function updateSession(
   }).where('project_id', '=', row.project_id).where('id', '=', row.id).execute()
 }
 
-/** The events columns in the order toRow writes them, which is the order Kysely compiles them in. */
-const EVENT_COLUMNS = [
-  'project_id', 'session_id', 'id', 'seq', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code',
-  'duration_ms', 'req_body', 'res_body', 'fingerprint', 'issue_id',
-] as const satisfies readonly (keyof EventTable)[]
-
-function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord, issueId: string | null): EventTable {
-  return {
-    project_id: projectId, session_id: sessionId, id: e.id, seq, type: e.type, created_at: e.createdAt,
-    url: e.url, method: e.method, message: e.message, stack: e.stack, status_code: e.statusCode,
-    duration_ms: e.durationMs, req_body: e.reqBody, res_body: e.resBody, fingerprint: e.fingerprint, issue_id: issueId,
-  }
-}
-
 /** Tries of a group that deadlocks or fails to serialize. */
 const ATTEMPTS = 3
 
@@ -318,6 +265,10 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   const known = { cache: new Map<string, IssueTarget>(), created: [] as string[] }
   const outcomes: Outcome[] = []
   const texts: IndexedTexts[] = []
+  // Each stored batch's issue counts, merged in job order once the group's events are in (a live batch's are counted
+  // only then, when the group writes its events together).
+  const stored: IssueDeltas[] = []
+  const events = isolated ? undefined : new GroupEvents()
   for (const [index, job] of jobs.entries()) {
     if (isolated) await sql`savepoint batch`.execute(trx)
     const before = new DayDeltas()
@@ -325,19 +276,19 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
     try {
       known.created = []
       const batchTexts: IndexedTexts[] = []
-      const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts })
+      const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts, events })
       const recording = job.recording
       if (recording) result.recording = await appendChunks(trx, job.projectId, result.sessionId, recording.chunks, recording.maxSessionBytes, job.now, before)
       if (isolated) await sql`release savepoint batch`.execute(trx)
       before.mergeInto(days)
-      batchIssues.mergeInto(issues)
+      stored.push(batchIssues)
       texts.push(...batchTexts)
       outcomes.push({ result })
     } catch (error) {
+      if (!isolated) throw failure(error)
       // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails
       // (or runs again) with the error that says why, and the transaction may be gone anyway.
       if (classifyDatabaseError(error) !== null) throw error
-      if (!isolated) throw new BatchFailed(error)
       await sql`rollback to savepoint batch`.execute(trx)
       // The issues this batch created are gone with its savepoint.
       for (const key of known.created) known.cache.delete(key)
@@ -345,6 +296,8 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
       outcomes.push({ error })
     }
   }
+  await events?.insert(trx).catch((error: unknown) => { throw failure(error) })
+  for (const batch of stored) batch.mergeInto(issues)
   await days.apply(trx)
   await insertTexts(trx, texts)
   for (const { job, change } of await issues.apply(trx)) {
@@ -353,3 +306,10 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   }
   return { outcomes, texts }
 }
+
+/**
+ * What fails a group written without savepoints: a deadlock, an outage or a full disk as it is (no fault of a batch:
+ * the whole group fails, or runs again, with the error that says why); anything else as BatchFailed, so the group is
+ * written again with a savepoint per batch and the batch at fault fails alone.
+ */
+const failure = (error: unknown): unknown => (classifyDatabaseError(error) !== null ? error : new BatchFailed(error))

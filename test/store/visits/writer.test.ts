@@ -116,6 +116,34 @@ for (const engine of testEngines()) {
       assert.deepEqual(stored.map((r) => r.session_key).sort(), ['owned-key', 'plain-3-key', 'plain-4-key'], 'each stored once, the bad batch not at all')
     })
 
+    it('inserts the events of a group\'s live batches together, and counts a retried event once in its visit and issue', async () => {
+      const group = { version: 1, fingerprint: 'together-fp', title: 'TypeError: together', culprit: null }
+      const batch = (key: string, ids: string[]) => {
+        const events = ids.map((id) => eventRecord(id, now, id.endsWith('err') ? 'ERROR' : 'CLICK'))
+        return writeJob(projectId, key, events, now, 0, events.map((e) => (e.type === 'ERROR' ? group : null)))
+      }
+      // Three live visits; the third already holds three of the events its next batch resends.
+      await writeBatches(handle.db, [batch('together-1-key', ['s']), batch('together-2-key', ['s']), batch('together-3-key', ['s', 'c1', 'c2', 'c3err'])])
+      recording = true
+      const outcomes = await writeBatches(handle.db, [
+        batch('together-1-key', ['a1', 'a2', 'a3', 'a4', 'a5err']),
+        batch('together-2-key', ['b1', 'b2', 'b3', 'b4', 'b5']),
+        // The first batch again, in the same group (a retry sent before the first was answered), and a partial resend.
+        batch('together-1-key', ['a1', 'a2', 'a3', 'a4', 'a5err']),
+        batch('together-3-key', ['c1', 'c2', 'c3err', 'c4', 'c5err']),
+      ]).finally(() => { recording = false })
+      const inserts = statements.splice(0).filter((q) => /^insert into "events"/i.test(q))
+      assert.equal(inserts.length, 1, 'the 20 events of four batches in one INSERT')
+      assert.deepEqual(outcomes.map((o) => ('result' in o ? [o.result.accepted, o.result.duplicates] : o.error)), [[5, 0], [5, 0], [0, 5], [2, 3]])
+      const sessions = await handle.db.selectFrom('sessions').select(['session_key', 'events_total', 'events_errors'])
+        .where('project_id', '=', projectId).where('session_key', 'like', 'together-%').orderBy('session_key').execute()
+      assert.deepEqual(sessions.map((r) => [r.session_key, r.events_total, r.events_errors]),
+        [['together-1-key', 6, 1], ['together-2-key', 6, 0], ['together-3-key', 6, 2]], 'each event counted once in its visit')
+      const issue = await handle.db.selectFrom('issues').select(['events', 'sessions']).where('project_id', '=', projectId)
+        .where('title', '=', 'TypeError: together').executeTakeFirstOrThrow()
+      assert.deepEqual([issue.events, issue.sessions], [3, 2], 'c3err, a5err and c5err, in two visits')
+    })
+
     it('answers 503 when its queue is full instead of growing without bound', async () => {
       const writer = createWriter(handle.db, { maxQueued: 3 })
       const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => writer.submit(job(`full-${i}-key`, [eventRecord('a', now)]))))
