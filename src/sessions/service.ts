@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream'
+import type { RawBuilder } from 'kysely'
 import { canMatch, type Db } from '../db/database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { invalidParameter } from '../errors.ts'
@@ -12,13 +13,14 @@ import type { SessionFilters } from '../visits/read.ts'
 import type { ListQuery } from './schema.ts'
 import * as store from '../visits/read.ts'
 import { streamSession } from './stream.ts'
-import type { EventView, SessionDetailView, SessionView } from './schema.ts'
-import { toDetailView, toEventViews, toSessionView } from './views.ts'
+import type { EventView, SessionDetailView } from './schema.ts'
+import { sessionJson, sessionText, toDetailView, toEventViews, toSessionView } from './views.ts'
 
 export interface ListResult extends ListPage {
   project: Project
   total: number
-  sessions: SessionView[]
+  /** Each session as the API's JSON: written by the statement that read it where the engine does (views.ts `sessionJson`). */
+  sessions: string[]
 }
 
 /** Where a page of a list is: `offset` its first row's position (also after a cursor), `next` the cursor after it. */
@@ -61,31 +63,46 @@ export function parseRange(query: Pick<ListQuery, 'date' | 'from' | 'to'>): { fr
 }
 
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
-  const { total, page, rows } = await listSessionRows(db, project, query, now)
-  return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
+  const json = sessionJson(db)
+  if (json === undefined) {
+    const { total, page, rows } = await listSessionRows(db, project, query, now)
+    return { project: publicProject(project), total, ...page, sessions: rows.map((row) => sessionText(toSessionView(row))) }
+  }
+  const { total, page, rows } = await listSessionRows(db, project, query, now, json)
+  return { project: publicProject(project), total, ...page, sessions: rows.map((row) => row.json) }
 }
 
-/** The list's rows and exact total for a query of the list (the read API's and the dashboard's, the same parameters). */
+/**
+ * The list's rows and exact total for a query of the list (the read API's and the dashboard's, the same parameters);
+ * given `json`, each row is the session's JSON that the statement wrote (store.SessionJsonRow).
+ */
 export async function listSessionRows(
-  db: Db, project: ProjectContext, query: ListQuery, now = Date.now(),
-): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] }> {
+  db: Db, project: ProjectContext, query: ListQuery, now?: number,
+): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] }>
+export async function listSessionRows(
+  db: Db, project: ProjectContext, query: ListQuery, now: number, json: RawBuilder<string>,
+): Promise<{ total: number; page: ListPage; rows: store.SessionJsonRow[] }>
+export async function listSessionRows(
+  db: Db, project: ProjectContext, query: ListQuery, now = Date.now(), json?: RawBuilder<string>,
+): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] | store.SessionJsonRow[] }> {
   const parsed = parseRange(query)
   const range = { ...parsed, cutoff: retentionCutoff(project, now) }
   const filters = parseFilters(query)
   const scope = listScope('sessions', project.id, [parsed, filters])
   const { position, page } = pageStart(scope, query, ['integer', 'string'] as const)
-  const answer = (total: number, rows: store.SessionListRow[]) => ({
+  const answer = (total: number, rows: store.SessionListRow[] | store.SessionJsonRow[]) => ({
     total, rows, page: { limit: page.limit, offset: position, next: nextCursor(scope, position, page.limit, total, rows, store.sessionKey) },
   })
   // No stored value holds U+0000 (PostgreSQL text cannot): such a filter matches nothing.
   if (!filtersCanMatch(filters)) return answer(0, [])
   if (!store.isFiltered(filters)) {
     // The day counters count every visit: the count costs no scan, so it runs beside the page.
-    const [total, rows] = await countThenPage(page.offset, () => store.countSessions(db, project.id, range),
-      () => store.listSessions(db, project.id, range, page))
-    return answer(total, rows)
+    const [total, rows] = await countThenPage<store.SessionListRow | store.SessionJsonRow>(page.offset, () => store.countSessions(db, project.id, range),
+      () => (json === undefined ? store.listSessions(db, project.id, range, page) : store.listSessions(db, project.id, range, page, {}, undefined, json)))
+    return answer(total, rows as store.SessionListRow[] | store.SessionJsonRow[])
   }
-  const { total, rows } = await store.searchSessions(db, project.id, range, page, filters)
+  const { total, rows } = json === undefined ? await store.searchSessions(db, project.id, range, page, filters)
+    : await store.searchSessions(db, project.id, range, page, filters, json)
   return answer(total, rows)
 }
 

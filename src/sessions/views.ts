@@ -1,9 +1,14 @@
 import { toIso } from '../shared/time.ts'
 import type { EventView, SessionDetailView, SessionView } from './schema.ts'
+import { sql, type RawBuilder } from 'kysely'
 import type { EventRow, SessionListRow } from '../visits/read.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import type { ResolvedFrame } from '../sourcemaps/schema.ts'
-import { factsOf } from '../visits/facts.ts'
+import { FACT_LAYOUT, factsOf, type VisitorFacts } from '../visits/facts.ts'
+import type { Db } from '../db/database.ts'
+import { jsonInstant, jsonObject, jsonString, jsonText, writesListJson } from '../db/sql.ts'
+import fastJson from 'fast-json-stringify'
+import { SessionSchema, CountersSchema } from './schema.ts'
 
 export function toSessionView(row: SessionListRow): SessionView {
   return {
@@ -14,6 +19,62 @@ export function toSessionView(row: SessionListRow): SessionView {
     ...factsOf(row),
     events: { total: row.events_total, errors: row.events_errors, slow: row.events_slow },
   }
+}
+
+/**
+ * toSessionView in SQL, where the engine writes a list page's JSON (src/db/sql.ts `writesListJson`; undefined
+ * elsewhere): every property of the schema in the schema's order, so a page reads one string a row.
+ * test/store/visits/json.test.ts holds it to the response serializer's bytes.
+ */
+export function sessionJson(db: Db): RawBuilder<string> | undefined {
+  if (!writesListJson(db)) return undefined
+  // The expression has no parameters: compiled once per database, it costs a request no query building.
+  let compiled = compiledJson.get(db)
+  if (compiled === undefined) {
+    compiled = sql.raw<string>(sessionJsonSql().compile(db).sql)
+    compiledJson.set(db, compiled)
+  }
+  return compiled
+}
+const compiledJson = new WeakMap<Db, RawBuilder<string>>()
+
+function sessionJsonSql(): RawBuilder<string> {
+  const counters: Record<keyof SessionView['events'], RawBuilder<unknown>> = {
+    total: sql.ref('events_total'), errors: sql.ref('events_errors'), slow: sql.ref('events_slow'),
+  }
+  const fields: Record<keyof SessionView, RawBuilder<unknown>> = {
+    id: jsonString('id'),
+    sessionKey: jsonString('session_key'),
+    startedAt: jsonInstant('started_at'),
+    lastSeenAt: jsonInstant('last_seen_at'),
+    ...factsJson(),
+    events: jsonObject(inOrder(CountersSchema, counters)),
+  }
+  return jsonObject(inOrder(SessionSchema, fields))
+}
+
+/**
+ * The visitor facts in SQL: a text fact quoted, an object-valued one as its stored JSON text (JSON.stringify wrote it,
+ * so it is already what the serializer writes), `user` put together from its two columns.
+ */
+function factsJson(): Record<keyof VisitorFacts, RawBuilder<string>> {
+  return Object.fromEntries(FACT_LAYOUT.map(({ key, columns: [first = 'ip', traits = 'user_traits'], json }) => {
+    if (key !== 'user') return [key, json ? jsonText(first) : jsonString(first)]
+    const user = jsonObject([['id', jsonString(first)], ['traits', jsonText(traits)]])
+    return [key, sql<string>`case when ${sql.ref(first)} is null then 'null' else ${user} end`]
+  })) as Record<keyof VisitorFacts, RawBuilder<string>>
+}
+
+/** The session as the list's response schema writes it: where the statement does not write it (sessionJson). */
+export const sessionText = fastJson(SessionSchema, { schema: { EventCounters: CountersSchema } })
+
+/** A schema's properties in its order, each with its piece; one the pieces lack fails at once. */
+function inOrder(schema: { properties: object }, pieces: Partial<Record<string, RawBuilder<unknown>>>): [string, RawBuilder<unknown>][] {
+  return Object.keys(schema.properties).map((key) => {
+    const piece = pieces[key]
+    if (piece === undefined) throw new Error(`sessionJson: no SQL for the property ${key}`)
+    return [key, piece]
+  })
 }
 
 export function toDetailView(row: SessionListRow): SessionDetailView {

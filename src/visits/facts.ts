@@ -86,7 +86,7 @@ const FACTS = (Object.keys(VISITOR_FACTS) as FactKey[]).map((key) => {
   const json = (VISITOR_FACTS[key] as { type?: unknown }).type === 'object'
   if (key === 'user') {
     return {
-      key, latest: true, columns: ['user_id', 'user_traits'] as FactColumn[],
+      key, latest: true, json, columns: ['user_id', 'user_traits'] as FactColumn[],
       store: (v: unknown) => {
         const user = v as VisitorUser | null
         return user === null ? [null, null] : [user.id, user.traits == null ? null : JSON.stringify(user.traits)]
@@ -95,7 +95,7 @@ const FACTS = (Object.keys(VISITOR_FACTS) as FactKey[]).map((key) => {
     }
   }
   return {
-    key, latest: LATEST.has(key), columns: [snake(key)] as FactColumn[],
+    key, latest: LATEST.has(key), json, columns: [snake(key)] as FactColumn[],
     store: (v: unknown) => [v === null ? null : json ? JSON.stringify(v) : (v as string)],
     load: (c: (string | null)[]) => (c[0] == null || !json ? c[0] ?? null : JSON.parse(c[0]) as unknown),
   }
@@ -164,6 +164,9 @@ export function keepFactsSql(facts: VisitorFacts): Record<FactColumn, RawBuilder
   }
   return Object.fromEntries(set) as Record<FactColumn, RawBuilder<string | null>>
 }
+
+/** Each fact's columns and whether its value is stored as JSON text, in the schema's order (for SQL that writes the API's JSON: sessions/views.ts). */
+export const FACT_LAYOUT: readonly { key: FactKey; columns: readonly FactColumn[]; json: boolean }[] = FACTS.map(({ key, columns, json }) => ({ key, columns, json }))
 
 /** The API's fields: every fact present, null when unknown. */
 export type ViewFacts = { [K in FactKey]: Type.TUnsafe<Static<Facts[K]> | null> }

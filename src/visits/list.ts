@@ -2,7 +2,7 @@
  * The session list's reads: a page in list order, its exact total, and the search filters (API v1 search,
  * the dashboard, an issue's visits). The rest of a visit's reads are in read.ts, which re-exports these.
  */
-import { sql, type Expression, type Selectable, type SelectQueryBuilder } from 'kysely'
+import { sql, type Expression, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
 import { rowAfter, textContains, textMatchRows, textProbe, textSessions, unindexed, unindexedText } from '../db/sql.ts'
@@ -29,17 +29,35 @@ export interface SessionRange {
  * One page of sessions, most recent activity first, id breaking ties so pages never overlap.
  * A range that is exactly one UTC day walks `sessions_day_last_seen_idx`, already in list order.
  * With filters, `plan` says where the planner starts (searchSessions decides it from the exact count).
+ * Given `json`, each row is the session as the API writes it, made by the statement (SessionJsonRow).
  */
 export function listSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters?: SessionFilters, plan?: Plan,
+): Promise<SessionListRow[]>
+export function listSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, plan: Plan | undefined, json: RawBuilder<string>,
+): Promise<SessionJsonRow[]>
+export function listSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters = {},
-  plan: Plan = defaultPlan(filters),
-): Promise<SessionListRow[]> {
+  plan: Plan = defaultPlan(filters), json?: RawBuilder<string>,
+): Promise<SessionListRow[] | SessionJsonRow[]> {
   // From the filter, `+last_seen_at` keeps the planner off the project's lastSeenAt index: it starts from the
   // filter's index or subquery and sorts what it found. (Sorting ids alone first was slower: SQLite then read the
   // whole lastSeenAt index as a covering index, 340 ms instead of 25 ms for 5,000 matches of 1M.)
   const order = plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at')
-  return liveSessions(db, projectId, range, filters, plan, page.after)
-    .orderBy(order, 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute()
+  const q = liveSessions(db, projectId, range, filters, plan, page.after)
+    .orderBy(order, 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset)
+  return json === undefined ? q.execute() : q.clearSelect().select(['id', 'last_seen_at', json.as('json')]).execute()
+}
+
+/**
+ * A session of a page as one string of the API's JSON, which the statement wrote (src/db/sql.ts): one value to
+ * decode a row instead of a score, and nothing to serialize again. With its place in list order, for the cursor.
+ */
+export interface SessionJsonRow {
+  id: string
+  last_seen_at: number
+  json: string
 }
 
 /** A page of the list: `limit` rows from `offset`, or after the row whose sort key is `after` (a cursor's). */
@@ -109,7 +127,13 @@ const READ_COST_IN_PROBES = 5
  */
 export async function searchSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
-): Promise<{ total: number; rows: SessionListRow[] }> {
+): Promise<{ total: number; rows: SessionListRow[] }>
+export async function searchSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json: RawBuilder<string>,
+): Promise<{ total: number; rows: SessionJsonRow[] }>
+export async function searchSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
+): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
   const { total, driver, text } = await countPlanned(db, projectId, range, filters)
   if (page.offset >= total) return { total, rows: [] }
   // Few matches: start from the driver (or the text index's matches); many: walk the list order. After a cursor the
@@ -118,7 +142,7 @@ export async function searchSessions(
   const visits = await countSessions(db, projectId, range)
   const fromFilter = total < Math.sqrt((page.limit + page.offset) * visits * probes / READ_COST_IN_PROBES) || (driver === undefined && text === 'index')
   const plan: Plan = fromFilter ? { drive: 'filter', ...(driver && { driver }), text } : { drive: 'order', text }
-  return { total, rows: await listSessions(db, projectId, range, page, filters, plan) }
+  return { total, rows: json === undefined ? await listSessions(db, projectId, range, page, filters, plan) : await listSessions(db, projectId, range, page, filters, plan, json) }
 }
 
 /** The exact number of live sessions in the range matching the filters. */

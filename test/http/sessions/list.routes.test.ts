@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import fastJson from 'fast-json-stringify'
+import { getProject } from '../../../src/projects/service.ts'
+import { CountersSchema, ListResponse, ProjectSchema, SessionSchema } from '../../../src/sessions/schema.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
+import { importSessions } from '../../../src/transfer/service.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
@@ -199,5 +203,38 @@ for (const engine of testEngines()) {
     it('ignores unknown query parameters', async () => {
       assert.equal((await t.get('/api/v1/sessions?foo=bar')).statusCode, 200)
     })
+
+    it('writes every visitor fact as the response schema serializes it, hostile text included, on any filter path', async () => {
+      // On SQLite the statement writes each session's JSON (src/db/sql.ts writesListJson): the answer must be the
+      // bytes the schema's serializer writes for the same values, and the values those stored.
+      const hostile = `${Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('')}"\\/\u2028é😀</script>`
+      const other = await t.newProject('Facts')
+      const at = today - 3_600_000 + 123
+      const session = {
+        id: 's-hostile', sessionKey: `k-${hostile}`, startedAt: new Date(at).toISOString(), lastSeenAt: new Date(at + 999).toISOString(),
+        ip: '2001:db8::1', country: 'DE', userAgent: hostile, utm: { utm_source: hostile }, entryUrl: `https://shop.example/?q=${hostile}`,
+        browser: 'Chrome', os: 'macOS', user: { id: hostile, traits: { seats: 12, ratio: 1.5, big: 1e21, on: true, text: hostile } },
+        tags: { 'a.b': hostile }, release: hostile, environment: 'production',
+      }
+      const bare = { id: 'bare', sessionKey: 'k-bare', startedAt: new Date(at - 5000).toISOString(), lastSeenAt: new Date(at - 5000).toISOString() }
+      const imported = await importSessions(t.app.db, await getProject(t.app.db, other.id),
+        [JSON.stringify({ ...session, events: [] }), JSON.stringify({ ...bare, events: [] })], t.app.config.recording)
+      assert.deepEqual([imported.imported, imported.bad], [2, []])
+      const none = { ip: null, country: null, userAgent: null, utm: null, entryUrl: null, browser: null, os: null, user: null, tags: null, release: null, environment: null }
+      const counters = { events: { total: 0, errors: 0, slow: 0 } }
+      for (const query of ['', `?user=${encodeURIComponent(hostile)}`, `?date=${isoDay(at)}`]) {
+        const res = await t.get(`/api/v1/sessions${query}`, other.apiKey)
+        assert.equal(res.statusCode, 200, res.body)
+        const body = json<ListBody & { next: null }>(res)
+        assert.equal(res.body, serializeList(body), `${query}: the serializer's bytes`)
+        const expected = query.startsWith('?user') ? [{ ...session, ...counters }] : [{ ...session, ...counters }, { ...bare, ...none, ...counters }]
+        assert.deepEqual(body.sessions, expected, query)
+      }
+    })
   })
 }
+
+/** The list answer as the route's response schema serializes it. */
+const serializeList = fastJson(ListResponse, {
+  schema: { Project: ProjectSchema, Session: SessionSchema, EventCounters: CountersSchema },
+})
