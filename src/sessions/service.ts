@@ -63,13 +63,8 @@ export function parseRange(query: Pick<ListQuery, 'date' | 'from' | 'to'>): { fr
 }
 
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
-  const json = sessionJson(db)
-  if (json === undefined) {
-    const { total, page, rows } = await listSessionRows(db, project, query, now)
-    return { project: publicProject(project), total, ...page, sessions: rows.map((row) => sessionText(toSessionView(row))) }
-  }
-  const { total, page, rows } = await listSessionRows(db, project, query, now, json)
-  return { project: publicProject(project), total, ...page, sessions: rows.map((row) => row.json) }
+  const { total, page, rows } = await listSessionRows(db, project, query, now, sessionJson(db))
+  return { project: publicProject(project), total, ...page, sessions: rows.map((row) => ('json' in row ? row.json : sessionText(toSessionView(row)))) }
 }
 
 /**
@@ -80,8 +75,8 @@ export async function listSessionRows(
   db: Db, project: ProjectContext, query: ListQuery, now?: number,
 ): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] }>
 export async function listSessionRows(
-  db: Db, project: ProjectContext, query: ListQuery, now: number, json: RawBuilder<string>,
-): Promise<{ total: number; page: ListPage; rows: store.SessionJsonRow[] }>
+  db: Db, project: ProjectContext, query: ListQuery, now: number, json: RawBuilder<string> | undefined,
+): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] | store.SessionJsonRow[] }>
 export async function listSessionRows(
   db: Db, project: ProjectContext, query: ListQuery, now = Date.now(), json?: RawBuilder<string>,
 ): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] | store.SessionJsonRow[] }> {
@@ -98,11 +93,10 @@ export async function listSessionRows(
   if (!store.isFiltered(filters)) {
     // The day counters count every visit: the count costs no scan, so it runs beside the page.
     const [total, rows] = await countThenPage<store.SessionListRow | store.SessionJsonRow>(page.offset, () => store.countSessions(db, project.id, range),
-      () => (json === undefined ? store.listSessions(db, project.id, range, page) : store.listSessions(db, project.id, range, page, {}, undefined, json)))
+      () => store.listSessions(db, project.id, range, page, {}, undefined, json))
     return answer(total, rows as store.SessionListRow[] | store.SessionJsonRow[])
   }
-  const { total, rows } = json === undefined ? await store.searchSessions(db, project.id, range, page, filters)
-    : await store.searchSessions(db, project.id, range, page, filters, json)
+  const { total, rows } = await store.searchSessions(db, project.id, range, page, filters, json)
   return answer(total, rows)
 }
 

@@ -166,7 +166,7 @@ export function keepFactsSql(facts: VisitorFacts): Record<FactColumn, RawBuilder
 }
 
 /** Each fact's columns and whether its value is stored as JSON text, in the schema's order (for SQL that writes the API's JSON: sessions/views.ts). */
-export const FACT_LAYOUT: readonly { key: FactKey; columns: readonly FactColumn[]; json: boolean }[] = FACTS.map(({ key, columns, json }) => ({ key, columns, json }))
+export const FACT_LAYOUT: readonly { key: FactKey; columns: readonly FactColumn[]; json: boolean }[] = FACTS
 
 /** The API's fields: every fact present, null when unknown. */
 export type ViewFacts = { [K in FactKey]: Type.TUnsafe<Static<Facts[K]> | null> }

@@ -38,6 +38,9 @@ export function listSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, plan: Plan | undefined, json: RawBuilder<string>,
 ): Promise<SessionJsonRow[]>
 export function listSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, plan: Plan | undefined, json: RawBuilder<string> | undefined,
+): Promise<SessionListRow[] | SessionJsonRow[]>
+export function listSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters = {},
   plan: Plan = defaultPlan(filters), json?: RawBuilder<string>,
 ): Promise<SessionListRow[] | SessionJsonRow[]> {
@@ -132,6 +135,9 @@ export async function searchSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json: RawBuilder<string>,
 ): Promise<{ total: number; rows: SessionJsonRow[] }>
 export async function searchSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json: RawBuilder<string> | undefined,
+): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }>
+export async function searchSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
 ): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
   const { total, driver, text } = await countPlanned(db, projectId, range, filters)
@@ -142,7 +148,7 @@ export async function searchSessions(
   const visits = await countSessions(db, projectId, range)
   const fromFilter = total < Math.sqrt((page.limit + page.offset) * visits * probes / READ_COST_IN_PROBES) || (driver === undefined && text === 'index')
   const plan: Plan = fromFilter ? { drive: 'filter', ...(driver && { driver }), text } : { drive: 'order', text }
-  return { total, rows: json === undefined ? await listSessions(db, projectId, range, page, filters, plan) : await listSessions(db, projectId, range, page, filters, plan, json) }
+  return { total, rows: await listSessions(db, projectId, range, page, filters, plan, json) }
 }
 
 /** The exact number of live sessions in the range matching the filters. */
