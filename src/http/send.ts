@@ -18,15 +18,18 @@ export function sendObjectOrStream<T extends object>(reply: FastifyReply, result
  * An answer whose `field` is a list of items already written as JSON (a list page whose statement wrote its
  * sessions): the rest goes through the route's response schema as usual, and the items are spliced into its
  * empty list as they are. A string value cannot hide the marker: inside a JSON string every `"` is escaped.
+ * Items given as values (an engine whose statement does not write JSON) go through the schema with the rest.
  */
-export function sendWithItems<K extends string>(reply: FastifyReply, body: Record<K, string[]>, field: K): FastifyReply {
+export function sendWithItems<K extends string, T extends Record<K, readonly unknown[]>>(reply: FastifyReply, body: T, field: K): FastifyReply | T {
+  const items = body[field]
+  if (!items.every((item) => typeof item === 'string')) return body
   const serialized = reply.serialize({ ...body, [field]: [] })
   const rest = typeof serialized === 'string' ? serialized : Buffer.from(serialized as Uint8Array).toString('utf8')
   const marker = `${JSON.stringify(field)}:[]`
   const at = rest.indexOf(marker)
   if (at < 0) throw new Error(`the response schema wrote no ${field} list`)
-  const items = `${JSON.stringify(field)}:[${body[field].join(',')}]`
-  return reply.type('application/json; charset=utf-8').send(rest.slice(0, at) + items + rest.slice(at + marker.length))
+  const spliced = `${JSON.stringify(field)}:[${items.join(',')}]`
+  return reply.type('application/json; charset=utf-8').send(rest.slice(0, at) + spliced + rest.slice(at + marker.length))
 }
 
 /**

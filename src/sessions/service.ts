@@ -13,14 +13,14 @@ import type { SessionFilters } from '../visits/read.ts'
 import type { ListQuery } from './schema.ts'
 import * as store from '../visits/read.ts'
 import { streamSession } from './stream.ts'
-import type { EventView, SessionDetailView } from './schema.ts'
-import { sessionJson, sessionText, toDetailView, toEventViews, toSessionView } from './views.ts'
+import type { EventView, SessionDetailView, SessionView } from './schema.ts'
+import { sessionJson, toDetailView, toEventViews, toSessionView } from './views.ts'
 
 export interface ListResult extends ListPage {
   project: Project
   total: number
-  /** Each session as the API's JSON: written by the statement that read it where the engine does (views.ts `sessionJson`). */
-  sessions: string[]
+  /** Each session as the API's JSON where the engine's statement writes it (views.ts `sessionJson`), else as values. */
+  sessions: string[] | SessionView[]
 }
 
 /** Where a page of a list is: `offset` its first row's position (also after a cursor), `next` the cursor after it. */
@@ -64,7 +64,7 @@ export function parseRange(query: Pick<ListQuery, 'date' | 'from' | 'to'>): { fr
 
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
   const { total, page, rows } = await listSessionRows(db, project, query, now, sessionJson(db))
-  return { project: publicProject(project), total, ...page, sessions: rows.map((row) => ('json' in row ? row.json : sessionText(toSessionView(row)))) }
+  return { project: publicProject(project), total, ...page, sessions: rows.map((row) => ('json' in row ? row.json : toSessionView(row))) as string[] | SessionView[] }
 }
 
 /**

@@ -7,7 +7,6 @@ import type { ResolvedFrame } from '../sourcemaps/schema.ts'
 import { FACT_LAYOUT, factsOf, type VisitorFacts } from '../visits/facts.ts'
 import type { Db } from '../db/database.ts'
 import { jsonInstant, jsonObject, jsonString, jsonText, writesListJson } from '../db/sql.ts'
-import fastJson from 'fast-json-stringify'
 import { SessionSchema, CountersSchema } from './schema.ts'
 
 export function toSessionView(row: SessionListRow): SessionView {
@@ -64,9 +63,6 @@ function factsJson(): Record<keyof VisitorFacts, RawBuilder<string>> {
     return [key, sql<string>`case when ${sql.ref(first)} is null then 'null' else ${user} end`]
   })) as Record<keyof VisitorFacts, RawBuilder<string>>
 }
-
-/** The session as the list's response schema writes it: where the statement does not write it (sessionJson). */
-export const sessionText = fastJson(SessionSchema, { schema: { EventCounters: CountersSchema } })
 
 /** A schema's properties in its order, each with its piece; one the pieces lack fails at once. */
 function inOrder(schema: { properties: object }, pieces: Partial<Record<string, RawBuilder<unknown>>>): [string, RawBuilder<unknown>][] {
