@@ -104,16 +104,48 @@ export const writesListJson = (db: Db): boolean => !isPostgres(db)
 /** A text column as a JSON string, `null` when null: json_quote escapes exactly as JSON.stringify does. */
 export const jsonString = (column: string): RawBuilder<string> => sql<string>`coalesce(json_quote(${sql.ref(column)}), 'null')`
 
-/** A column of epoch milliseconds as a JSON string in ISO 8601 UTC with milliseconds, as src/shared/time.ts `toIso` writes it. */
+/**
+ * A column of epoch milliseconds as a JSON string in ISO 8601 UTC with milliseconds, as src/shared/time.ts `toIso` writes
+ * it, years 0000 to 9999 (an instant before 1970 is negative).
+ */
 export const jsonInstant = (column: string): RawBuilder<string> => {
   const ms = sql.ref(column)
-  // Whole seconds and milliseconds apart, in integers: a fractional second would be rounded by the formatting.
-  return sql<string>`'"' || strftime('%Y-%m-%dT%H:%M:%S', ${ms} / 1000, 'unixepoch') || printf('.%03dZ"', ${ms} % 1000)`
+  // Whole seconds and milliseconds apart, in integers: a fractional second would be rounded by the formatting. SQLite's
+  // `/` and `%` truncate toward zero, so before 1970 the milliseconds are taken up from the second below.
+  const part = sql`((${ms} % 1000 + 1000) % 1000)`
+  return sql<string>`'"' || strftime('%Y-%m-%dT%H:%M:%S', (${ms} - ${part}) / 1000, 'unixepoch') || printf('.%03dZ"', ${part})`
 }
 
-/** A column of JSON text as it is, `null` when null. */
-export const jsonText = (column: string): RawBuilder<string> => sql<string>`coalesce(${sql.ref(column)}, 'null')`
+/** A column whose value is its own JSON (stored JSON text, an integer) as it is, `null` when null. */
+export const jsonAsIs = (column: string): RawBuilder<string> => sql<string>`coalesce(${sql.ref(column)}, 'null')`
+
+/**
+ * A column of double precision as a JSON number where SQLite writes it as JavaScript does: `null`, or a whole number
+ * (as an integer: SQLite would write `12.0`). A fraction is SQL null: SQLite writes 17 digits where JavaScript writes
+ * the fewest that read back the same (`0.33333333333333332` against `0.3333333333333333`), so the service writes it
+ * from the value (`fractionOf`).
+ */
+export const jsonWholeNumber = (column: string): RawBuilder<string | null> => {
+  const value = sql.ref(column)
+  return sql<string | null>`case when ${value} is null then 'null' when ${value} = cast(${value} as integer) then cast(cast(${value} as integer) as text) end`
+}
+
+/** `piece` where jsonWholeNumber cannot write the column (a fraction), else SQL null. */
+export const fractionOf = <T>(column: string, piece: RawBuilder<T>): RawBuilder<T | null> => {
+  const value = sql.ref(column)
+  return sql<T | null>`case when ${value} <> cast(${value} as integer) then ${piece} end`
+}
+
+/** A member of a JSON object: its value, or one left out when `absentWhenNull` (a column) is null. */
+export type JsonMember = RawBuilder<unknown> | { absentWhenNull: string; value: RawBuilder<unknown> }
 
 /** A JSON object of named values (each a piece above, or an integer column), its keys in the given order. */
-export const jsonObject = (fields: readonly (readonly [string, RawBuilder<unknown>])[]): RawBuilder<string> =>
-  sql<string>`(${sql.join(fields.flatMap(([key, value], i) => [sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(key)}:`), value]), sql` || `)} || '}')`
+export function jsonObject(fields: readonly (readonly [string, JsonMember])[]): RawBuilder<string> {
+  const pieces = fields.map(([key, member], i) => {
+    const name = sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(key)}:`)
+    if (!('absentWhenNull' in member)) return sql`${name} || ${member}`
+    if (i === 0) throw new Error(`jsonObject: the first member (${key}) cannot be absent`)
+    return sql`case when ${sql.ref(member.absentWhenNull)} is null then '' else ${name} || ${member.value} end`
+  })
+  return sql<string>`(${sql.join(pieces, sql` || `)} || '}')`
+}

@@ -6,17 +6,20 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 const gunzip = promisify(gunzipCb)
 
 /**
- * An answer that is either an object the route's response schema serializes, or a stream already
- * serialized by the same schemas (a large getSession): the stream goes out as JSON as it is.
+ * An answer that is either an object the route's response schema serializes (its `field` items spliced in as
+ * sendWithItems does), or a stream already serialized by the same schemas (a large getSession): the stream goes
+ * out as JSON as it is.
  */
-export function sendObjectOrStream<T extends object>(reply: FastifyReply, result: T | Readable): FastifyReply | T {
-  if (!(result instanceof Readable)) return result
+export function sendObjectOrStream<K extends string, T extends Record<K, readonly unknown[]>>(
+  reply: FastifyReply, result: T | Readable, field: K,
+): FastifyReply | T {
+  if (!(result instanceof Readable)) return sendWithItems(reply, result, field)
   return reply.type('application/json; charset=utf-8').send(result)
 }
 
 /**
  * An answer whose `field` is a list of items already written as JSON (a list page whose statement wrote its
- * sessions): the rest goes through the route's response schema as usual, and the items are spliced into its
+ * sessions, a session's events): the rest goes through the route's response schema as usual, and the items are spliced into its
  * empty list as they are. A string value cannot hide the marker: inside a JSON string every `"` is escaped.
  * Items given as values (an engine whose statement does not write JSON) go through the schema with the rest.
  */

@@ -43,6 +43,6 @@ export const sessionReadRoutes: FastifyPluginCallbackTypebox<{ access: ReadAcces
       params: SessionParams,
       response: { 200: ref(DetailResponse), ...errorResponses(401, 404, 503) },
     },
-  }, async (request, reply) => sendObjectOrStream(reply, await service.getSession(app.db, app.sourceMaps, projectOf(request), request.params.id)))
+  }, async (request, reply) => sendObjectOrStream(reply, await service.getSession(app.db, app.sourceMaps, projectOf(request), request.params.id), 'events'))
   done()
 }

@@ -14,7 +14,7 @@ import type { ListQuery } from './schema.ts'
 import * as store from '../visits/read.ts'
 import { streamSession } from './stream.ts'
 import type { EventView, SessionDetailView, SessionView } from './schema.ts'
-import { sessionJson, toDetailView, toEventViews, toSessionView } from './views.ts'
+import { eventJson, sessionJson, toDetailView, toEventTexts, toEventViews, toSessionView } from './views.ts'
 
 export interface ListResult extends ListPage {
   project: Project
@@ -33,7 +33,8 @@ export interface ListPage {
 export interface DetailResult {
   project: Project
   session: SessionDetailView
-  events: EventView[]
+  /** Each event as the API's JSON where the engine's statement writes it (views.ts `eventJson`), else as values. */
+  events: string[] | EventView[]
 }
 
 /**
@@ -164,6 +165,9 @@ export async function getSession(
   if (row.events_total > (opts.streamAbove ?? STREAM_ABOVE)) {
     return streamSession(db, sourceMaps, project.id, publicProject(project), session)
   }
-  const events = await store.listEvents(db, project.id, id)
-  return { project: publicProject(project), session, events: await toEventViews(sourceMaps, project.id, events) }
+  const json = eventJson(db)
+  const events = json === undefined
+    ? await toEventViews(sourceMaps, project.id, await store.listEvents(db, project.id, id))
+    : await toEventTexts(sourceMaps, project.id, await store.listEvents(db, project.id, id, json))
+  return { project: publicProject(project), session, events }
 }

@@ -4,8 +4,8 @@ import type { Db } from '../db/database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { ResolvedFrameSchema } from '../sourcemaps/schema.ts'
 import type { Project } from '../projects/service.ts'
-import { EventSchema, ProjectSchema, SessionDetailSchema, CountersSchema, RecordingSchema, type EventView, type SessionDetailView } from './schema.ts'
-import { toEventViews } from './views.ts'
+import { EventSchema, ProjectSchema, SessionDetailSchema, CountersSchema, RecordingSchema, type SessionDetailView } from './schema.ts'
+import { eventJson, toEventTexts, toEventViews } from './views.ts'
 import { eventsAfter } from '../visits/read.ts'
 
 /** Events read per query while streaming: bounds memory whatever the session's size. */
@@ -18,7 +18,9 @@ export const STREAM_PAGE = 1000
 const refs = { schema: { EventCounters: CountersSchema, Recording: RecordingSchema, ResolvedFrame: ResolvedFrameSchema } }
 const projectJson = fastJson(ProjectSchema, refs)
 const sessionJson = fastJson(SessionDetailSchema, refs)
-const eventJson = fastJson(EventSchema, refs)
+const eventViewJson = fastJson(EventSchema, refs)
+
+type Cursor = { createdAt: number; seq: number }
 
 /**
  * getSession's answer as a stream: the project and session first, then the events page by page
@@ -27,22 +29,33 @@ const eventJson = fastJson(EventSchema, refs)
 export function streamSession(
   db: Db, sourceMaps: SourceMapResolver, projectId: string, project: Project, session: SessionDetailView,
 ): Readable {
+  const json = eventJson(db)
+  // A page's events as JSON and the cursor after its last: written by the statement where the engine does (views.ts eventJson).
+  const page = async (after: Cursor | null): Promise<{ texts: string[]; last: Cursor | null }> => {
+    const next = (rows: readonly { created_at: number; seq: number }[]): Cursor | null => {
+      const last = rows.at(-1)
+      return last && rows.length === STREAM_PAGE ? { createdAt: last.created_at, seq: last.seq } : null
+    }
+    if (json === undefined) {
+      const rows = await eventsAfter(db, projectId, session.id, after, STREAM_PAGE)
+      return { texts: (await toEventViews(sourceMaps, projectId, rows)).map((view) => eventViewJson(view)), last: next(rows) }
+    }
+    const rows = await eventsAfter(db, projectId, session.id, after, STREAM_PAGE, json)
+    return { texts: await toEventTexts(sourceMaps, projectId, rows), last: next(rows) }
+  }
   async function* chunks(): AsyncGenerator<string> {
     yield `{"project":${projectJson(project)},"session":${sessionJson(session)},"events":[`
-    let after: { createdAt: number; seq: number } | null = null
+    let after: Cursor | null = null
     let first = true
-    for (;;) {
-      const rows = await eventsAfter(db, projectId, session.id, after, STREAM_PAGE)
-      if (rows.length > 0) {
-        const views: EventView[] = await toEventViews(sourceMaps, projectId, rows)
-        const text = views.map((view) => eventJson(view)).join(',')
+    do {
+      const { texts, last } = await page(after)
+      if (texts.length > 0) {
+        const text = texts.join(',')
         yield first ? text : `,${text}`
         first = false
       }
-      const last = rows.at(-1)
-      if (!last || rows.length < STREAM_PAGE) break
-      after = { createdAt: last.created_at, seq: last.seq }
-    }
+      after = last
+    } while (after !== null)
     yield ']}'
   }
   return Readable.from(chunks(), { objectMode: false })

@@ -1,13 +1,17 @@
 import { toIso } from '../shared/time.ts'
 import type { EventView, SessionDetailView, SessionView } from './schema.ts'
 import { sql, type RawBuilder } from 'kysely'
-import type { EventRow, SessionListRow } from '../visits/read.ts'
+import fastJson from 'fast-json-stringify'
+import type { EventJsonRow, EventJsonSql, EventRow, SessionListRow } from '../visits/read.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import type { ResolvedFrame } from '../sourcemaps/schema.ts'
 import { FACT_LAYOUT, factsOf, type VisitorFacts } from '../visits/facts.ts'
 import type { Db } from '../db/database.ts'
-import { jsonInstant, jsonObject, jsonString, jsonText, writesListJson } from '../db/sql.ts'
-import { SessionSchema, CountersSchema } from './schema.ts'
+import {
+  fractionOf, jsonAsIs, jsonInstant, jsonObject, jsonString, jsonWholeNumber, writesListJson, type JsonMember,
+} from '../db/sql.ts'
+import { ResolvedFrameSchema } from '../sourcemaps/schema.ts'
+import { EventSchema, SessionSchema, CountersSchema } from './schema.ts'
 
 export function toSessionView(row: SessionListRow): SessionView {
   return {
@@ -27,15 +31,36 @@ export function toSessionView(row: SessionListRow): SessionView {
  */
 export function sessionJson(db: Db): RawBuilder<string> | undefined {
   if (!writesListJson(db)) return undefined
-  // The expression has no parameters: compiled once per database, it costs a request no query building.
-  let compiled = compiledJson.get(db)
-  if (compiled === undefined) {
-    compiled = sql.raw<string>(sessionJsonSql().compile(db).sql)
-    compiledJson.set(db, compiled)
-  }
-  return compiled
+  return once(compiledSessionJson, db, () => compiled(db, sessionJsonSql()))
 }
-const compiledJson = new WeakMap<Db, RawBuilder<string>>()
+const compiledSessionJson = new WeakMap<Db, RawBuilder<string>>()
+
+/**
+ * toEventView in SQL, where the engine writes the list's JSON (undefined elsewhere): every property of the schema in
+ * the serializer's order, `frames` null (toEventTexts writes in the frames reads resolve).
+ * test/store/visits/json.test.ts holds it to the response serializer's bytes.
+ */
+export function eventJson(db: Db): EventJsonSql | undefined {
+  if (!writesListJson(db)) return undefined
+  return once(compiledEventJson, db, () => {
+    const { json, duration } = eventJsonSql()
+    return { json: compiled(db, json), duration: compiled(db, duration) }
+  })
+}
+const compiledEventJson = new WeakMap<Db, EventJsonSql>()
+
+/** The value a map holds for a database, made the first time it is asked for. */
+function once<T>(cache: WeakMap<Db, T>, db: Db, make: () => T): T {
+  let value = cache.get(db)
+  if (value === undefined) {
+    value = make()
+    cache.set(db, value)
+  }
+  return value
+}
+
+/** An expression without parameters as its SQL text for this database: compiled once, it costs a request no query building. */
+const compiled = <T>(db: Db, expression: RawBuilder<T>): RawBuilder<T> => sql.raw<T>(expression.compile(db).sql)
 
 function sessionJsonSql(): RawBuilder<string> {
   const counters: Record<keyof SessionView['events'], RawBuilder<unknown>> = {
@@ -58,19 +83,47 @@ function sessionJsonSql(): RawBuilder<string> {
  */
 function factsJson(): Record<keyof VisitorFacts, RawBuilder<string>> {
   return Object.fromEntries(FACT_LAYOUT.map(({ key, columns: [first = 'ip', traits = 'user_traits'], json }) => {
-    if (key !== 'user') return [key, json ? jsonText(first) : jsonString(first)]
-    const user = jsonObject([['id', jsonString(first)], ['traits', jsonText(traits)]])
+    if (key !== 'user') return [key, json ? jsonAsIs(first) : jsonString(first)]
+    const user = jsonObject([['id', jsonString(first)], ['traits', jsonAsIs(traits)]])
     return [key, sql<string>`case when ${sql.ref(first)} is null then 'null' else ${user} end`]
   })) as Record<keyof VisitorFacts, RawBuilder<string>>
 }
 
-/** A schema's properties in its order, each with its piece; one the pieces lack fails at once. */
-function inOrder(schema: { properties: object }, pieces: Partial<Record<string, RawBuilder<unknown>>>): [string, RawBuilder<unknown>][] {
-  return Object.keys(schema.properties).map((key) => {
+/**
+ * A schema's properties in the order its serializer writes them, each with its piece; one the pieces lack fails at
+ * once. fast-json-stringify writes the required properties first, then the optional ones, each in the schema's order.
+ */
+function inOrder(schema: { properties: object; required?: readonly string[]; $id?: string }, pieces: Partial<Record<string, JsonMember>>): [string, JsonMember][] {
+  const required = new Set(schema.required)
+  const keys = Object.keys(schema.properties)
+  return [...keys.filter((key) => required.has(key)), ...keys.filter((key) => !required.has(key))].map((key) => {
     const piece = pieces[key]
-    if (piece === undefined) throw new Error(`sessionJson: no SQL for the property ${key}`)
+    if (piece === undefined) throw new Error(`${schema.$id ?? 'schema'}: no SQL for the property ${key}`)
     return [key, piece]
   })
+}
+
+/** A member the statement writes null and the service may write in (fillMember): frames, and a fractional durationMs. */
+const FILLED_LATER = sql<string>`'null'`
+
+function eventJsonSql(): EventJsonSql {
+  const fields: Record<keyof EventView, JsonMember> = {
+    id: jsonString('id'),
+    type: jsonString('type'),
+    createdAt: jsonInstant('created_at'),
+    url: { absentWhenNull: 'url', value: jsonString('url') },
+    method: { absentWhenNull: 'method', value: jsonString('method') },
+    message: jsonString('message'),
+    stack: jsonString('stack'),
+    statusCode: jsonAsIs('status_code'),
+    durationMs: sql<string>`coalesce(${jsonWholeNumber('duration_ms')}, 'null')`,
+    reqBody: jsonString('req_body'),
+    resBody: jsonString('res_body'),
+    fingerprint: jsonString('fingerprint'),
+    issueId: jsonString('issue_id'),
+    frames: FILLED_LATER,
+  }
+  return { json: jsonObject(inOrder(EventSchema, fields)), duration: fractionOf('duration_ms', sql.ref<number>('duration_ms')) }
 }
 
 export function toDetailView(row: SessionListRow): SessionDetailView {
@@ -110,16 +163,53 @@ export function toEventView(row: EventRow, frames: ResolvedFrame[] | null): Even
 }
 
 /**
- * The API's events, their stacks mapped through the project's source maps as they are read. The
- * events of a page often repeat one stack, so each distinct stack is resolved once.
+ * The API's events, their stacks mapped through the project's source maps as they are read.
  */
 export async function toEventViews(sourceMaps: SourceMapResolver, projectId: string, rows: readonly EventRow[]): Promise<EventView[]> {
+  const resolved = await resolveStacks(sourceMaps, projectId, rows)
+  return rows.map((row) => toEventView(row, row.stack === null ? null : resolved.get(row.stack) ?? null))
+}
+
+/** `frames` as the response schema serializes it (its property's own schema; TypeBox's type for it is not fast-json-stringify's). */
+const framesJson = fastJson(EventSchema.properties.frames as unknown as Parameters<typeof fastJson>[0], { schema: { ResolvedFrame: ResolvedFrameSchema } })
+
+/**
+ * The API's events as JSON, from the text their statement wrote (eventJson): the frames of each stack, resolved as
+ * toEventViews resolves them, and a fractional durationMs written in; an event without either goes as it was written.
+ */
+export async function toEventTexts(sourceMaps: SourceMapResolver, projectId: string, rows: readonly EventJsonRow[]): Promise<string[]> {
+  const resolved = await resolveStacks(sourceMaps, projectId, rows)
+  const frames = new Map<string, string>()
+  for (const [stack, resolvedFrames] of resolved) frames.set(stack, framesJson(resolvedFrames))
+  return rows.map(({ json, duration, stack }) => {
+    let text = duration === null ? json : fillMember(json, 'durationMs', String(duration))
+    const written = stack === null ? undefined : frames.get(stack)
+    if (written !== undefined && written !== 'null') text = fillMember(text, 'frames', written)
+    return text
+  })
+}
+
+/**
+ * `json` (a flat object the statement wrote) with the null value of its member `key` replaced by `value`. The member
+ * is found by `,"key":null`: inside a JSON string every `"` is escaped, so a comma and a quote mark begin a member.
+ */
+function fillMember(json: string, key: keyof EventView, value: string): string {
+  const marker = `,${JSON.stringify(key)}:`
+  const at = json.indexOf(`${marker}null`)
+  if (at < 0) throw new Error(`fillMember: no null ${key} in the statement's JSON`)
+  return `${json.slice(0, at + marker.length)}${value}${json.slice(at + marker.length + 4)}`
+}
+
+/** The frames of each distinct stack of these events: the events of a session often repeat one, so each is resolved once. */
+async function resolveStacks(
+  sourceMaps: SourceMapResolver, projectId: string, rows: readonly { stack: string | null }[],
+): Promise<Map<string, ResolvedFrame[] | null>> {
   const stacks = new Map<string, Promise<ResolvedFrame[] | null>>()
   for (const { stack } of rows) if (stack !== null && !stacks.has(stack)) stacks.set(stack, sourceMaps.resolveStack(projectId, stack))
   // Awaited once per distinct stack, not once per event.
   const resolved = new Map<string, ResolvedFrame[] | null>()
   await Promise.all([...stacks].map(async ([stack, frames]) => { resolved.set(stack, topContextOnly(await frames)) }))
-  return rows.map((row) => toEventView(row, row.stack === null ? null : resolved.get(row.stack) ?? null))
+  return resolved
 }
 
 /**

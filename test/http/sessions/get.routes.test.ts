@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
+import { serializeDetail } from '../../helpers/serializers.ts'
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -107,6 +108,32 @@ for (const engine of testEngines()) {
       assert.ok(slow && !('method' in slow), 'a resource has no method')
       assert.equal(slow.durationMs, 3100)
       assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'event ids are unique')
+    })
+
+    it('writes every event as the response schema serializes it: hostile text, fractions, frames, absent url and method', async () => {
+      // On SQLite the statement writes each event's JSON (src/sessions/views.ts eventJson) and the service writes in
+      // frames and fractional durations: the answer must be the bytes the schema's serializer writes for the same values.
+      const hostile = `${Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('')}"\\/\u2028é😀</script>,"frames":null`
+      const res = await t.ingest(batch('detail-hostile-1', [
+        { type: 'HTTP_ERROR', url: `https://shop.example/${hostile}`, method: 'PATCH', statusCode: 500, durationMs: 0.1 + 0.2,
+          reqBody: hostile, resBody: hostile, fingerprint: hostile, createdAt: t0 },
+        { type: 'SLOW_REQUEST', url: 'https://cdn.example/a.js', durationMs: 1 / 3, message: hostile, createdAt: t0 + 1 },
+        { type: 'SLOW_REQUEST', url: 'https://cdn.example/b.js', durationMs: 2_678_400_000, createdAt: t0 + 2 },
+        { type: 'ERROR', message: hostile, stack: `Error: ${hostile}\n    at pay (https://shop.example/app.js:1:99)`, createdAt: t0 + 3 },
+        { type: 'CLICK', message: hostile, createdAt: t0 + 4 },
+      ]))
+      const detail = await t.get(`/api/v1/sessions/${json<{ sessionId: string }>(res).sessionId}`)
+      assert.equal(detail.statusCode, 200)
+      const body = json<Detail>(detail)
+      assert.equal(detail.body, serializeDetail(body), 'the serializer\'s bytes')
+      assert.deepEqual(body.events.map((e) => [e.type, e.url ?? null, e.method ?? null, e.durationMs, e.message]), [
+        ['HTTP_ERROR', `https://shop.example/${hostile}`, 'PATCH', 0.1 + 0.2, null],
+        ['SLOW_REQUEST', 'https://cdn.example/a.js', null, 1 / 3, hostile],
+        ['SLOW_REQUEST', 'https://cdn.example/b.js', null, 2_678_400_000, null],
+        ['ERROR', null, null, null, hostile],
+        ['CLICK', null, null, null, hostile],
+      ])
+      assert.deepEqual(body.events.map((e) => Array.isArray(e.frames) ? e.frames.length : e.frames), [null, null, null, 1, null])
     })
 
     it('answers 404 with a JSON error for an unknown id', async () => {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import fastJson from 'fast-json-stringify'
 import { getProject } from '../../../src/projects/service.ts'
-import { CountersSchema, ListResponse, ProjectSchema, SessionSchema } from '../../../src/sessions/schema.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { importSessions } from '../../../src/transfer/service.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
+import { serializeList } from '../../helpers/serializers.ts'
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const LIST_SESSION_KEYS = ['browser', 'country', 'entryUrl', 'environment', 'events', 'id', 'ip', 'lastSeenAt', 'os', 'release', 'sessionKey', 'startedAt',
@@ -233,8 +232,3 @@ for (const engine of testEngines()) {
     })
   })
 }
-
-/** The list answer as the route's response schema serializes it. */
-const serializeList = fastJson(ListResponse, {
-  schema: { Project: ProjectSchema, Session: SessionSchema, EventCounters: CountersSchema },
-})

@@ -3,15 +3,21 @@ import { after, before, describe, it } from 'node:test'
 import fastJson from 'fast-json-stringify'
 import type { RawBuilder } from 'kysely'
 import { createProject } from '../../../src/projects/service.ts'
-import { CountersSchema, SessionSchema } from '../../../src/sessions/schema.ts'
-import { sessionJson, toSessionView } from '../../../src/sessions/views.ts'
+import { CountersSchema, EventSchema, SessionSchema } from '../../../src/sessions/schema.ts'
+import { eventJson, sessionJson, toEventTexts, toEventViews, toSessionView } from '../../../src/sessions/views.ts'
+import type { SourceMapResolver } from '../../../src/sourcemaps/resolve.ts'
+import type { ResolvedFrame } from '../../../src/sourcemaps/schema.ts'
+import { ResolvedFrameSchema } from '../../../src/sourcemaps/schema.ts'
 import { factColumns, noFacts, type VisitorFacts } from '../../../src/visits/facts.ts'
-import { listSessions, searchSessions } from '../../../src/visits/read.ts'
+import { eventsAfter, listEvents, listSessions, searchSessions } from '../../../src/visits/read.ts'
+import type { EventTable } from '../../../src/visits/tables.ts'
 import { openTestDatabase } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
 /** The response schema's own serializer, compiled as Fastify compiles it for the list route. */
 const serialize = fastJson(SessionSchema, { schema: { EventCounters: CountersSchema } })
+/** The same for an event of getSession. */
+const serializeEvent = fastJson(EventSchema, { schema: { ResolvedFrame: ResolvedFrameSchema } })
 
 /** Every character JSON escapes or might: controls (NUL aside: no stored text holds it), quotes, backslash, separators, astral. */
 const hostile = `${Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('')}"\\/\u007f\u0080\u2028\u2029é😀\ufffd</script>`
@@ -31,11 +37,45 @@ const visits: { id: string; startedAt: number; lastSeenAt: number; facts: Visito
     facts: { ...noFacts(), user: { id: 'u-1', traits: null }, tags: {}, utm: {} },
   },
   { id: 'day-edge', startedAt: 1_767_225_599_999, lastSeenAt: 1_767_225_600_000, facts: { ...noFacts(), country: 'US' }, counters: [5, 0, 5] },
+  // Before 1970 an instant is negative, and SQL's division and remainder truncate toward zero (import takes years 0000-9999).
+  { id: 'before-1970', startedAt: -315_619_199_877, lastSeenAt: -1, facts: noFacts(), counters: [1, 0, 0] },
+  { id: 'year-0000', startedAt: -62_167_219_200_000 + 1, lastSeenAt: -62_167_219_200_000 + 86_399_999, facts: noFacts(), counters: [1, 0, 0] },
 ]
+
+/** A retention cutoff that keeps every visit above, the ones last seen before 1970 too. */
+const EVER = Number.MIN_SAFE_INTEGER
+
+/** Events of one visit, each field at an edge of how the statement writes it. */
+const events: (Omit<EventTable, 'project_id' | 'session_id' | 'seq'>)[] = [
+  {
+    id: `e-${hostile}`, type: 'HTTP_ERROR', created_at: 1_700_000_000_123, url: `https://shop.example/${hostile}`, method: 'POST', message: hostile,
+    stack: null, status_code: 502, duration_ms: 12, req_body: `{"card":"${hostile}"}`, res_body: hostile, fingerprint: hostile, issue_id: `iss-${hostile}`,
+  },
+  { id: 'no-url', type: 'CLICK', created_at: 0, url: null, method: null, message: null, stack: null, status_code: null, duration_ms: null, req_body: null, res_body: null, fingerprint: null, issue_id: null },
+  ...[0.1 + 0.2, 1 / 3, 12.5, 5e-7, 0.000001, 2_678_400_000, 2_678_399_999.999, 0, 2 ** 53 + 2].map((duration, i) => ({
+    id: `slow-${i}`, type: 'SLOW_REQUEST', created_at: 253_402_300_799_999 - i, url: 'https://cdn.example/a.js', method: null, message: 'script', stack: null,
+    status_code: null, duration_ms: duration, req_body: null, res_body: null, fingerprint: null, issue_id: null,
+  })),
+  { id: 'old', type: 'ERROR', created_at: -315_619_199_877, url: 'https://shop.example/', method: null, message: 'TypeError: x', stack: `at a (${hostile})`, status_code: null, duration_ms: null, req_body: null, res_body: null, fingerprint: null, issue_id: 'iss-1' },
+  { id: 'same-stack', type: 'ERROR', created_at: -1, url: null, method: 'GET', message: 'TypeError: x', stack: `at a (${hostile})`, status_code: null, duration_ms: 0.5, req_body: null, res_body: null, fingerprint: null, issue_id: 'iss-1' },
+  { id: 'unmapped', type: 'ERROR', created_at: 5, url: null, method: null, message: 'x', stack: 'no frames', status_code: null, duration_ms: null, req_body: null, res_body: null, fingerprint: null, issue_id: null },
+]
+
+/** Frames as a resolver returns them: context on two frames (a visit keeps it on the top one only), hostile text; none for 'no frames'. */
+const frames: ResolvedFrame[] = [
+  { function: hostile, file: 'src/a.ts', line: 1, column: 2, mapped: true, inApp: true, context: { pre: [hostile, ''], line: `  ${hostile}`, post: [] } },
+  { function: null, file: null, line: null, column: null, mapped: false, inApp: false, context: null },
+  { function: 'b', file: 'src/b.ts', line: 3, column: 4, mapped: true, inApp: true, context: { pre: [], line: 'b()', post: ['c()'] } },
+]
+const resolver: SourceMapResolver = {
+  resolveFrames: () => Promise.reject(new Error('not used')),
+  resolveStack: (_projectId, stack) => Promise.resolve(stack === null || stack === 'no frames' ? null : frames),
+  forget: () => undefined,
+}
 
 // PostgreSQL sends the values and the service writes the JSON (src/db/sql.ts writesListJson); test/http/sessions/list.routes.test.ts holds both answers to the serializer.
 for (const engine of testEngines().filter((e) => e === 'sqlite')) {
-  describe(`a list page's sessions written as JSON by the statement [${engine}]`, () => {
+  describe(`a list page's sessions and a visit's events written as JSON by the statement [${engine}]`, () => {
     let handle: Awaited<ReturnType<typeof openTestDatabase>>
     let projectId: string
     let json: RawBuilder<string>
@@ -45,6 +85,7 @@ for (const engine of testEngines().filter((e) => e === 'sqlite')) {
       assert.ok(written, 'SQLite writes the JSON')
       json = written
       projectId = (await createProject(handle.db, { name: 'J', domain: 'j.example' })).id
+      for (const [seq, e] of events.entries()) await handle.db.insertInto('events').values({ ...e, project_id: projectId, session_id: 'plain', seq }).execute()
       for (const v of visits) {
         await handle.db.insertInto('sessions').values({
           project_id: projectId, id: v.id, session_key: `key-${v.id}`, started_at: v.startedAt, start_day: Math.floor(v.startedAt / 86_400_000),
@@ -57,8 +98,8 @@ for (const engine of testEngines().filter((e) => e === 'sqlite')) {
 
     it('writes each session byte for byte as the response schema serializes it, in list order', async () => {
       const page = { limit: 10, offset: 0 }
-      const rows = await listSessions(handle.db, projectId, { cutoff: 0 }, page)
-      const written = await listSessions(handle.db, projectId, { cutoff: 0 }, page, {}, undefined, json)
+      const rows = await listSessions(handle.db, projectId, { cutoff: EVER }, page)
+      const written = await listSessions(handle.db, projectId, { cutoff: EVER }, page, {}, undefined, json)
       assert.equal(rows.length, visits.length)
       assert.deepEqual(written.map((r) => [r.id, r.last_seen_at]), rows.map((r) => [r.id, r.last_seen_at]))
       rows.forEach((row, i) => { assert.equal(written[i]?.json, serialize(toSessionView(row)), row.id) })
@@ -66,11 +107,25 @@ for (const engine of testEngines().filter((e) => e === 'sqlite')) {
 
     it('writes the same through every filter path (a search reads the page with it too)', async () => {
       const page = { limit: 10, offset: 0 }
-      const { rows } = await searchSessions(handle.db, projectId, { cutoff: 0 }, page, { user: 'u-1' }, json)
+      const { rows } = await searchSessions(handle.db, projectId, { cutoff: EVER }, page, { user: 'u-1' }, json)
       assert.deepEqual(rows.map((r) => r.id), ['user-without-traits'])
-      const [row] = await listSessions(handle.db, projectId, { cutoff: 0 }, page, { user: 'u-1' })
+      const [row] = await listSessions(handle.db, projectId, { cutoff: EVER }, page, { user: 'u-1' })
       assert.ok(row)
       assert.equal(rows[0]?.json, serialize(toSessionView(row)))
+    })
+
+    it('writes each event of a visit byte for byte as the response schema serializes it, frames and fractions written in', async () => {
+      const json = eventJson(handle.db)
+      assert.ok(json, 'SQLite writes the JSON')
+      const views = await toEventViews(resolver, projectId, await listEvents(handle.db, projectId, 'plain'))
+      const texts = await toEventTexts(resolver, projectId, await listEvents(handle.db, projectId, 'plain', json))
+      assert.equal(views.length, events.length)
+      assert.deepEqual(texts, views.map((view) => serializeEvent(view)))
+      assert.ok(texts.some((text) => text.includes('"durationMs":0.30000000000000004,')), 'a fraction as JavaScript writes it')
+      assert.ok(texts.some((text) => text.includes('"durationMs":2678400000,')), 'a whole number without ".0"')
+      const paged = await eventsAfter(handle.db, projectId, 'plain', null, 3, json)
+      assert.deepEqual(await toEventTexts(resolver, projectId, paged), texts.slice(0, 3), 'a streamed page writes the same')
+      assert.deepEqual(paged.map((r) => [r.created_at, r.seq]), [[-315_619_199_877, 11], [-1, 12], [0, 1]], 'with the cursor of each row')
     })
   })
 }

@@ -1,0 +1,22 @@
+import fastJson from 'fast-json-stringify'
+import {
+  CountersSchema, DetailResponse, EventSchema, ListResponse, ProjectSchema, RecordingSchema, SessionDetailSchema, SessionSchema,
+} from '../../src/sessions/schema.ts'
+import { ResolvedFrameSchema } from '../../src/sourcemaps/schema.ts'
+
+/*
+ * The read API's answers as their routes' response schemas serialize them, compiled as Fastify compiles them: where a
+ * statement writes the JSON (src/db/sql.ts writesListJson), an answer must still be exactly these bytes.
+ */
+const refs = {
+  schema: {
+    Project: ProjectSchema, Session: SessionSchema, EventCounters: CountersSchema, SessionDetail: SessionDetailSchema,
+    Recording: RecordingSchema, SessionEvent: EventSchema, ResolvedFrame: ResolvedFrameSchema,
+  },
+}
+
+/** listSessions' answer. */
+export const serializeList = fastJson(ListResponse, refs)
+
+/** getSession's answer. */
+export const serializeDetail = fastJson(DetailResponse, refs)
