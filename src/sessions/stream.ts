@@ -7,6 +7,7 @@ import type { Project } from '../projects/service.ts'
 import { EventSchema, ProjectSchema, SessionDetailSchema, CountersSchema, RecordingSchema, type SessionDetailView } from './schema.ts'
 import { eventJson, toEventTexts, toEventViews } from './views.ts'
 import { eventsAfter } from '../visits/read.ts'
+import { joinAnswer, separated } from '../http/send.ts'
 
 /** Events read per query while streaming: bounds memory whatever the session's size. */
 export const STREAM_PAGE = 1000
@@ -43,15 +44,15 @@ export function streamSession(
     const rows = await eventsAfter(db, projectId, session.id, after, STREAM_PAGE, json)
     return { texts: await toEventTexts(sourceMaps, projectId, rows), last: next(rows) }
   }
-  async function* chunks(): AsyncGenerator<string> {
+  async function* chunks(): AsyncGenerator<string | Buffer> {
     yield `{"project":${projectJson(project)},"session":${sessionJson(session)},"events":[`
     let after: Cursor | null = null
     let first = true
     do {
       const { texts, last } = await page(after)
       if (texts.length > 0) {
-        const text = texts.join(',')
-        yield first ? text : `,${text}`
+        // A page is ~300 KB: written as a buffer, not joined into one string (send.ts joinAnswer).
+        yield joinAnswer(first ? separated(texts) : [',', ...separated(texts)])
         first = false
       }
       after = last
