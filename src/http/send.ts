@@ -31,12 +31,9 @@ export function sendWithItems<K extends string, T extends Record<K, readonly unk
   const marker = `${JSON.stringify(field)}:[]`
   const at = rest.indexOf(marker)
   if (at < 0) throw new Error(`the response schema wrote no ${field} list`)
-  const parts = [rest.slice(0, at), `${JSON.stringify(field)}:[`, ...separated(items), ']', rest.slice(at + marker.length)]
-  return reply.type('application/json; charset=utf-8').send(joinAnswer(parts))
+  const answer = joinList(`${rest.slice(0, at)}${JSON.stringify(field)}:[`, items, `]${rest.slice(at + marker.length)}`)
+  return reply.type('application/json; charset=utf-8').send(answer)
 }
-
-/** Items with a comma between each two, as the pieces of a JSON list's inside. */
-export const separated = (items: readonly string[]): string[] => items.flatMap((item, i) => (i === 0 ? [item] : [',', item]))
 
 /**
  * Below this many characters an answer is joined into one string; above, written piece by piece into a buffer.
@@ -46,16 +43,20 @@ export const separated = (items: readonly string[]): string[] => items.flatMap((
  */
 export const LARGE_ANSWER_CHARS = 64 * 1024
 
-/** Pieces of an answer as what Fastify sends: one string, or for a large answer one UTF-8 buffer (LARGE_ANSWER_CHARS). */
-export function joinAnswer(parts: readonly string[]): string | Buffer {
-  let length = 0
-  for (const part of parts) length += part.length
-  if (length < LARGE_ANSWER_CHARS) return parts.join('')
-  let bytes = 0
-  for (const part of parts) bytes += Buffer.byteLength(part)
+/** `before`, the items with a comma between each two, and `after`: one string, or for a large answer one UTF-8 buffer (LARGE_ANSWER_CHARS). */
+export function joinList(before: string, items: readonly string[], after: string): string | Buffer {
+  let length = before.length + after.length + items.length
+  for (const item of items) length += item.length
+  if (length < LARGE_ANSWER_CHARS) return `${before}${items.join(',')}${after}`
+  let bytes = Buffer.byteLength(before) + Buffer.byteLength(after) + Math.max(items.length - 1, 0)
+  for (const item of items) bytes += Buffer.byteLength(item)
   const buffer = Buffer.allocUnsafe(bytes)
-  let offset = 0
-  for (const part of parts) offset += buffer.write(part, offset)
+  let offset = buffer.write(before)
+  for (const [i, item] of items.entries()) {
+    if (i > 0) offset += buffer.write(',', offset)
+    offset += buffer.write(item, offset)
+  }
+  buffer.write(after, offset)
   return buffer
 }
 

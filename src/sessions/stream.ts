@@ -7,7 +7,7 @@ import type { Project } from '../projects/service.ts'
 import { EventSchema, ProjectSchema, SessionDetailSchema, CountersSchema, RecordingSchema, type SessionDetailView } from './schema.ts'
 import { eventJson, toEventTexts, toEventViews } from './views.ts'
 import { eventsAfter } from '../visits/read.ts'
-import { joinAnswer, separated } from '../http/send.ts'
+import { joinList } from '../http/send.ts'
 
 /** Events read per query while streaming: bounds memory whatever the session's size. */
 export const STREAM_PAGE = 1000
@@ -51,8 +51,8 @@ export function streamSession(
     do {
       const { texts, last } = await page(after)
       if (texts.length > 0) {
-        // A page is ~300 KB: written as a buffer, not joined into one string (send.ts joinAnswer).
-        yield joinAnswer(first ? separated(texts) : [',', ...separated(texts)])
+        // A page is ~300 KB: written as a buffer, not joined into one string (send.ts joinList).
+        yield joinList(first ? '' : ',', texts, '')
         first = false
       }
       after = last
