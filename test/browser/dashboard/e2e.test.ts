@@ -60,8 +60,14 @@ describe('dashboard, in Chromium', () => {
     // busy machine that alone moved the error past a recording that ended 500 ms after the click.
     await shop.waitForFunction('Sessionwatch.stats().sent >= 5') // navigation, click, report, HTTP error, error
     await shop.waitForTimeout(500)
-    await shop.mouse.move(300, 200)
-    await shop.waitForFunction('Sessionwatch.stats().recording.chunks >= 3')
+    // And a chunk holds that activity: a third chunk could leave before a last mouse move was recorded, and the
+    // replay then ended 0.3 s after the error (a clean-clone CI run of 2026-11-26). A chunk cut after the first change
+    // was counted holds it; the second change makes that chunk.
+    const chunks = await shop.evaluate<number>('Sessionwatch.stats().recording.chunks')
+    await shop.evaluate("document.body.append('after the error')")
+    await shop.waitForFunction(`Sessionwatch.stats().recording.chunks >= ${chunks + 1}`)
+    await shop.evaluate("document.body.append(' and later')")
+    await shop.waitForFunction(`Sessionwatch.stats().recording.chunks >= ${chunks + 2}`)
     await visitor.close()
     return eventually(async () => {
       const list = json<{ sessions: { id: string; events: { errors: number } }[] }>(await t.get('/api/v1/sessions'))
