@@ -23,6 +23,12 @@ const eventViewJson = fastJson(EventSchema, refs)
 
 type Cursor = { createdAt: number; seq: number }
 
+/** The cursor after a page's last row; null after a short page, the last one. */
+function cursorAfter(rows: readonly { created_at: number; seq: number }[]): Cursor | null {
+  const last = rows.at(-1)
+  return last && rows.length === STREAM_PAGE ? { createdAt: last.created_at, seq: last.seq } : null
+}
+
 /**
  * getSession's answer as a stream: the project and session first, then the events page by page
  * on the (createdAt, seq) index, so a session of 100,000 events never sits in memory at once.
@@ -32,30 +38,26 @@ export function streamSession(
 ): Readable {
   const json = eventJson(db)
   // A page's events as JSON and the cursor after its last: written by the statement where the engine does (views.ts eventJson).
-  const page = async (after: Cursor | null): Promise<{ texts: string[]; last: Cursor | null }> => {
-    const next = (rows: readonly { created_at: number; seq: number }[]): Cursor | null => {
-      const last = rows.at(-1)
-      return last && rows.length === STREAM_PAGE ? { createdAt: last.created_at, seq: last.seq } : null
-    }
+  const page = async (after: Cursor | null): Promise<{ texts: string[]; next: Cursor | null }> => {
     if (json === undefined) {
       const rows = await eventsAfter(db, projectId, session.id, after, STREAM_PAGE)
-      return { texts: (await toEventViews(sourceMaps, projectId, rows)).map((view) => eventViewJson(view)), last: next(rows) }
+      return { texts: (await toEventViews(sourceMaps, projectId, rows)).map((view) => eventViewJson(view)), next: cursorAfter(rows) }
     }
     const rows = await eventsAfter(db, projectId, session.id, after, STREAM_PAGE, json)
-    return { texts: await toEventTexts(sourceMaps, projectId, rows), last: next(rows) }
+    return { texts: await toEventTexts(sourceMaps, projectId, rows), next: cursorAfter(rows) }
   }
   async function* chunks(): AsyncGenerator<string | Buffer> {
     yield `{"project":${projectJson(project)},"session":${sessionJson(session)},"events":[`
     let after: Cursor | null = null
     let first = true
     do {
-      const { texts, last } = await page(after)
+      const { texts, next } = await page(after)
       if (texts.length > 0) {
         // A page is ~300 KB: written as a buffer, not joined into one string (send.ts joinList).
         yield joinList(first ? '' : ',', texts, '')
         first = false
       }
-      after = last
+      after = next
     } while (after !== null)
     yield ']}'
   }

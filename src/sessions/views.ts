@@ -194,10 +194,10 @@ export async function toEventTexts(sourceMaps: SourceMapResolver, projectId: str
  * is found by `,"key":null`: inside a JSON string every `"` is escaped, so a comma and a quote mark begin a member.
  */
 function fillMember(json: string, key: keyof EventView, value: string): string {
-  const marker = `,${JSON.stringify(key)}:`
-  const at = json.indexOf(`${marker}null`)
+  const name = `,${JSON.stringify(key)}:`
+  const at = json.indexOf(`${name}null`)
   if (at < 0) throw new Error(`fillMember: no null ${key} in the statement's JSON`)
-  return `${json.slice(0, at + marker.length)}${value}${json.slice(at + marker.length + 4)}`
+  return `${json.slice(0, at + name.length)}${value}${json.slice(at + name.length + 'null'.length)}`
 }
 
 /** The frames of each distinct stack of these events: the events of a session often repeat one, so each is resolved once. */
