@@ -95,6 +95,13 @@ export async function textMatchRows(db: Db, projectId: string, column: 'page' | 
  */
 
 /**
+ * A parameter as an id or key of a stored row, for a VALUES table joined to one (an UPDATE … FROM): on PostgreSQL ids
+ * and keys are `text collate "C"` (migrations.ts), and a join on text of another collation cannot use their indexes.
+ */
+export const asKey = (db: Db, value: unknown): RawBuilder<string> =>
+  (isPostgres(db) ? sql<string>`cast(${value} as text) collate "C"` : sql<string>`cast(${value} as text)`)
+
+/**
  * Whether a list page's statement writes its JSON: on SQLite that costs ~5 µs a row in-process, where decoding a
  * row's values and serializing them cost the service ~10. PostgreSQL's to_json and to_char cost its server ~11 µs
  * a row more than the driver's decoding saves the service, on the same cores (docs/performance.md): it sends values.

@@ -147,18 +147,32 @@ export function factValues(facts: VisitorFacts): (string | null)[] {
 /** The same, in SQL for an UPDATE: `coalesce(column, value)` for a first fact, `coalesce(value, column)` for a latest one. */
 export function keepFactsSql(facts: VisitorFacts): Record<FactColumn, RawBuilder<string | null>> {
   const fresh = factColumns(facts)
+  return keepFactsBy((column) => sql.raw(column), (column) => sql`${fresh[column]}`)
+}
+
+/**
+ * The same for an UPDATE … FROM a table of new facts (write.ts, a group's live visits): each fact kept from the row of
+ * `from` that joins the session, whose columns are named as the session's.
+ */
+export const keepFactsFrom = (from: string): Record<FactColumn, RawBuilder<string | null>> =>
+  keepFactsBy((column) => sql.ref(`sessions.${column}`), (column) => sql.ref(`${from}.${column}`))
+
+/** The rule of keepFactsSql, for any source of the session's current value and of the batch's. */
+function keepFactsBy(
+  current: (column: FactColumn) => RawBuilder<unknown>, fresh: (column: FactColumn) => RawBuilder<unknown>,
+): Record<FactColumn, RawBuilder<string | null>> {
   const set: [string, RawBuilder<string | null>][] = []
   for (const { latest, columns } of FACTS) {
     // The column names are this module's constants, never input.
     const [first = 'ip', ...rest] = columns
-    if (!latest) set.push([first, sql<string | null>`coalesce(${sql.raw(first)}, ${fresh[first]})`])
-    else if (rest.length === 0) set.push([first, sql<string | null>`coalesce(${fresh[first]}, ${sql.raw(first)})`])
+    if (!latest) set.push([first, sql<string | null>`coalesce(${current(first)}, ${fresh(first)})`])
+    else if (rest.length === 0) set.push([first, sql<string | null>`coalesce(${fresh(first)}, ${current(first)})`])
     else {
       // A multi-column fact (user): all its columns change when the batch carries it, none otherwise.
-      set.push([first, sql<string | null>`coalesce(${fresh[first]}, ${sql.raw(first)})`])
+      set.push([first, sql<string | null>`coalesce(${fresh(first)}, ${current(first)})`])
       for (const column of rest) {
         // Cast: PostgreSQL cannot type a parameter that only `is null` looks at.
-        set.push([column, sql<string | null>`case when cast(${fresh[first]} as text) is null then ${sql.raw(column)} else ${fresh[column]} end`])
+        set.push([column, sql<string | null>`case when cast(${fresh(first)} as text) is null then ${current(column)} else ${fresh(column)} end`])
       }
     }
   }

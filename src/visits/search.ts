@@ -64,7 +64,7 @@ export const termsOf = (row: { terms: string | null }): string[] => (row.terms =
 
 /**
  * Writes the terms the visit does not have yet and counts them in `days` (term_days, by the visit's start day);
- * returns the visit's terms now. `row.terms` lists what it has, so most batches, which bring nothing new, cost
+ * returns the visit's terms now, which `row.terms` then lists too. `row.terms` lists what it has, so most batches, which bring nothing new, cost
  * no statement at all.
  */
 export async function addTerms(trx: Db, projectId: string, row: TermRow, terms: Set<string>, days: DayDeltas): Promise<string[]> {
@@ -75,8 +75,10 @@ export async function addTerms(trx: Db, projectId: string, row: TermRow, terms: 
   await trx.insertInto('session_terms').values(fresh.map((t) => ({ project_id: projectId, term: t, session_id: row.id })))
     .onConflict((oc) => oc.columns(['project_id', 'term', 'session_id']).doNothing()).execute()
   const all = [...known, ...fresh]
-  await runReused(trx, 'set session terms', [JSON.stringify(all), projectId, row.id],
-    () => trx.updateTable('sessions').set({ terms: JSON.stringify(all) }).where('project_id', '=', projectId).where('id', '=', row.id))
+  // The row follows what is written: a visit's next batch in the group may be given the same row (write-live.ts).
+  row.terms = JSON.stringify(all)
+  await runReused(trx, 'set session terms', [row.terms, projectId, row.id],
+    () => trx.updateTable('sessions').set({ terms: row.terms }).where('project_id', '=', projectId).where('id', '=', row.id))
   for (const t of fresh) days.addTerm(projectId, t, row.start_day, 1)
   return all
 }
@@ -121,7 +123,8 @@ const INDEXED = new LRUCache<string, Set<number>>({
   // Measured again each time rememberTexts adds to a visit's set (it sets the entry anew).
   sizeCalculation: (seen, visit) => LRU_ENTRY_BYTES + stringBytes(visit) + OBJECT_BYTES + seen.size * SET_ENTRY_BYTES,
 })
-const visitKey = (projectId: string, sessionId: string) => `${projectId}\u0000${sessionId}`
+/** A visit as one string, for maps: its project and its id (or its session key, where that names it). */
+export const visitKey = (projectId: string, sessionId: string): string => `${projectId}\u0000${sessionId}`
 /** Texts remembered per visit at most: a visit with more unique texts indexes the rest each time. */
 const TEXTS_PER_VISIT = 500
 

@@ -7,19 +7,18 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { classifyDatabaseError } from '../db/errors.ts'
-import { runReused } from '../db/reuse.ts'
-import { AppError } from '../errors.ts'
 import { countTypes, type EventRecord } from '../events/types.ts'
 import { newId } from '../shared/ids.ts'
 import { dayOf } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { deleteSessions } from './delete.ts'
 import type { SessionTable } from './tables.ts'
-import { factColumns, factValues, keepFacts, keepFactsSql, type VisitorFacts } from './facts.ts'
+import { factColumns, keepFacts, type VisitorFacts } from './facts.ts'
 import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type IssueTarget } from './issues.ts'
 import { indexBatch, insertTexts, moveTerms, rememberTexts, type IndexedTexts } from './search.ts'
 import { appendChunks, type ChunkRecord, type RecordingResult } from './write-chunks.ts'
 import { correctCounters, GroupEvents, insertedRows, insertEvents } from './write-events.ts'
+import { boundsOf, keyConflict, reserveLive, reserveOne, type Reservation } from './write-live.ts'
 
 export type { ChunkRecord, RecordingResult } from './write-chunks.ts'
 
@@ -72,50 +71,21 @@ interface IssueBatch {
  * stored (same id) are skipped, so a retried batch changes nothing; counters grow only by what
  * was new. Run inside a transaction and apply `days` before it commits. On PostgreSQL the first
  * statement locks the session row, which serializes concurrent batches of one session.
+ *
+ * `reserved` is what the group's reservation (reserveLive) did for this batch: its seq range on its live visit, null
+ * when no live visit took it (the general path's case), undefined when it was not tried (the batch then tries on its own).
  */
-async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas, issues: IssueBatch): Promise<AppendResult> {
-  const { seed, events, now } = job
-  let first = seed.startedAt ?? Infinity
-  let last = seed.lastSeenAt ?? -Infinity
-  for (const e of events) {
-    first = Math.min(first, e.createdAt)
-    last = Math.max(last, e.createdAt)
-  }
-  const startedAt = Number.isFinite(first) ? first : now
-  const lastSeenAt = Number.isFinite(last) ? last : startedAt
-  return (await appendToLiveSession(trx, job, startedAt, lastSeenAt, days, issues)) ?? appendGeneral(trx, job, startedAt, lastSeenAt, days, issues)
+async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas, issues: IssueBatch, reserved: Reservation | null | undefined): Promise<AppendResult> {
+  const { startedAt, lastSeenAt } = boundsOf(job)
+  const live = reserved === undefined ? await reserveOne(trx, job, startedAt, lastSeenAt) : reserved
+  return live ? storeLive(trx, job, live, days, issues) : appendGeneral(trx, job, startedAt, lastSeenAt, days, issues)
 }
 
-/**
- * The common case, in two statements: a live session whose start this batch does not move.
- * One UPDATE reserves the batch's seq range and adds its counters (optimistically: a retried
- * batch is corrected below), one INSERT stores the events. No row matches — new, expired, or an
- * event earlier than the session's start — and the general path takes over.
- */
-async function appendToLiveSession(
-  trx: Db, job: WriteJob, startedAt: number, lastSeenAt: number, days: DayDeltas, issues: IssueBatch,
-): Promise<AppendResult | null> {
-  const { projectId, seed, events, cutoff } = job
+/** The rest of a live batch, once its visit's row holds its seq range: its issues, its terms and text, its events. */
+async function storeLive(trx: Db, job: WriteJob, { row, base }: Reservation, days: DayDeltas, issues: IssueBatch): Promise<AppendResult> {
+  const { projectId, seed, events } = job
   const n = events.length
-  if (n === 0) return null
   const counts = countTypes(events.map((e) => e.type))
-  // Every batch of a live visit runs this: built once (runReused), with the values in the SQL's order.
-  const params = [n, lastSeenAt, lastSeenAt, counts.total, counts.errors, counts.slow, ...factValues(seed),
-    projectId, seed.sessionKey, cutoff, startedAt]
-  const [row] = (await runReused(trx, 'update live session', params, () => trx.updateTable('sessions').set((eb) => ({
-    next_seq: eb('next_seq', '+', n),
-    last_seen_at: sql<number>`case when last_seen_at < ${lastSeenAt} then ${lastSeenAt} else last_seen_at end`,
-    events_total: eb('events_total', '+', counts.total),
-    events_errors: eb('events_errors', '+', counts.errors),
-    events_slow: eb('events_slow', '+', counts.slow),
-    ...keepFactsSql(seed),
-  })).where('project_id', '=', projectId).where('session_key', '=', seed.sessionKey)
-    .where('last_seen_at', '>=', cutoff).where('started_at', '<=', startedAt)
-    .returning(['id', 'next_seq', 'start_day', 'terms', 'country', 'browser', 'os']))).rows
-  if (!row) return null
-  // Import names the session; a key owned by another session is a conflict (the savepoint undoes the UPDATE).
-  if (seed.id !== undefined && row.id !== seed.id) throw keyConflict(seed, row.id)
-  const base = row.next_seq - n
   const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known)
   await indexBatch(trx, job, row, { ...row, tags: seed.tags }, base, days, issues.texts)
   const placement = { projectId, sessionId: row.id, base, events, issueIds }
@@ -153,9 +123,6 @@ async function appendGeneral(
     Math.max(lastSeenAt, locked.last_seen_at), days)
   return { sessionId, accepted: rows.length, duplicates: events.length - rows.length }
 }
-
-const keyConflict = (seed: SessionSeed, owner: string): AppError =>
-  new AppError(409, 'invalid_body', `sessionKey "${seed.sessionKey}" already belongs to session ${owner}, not ${seed.id ?? ''}`)
 
 async function findSession(trx: Db, projectId: string, seed: SessionSeed): Promise<SessionRow | undefined> {
   const byKey = await trx.selectFrom('sessions').selectAll()
@@ -269,6 +236,8 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   // only then, when the group writes its events together).
   const stored: IssueDeltas[] = []
   const events = isolated ? undefined : new GroupEvents()
+  // In savepoints each batch reserves its own: a failure is then its own.
+  const reserved = isolated ? new Map<number, Reservation | null>() : await reserveLive(trx, jobs).catch((error: unknown) => { throw failure(error) })
   for (const [index, job] of jobs.entries()) {
     if (isolated) await sql`savepoint batch`.execute(trx)
     const before = new DayDeltas()
@@ -276,7 +245,7 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
     try {
       known.created = []
       const batchTexts: IndexedTexts[] = []
-      const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts, events })
+      const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts, events }, reserved.get(index))
       const recording = job.recording
       if (recording) result.recording = await appendChunks(trx, job.projectId, result.sessionId, recording.chunks, recording.maxSessionBytes, job.now, before)
       if (isolated) await sql`release savepoint batch`.execute(trx)

@@ -17,8 +17,9 @@ import {
   countFiltered, countIssues, countSessions, eventsAfter, issueEventsPerDay, latestIssueEvent, listIssues, listSessions, sessionsAfter,
 } from '../../../src/visits/read.ts'
 import { term } from '../../../src/visits/search.ts'
+import { writeBatches } from '../../../src/visits/write.ts'
 import { openTestDatabase } from '../../helpers/databases.ts'
-import { eventRecord, storeVisit } from '../../helpers/factories.ts'
+import { eventRecord, storeVisit, writeJob } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
 const SNAPSHOTS = path.join(import.meta.dirname, 'sql')
@@ -35,6 +36,8 @@ interface Case {
    * statement made of scalar subqueries, that of each subquery in turn.
    */
   indexes: (Expectation | { parts: Expectation[] })[]
+  /** Which of the statements `run` runs are held here (a write runs many); all when absent. */
+  only?: RegExp
 }
 
 type Expectation = { uses: string | string[] } | { noIndexCondOn: string }
@@ -161,6 +164,17 @@ const CASES: Case[] = [
     // From the issue's links, not along the project's lastSeenAt index.
     indexes: [{ noIndexCondOn: 'last_seen_at' }],
   },
+  {
+    name: 'ingest: a group\'s live visits reserved in one statement, each found by its key',
+    // Last: it adds an event to the visit the cases above read.
+    run: (db, p) => writeBatches(db, [
+      writeJob(p, 'plans-session', [event(3, 'CLICK')], DAY + DAY_MS), writeJob(p, 'plans-other', [event(4, 'CLICK')], DAY + DAY_MS),
+    ]),
+    only: /^with v /,
+    // By the key. On a test table of a few rows PostgreSQL may read the project's rows through its started_at index
+    // instead (the key is then a filter); on the benchmark's sessions it takes the key (docs/performance.md).
+    indexes: [{ uses: ['sessions_session_key_uq', 'sqlite_autoindex_sessions_2', 'sessions_started_idx'] }],
+  },
 ]
 
 const describeExpectation = (e: Case['indexes'][number]): string =>
@@ -223,7 +237,7 @@ for (const engine of testEngines()) {
         recording = true
         await c.run(handle.db, projectId, sessionId)
         recording = false
-        runs.set(c.name, recorded.splice(0))
+        runs.set(c.name, recorded.splice(0).filter((q) => c.only?.test(q.sql) ?? true))
       }
     })
     after(() => handle.dispose())

@@ -144,6 +144,99 @@ for (const engine of testEngines()) {
       assert.deepEqual([issue.events, issue.sessions], [3, 2], 'c3err, a5err and c5err, in two visits')
     })
 
+    it('reserves a group\'s live visits in one statement and leaves every visit as writing its batches one by one does', async () => {
+      const T = now - 3_600_000
+      const MINUTE = 60_000
+      const ev = (id: string, at: number, type = 'CLICK', fields: Partial<EventRecord> = {}) => eventRecord(id, at, type, fields)
+      const seeded = (p: string, key: string, events: EventRecord[], seed: Partial<WriteJob['seed']> = {}, cutoff = 0): WriteJob => {
+        const made = writeJob(p, key, events, now, cutoff)
+        return { ...made, seed: { ...made.seed, ...seed } }
+      }
+      // The visits as they were before the group, then the group: each kind of batch a group can hold.
+      const initial = (p: string) => [
+        seeded(p, 'facts-key', [ev('f0', T)], { country: 'DE', browser: 'Firefox', user: { id: 'u1', traits: null }, release: 'r1' }),
+        seeded(p, 'early-key', [ev('e0', T + 10 * MINUTE)]),
+        seeded(p, 'expired-key', [ev('x0', T - 2 * 86_400_000)]),
+        seeded(p, 'twice-key', [ev('t0', T)]),
+        seeded(p, 'empty-first-key', [ev('m0', T)]),
+        seeded(p, 'retry-key', [ev('r1', T), ev('r2', T)]),
+        seeded(p, 'plain-key', [ev('p0', T)]),
+        seeded(p, 'gap-key', [ev('g0', T)], { country: 'SE' }),
+      ]
+      const cutoff = T - 86_400_000
+      const group = (p: string) => [
+        // First facts kept (country), latest ones replaced (user with its traits, tags), an absent latest one kept (release).
+        seeded(p, 'facts-key', [ev('f1', T + MINUTE), ev('f2', T + MINUTE, 'HTTP_ERROR', { statusCode: 500 })],
+          { country: 'FR', user: { id: 'u2', traits: { plan: 'pro' } }, tags: { team: 'a' } }, cutoff),
+        // An event before the visit's start: no live row takes it, the general path moves the start.
+        seeded(p, 'early-key', [ev('e1', T + 5 * MINUTE)], {}, cutoff),
+        // Past retention: the visit is replaced.
+        seeded(p, 'expired-key', [ev('x1', T)], {}, cutoff),
+        seeded(p, 'new-key', [ev('n1', T, 'ERROR')], { country: 'US' }, cutoff),
+        // Three batches of one visit, reserved together in job order: their counts summed, their facts merged (the
+        // first country the visit gets, the last user), the second's new term seen by the third.
+        seeded(p, 'twice-key', [ev('t1', T + 2 * MINUTE)], { user: { id: 'u2', traits: null } }, cutoff),
+        seeded(p, 'twice-key', [ev('t2', T + 3 * MINUTE, 'ERROR')], { country: 'NO', user: { id: 'u3', traits: { a: 1 } } }, cutoff),
+        seeded(p, 'twice-key', [ev('t3', T + 3 * MINUTE, 'ERROR'), ev('t4', T + 4 * MINUTE)], { country: 'DK' }, cutoff),
+        // A new visit's two batches: the first opens it, the second finds it live on its own.
+        seeded(p, 'new-twice-key', [ev('w1', T)], {}, cutoff),
+        seeded(p, 'new-twice-key', [ev('w2', T + MINUTE)], { tags: { k: 'v' } }, cutoff),
+        // Events, a batch without, events: the third reserves on its own, after the second wrote the visit.
+        seeded(p, 'gap-key', [ev('g1', T + MINUTE)], { tags: { one: '1' } }, cutoff),
+        seeded(p, 'gap-key', [], { tags: { two: '2' } }, cutoff),
+        seeded(p, 'gap-key', [ev('g2', T + 2 * MINUTE, 'ERROR')], {}, cutoff),
+        // A batch without events (an identify) before the visit's next events.
+        seeded(p, 'empty-first-key', [], { tags: { x: 'y' } }, cutoff),
+        seeded(p, 'empty-first-key', [ev('m1', T + 4 * MINUTE)], {}, cutoff),
+        // A partial resend: r2 is stored already.
+        seeded(p, 'retry-key', [ev('r2', T), ev('r3', T + MINUTE)], {}, cutoff),
+        seeded(p, 'plain-key', [ev('p1', T + MINUTE, 'INPUT')], {}, cutoff),
+      ]
+      const grouped = (await createProject(handle.db, { name: 'Grouped', domain: 'grouped.example' })).id
+      const oneByOne = (await createProject(handle.db, { name: 'One by one', domain: 'one.example' })).id
+      for (const p of [grouped, oneByOne]) for (const j of initial(p)) await writeBatches(handle.db, [j])
+      recording = true
+      const together = await writeBatches(handle.db, group(grouped)).finally(() => { recording = false })
+      const ran = statements.splice(0)
+      const alone: typeof together = []
+      for (const j of group(oneByOne)) alone.push(...await writeBatches(handle.db, [j]))
+      const results = (outcomes: typeof together) => outcomes.map((o) => ('result' in o ? [o.result.accepted, o.result.duplicates] : o.error))
+      assert.deepEqual(results(together), results(alone))
+      assert.deepEqual(results(together), [[2, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 0], [2, 0], [1, 0], [1, 0], [1, 0], [0, 0], [1, 0],
+        [0, 0], [1, 0], [1, 1], [1, 0]])
+      // One reservation for the live visits' leading batches (and the visits no live row takes); new-twice-key's second
+      // batch, and the batches after one without events (gap-key, empty-first-key), reserve on their own.
+      assert.equal(ran.filter((q) => /^with v /i.test(q)).length, 1)
+      assert.equal(ran.filter((q) => /^update "sessions" set "next_seq" = "next_seq" \+ \S+, "last_seen_at" = case/i.test(q)).length, 3)
+
+      const state = async (p: string) => {
+        const sessions = await handle.db.selectFrom('sessions').selectAll().where('project_id', '=', p).orderBy('session_key').execute()
+        const keyOf = new Map(sessions.map((s) => [s.id, s.session_key]))
+        const events = await handle.db.selectFrom('events').select(['session_id', 'id', 'seq', 'type']).where('project_id', '=', p).execute()
+        const terms = await handle.db.selectFrom('session_terms').select(['term', 'session_id']).where('project_id', '=', p).execute()
+        const termDays = await handle.db.selectFrom('term_days').select(['term', 'day', 'sessions']).where('project_id', '=', p)
+          .where('sessions', '>', 0).orderBy('term').orderBy('day').execute()
+        const days = await handle.db.selectFrom('session_days').select(['day', 'sessions']).where('project_id', '=', p)
+          .where('sessions', '>', 0).orderBy('day').execute()
+        return {
+          sessions: sessions.map(({ id: _id, project_id: _p, terms: t, ...rest }) => ({ ...rest, terms: t === null ? null : (JSON.parse(t) as string[]).sort() })),
+          events: events.map((e) => `${keyOf.get(e.session_id) ?? '?'} ${e.seq} ${e.id} ${e.type}`).sort(),
+          terms: terms.map((t) => `${keyOf.get(t.session_id) ?? '?'} ${t.term}`).sort(),
+          termDays,
+          days,
+        }
+      }
+      const [a, b] = [await state(grouped), await state(oneByOne)]
+      assert.deepEqual(a, b)
+      const facts = a.sessions.find((s) => s.session_key === 'facts-key')
+      assert.deepEqual([facts?.country, facts?.user_id, facts?.user_traits, facts?.tags, facts?.release, facts?.events_total, facts?.events_errors],
+        ['DE', 'u2', '{"plan":"pro"}', '{"team":"a"}', 'r1', 3, 1])
+      assert.deepEqual(a.events.filter((e) => e.startsWith('twice-key')), ['twice-key 0 t0 CLICK', 'twice-key 1 t1 CLICK', 'twice-key 2 t2 ERROR',
+        'twice-key 3 t3 ERROR', 'twice-key 4 t4 CLICK'], 'each batch after the one before it')
+      const twice = a.sessions.find((s) => s.session_key === 'twice-key')
+      assert.deepEqual([twice?.country, twice?.user_id, twice?.user_traits, twice?.events_total, twice?.events_errors, twice?.next_seq], ['NO', 'u3', '{"a":1}', 5, 2, 5])
+    })
+
     it('answers 503 when its queue is full instead of growing without bound', async () => {
       const writer = createWriter(handle.db, { maxQueued: 3 })
       const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => writer.submit(job(`full-${i}-key`, [eventRecord('a', now)]))))
