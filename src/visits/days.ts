@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.ts'
+import { runReused } from '../db/reuse.ts'
 
 interface Delta {
   projectId: string
@@ -10,7 +11,7 @@ interface Delta {
 
 /**
  * Changes to the per-day counters — `session_days` (visits per start day) and `term_days` (visits with a term
- * per start day) — gathered during a transaction and written once at its end, in (project, term, day) order.
+ * per start day) — gathered during a transaction and written once at its end, in (table, project, term, day) order.
  * Writing them last and sorted means every transaction takes the hot per-day rows after its session rows and in
  * the same order, so concurrent PostgreSQL writers never wait on each other in a cycle.
  */
@@ -35,13 +36,24 @@ export class DayDeltas {
     for (const { projectId, term, day, delta } of this.#deltas.values()) other.addTerm(projectId, term, day, delta)
   }
 
+  /**
+   * Writes the changes in the order above, session_days before term_days: the counters that grow in a row with one
+   * upsert (a few statements for many rows), each that shrinks (a late event moved a visit's start, a visit was
+   * deleted: rare) on its own, where it comes.
+   */
   async apply(db: Db): Promise<void> {
     // Sorted by number, not as text: day numbers before 1970 are negative.
     const entries = [...this.#deltas.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.day - b.day)
-    for (const entry of entries) {
-      if (entry.delta === 0) continue
-      if (entry.term === '') await adjustDay(db, entry.projectId, entry.day, entry.delta)
-      else await adjustTermDay(db, entry)
+    for (const days of [entries.filter((e) => e.term === ''), entries.filter((e) => e.term !== '')]) {
+      let grown: Delta[] = []
+      for (const entry of days) {
+        if (entry.delta > 0) grown.push(entry)
+        if (entry.delta >= 0) continue
+        await addDays(db, grown)
+        grown = []
+        await shrinkDay(db, entry)
+      }
+      await addDays(db, grown)
     }
     this.#deltas.clear()
   }
@@ -49,28 +61,37 @@ export class DayDeltas {
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
-/** Adds `delta` to one day's session counter; rows that reach zero are removed. */
-async function adjustDay(db: Db, projectId: string, day: number, delta: number): Promise<void> {
-  if (delta > 0) {
-    await db.insertInto('session_days').values({ project_id: projectId, day, sessions: delta })
-      .onConflict((oc) => oc.columns(['project_id', 'day'])
-        .doUpdateSet((eb) => ({ sessions: eb('session_days.sessions', '+', delta) })))
-      .execute()
-    return
+/**
+ * Rows per upsert: each statement is built once per row count (runReused), and a group's day counters are a visit's
+ * terms on a day or two, rarely more than this.
+ */
+const UPSERT_CHUNK = 50
+
+/** Adds to day counters of one table (session_days, or term_days for terms), creating the rows that are missing, in the given order. */
+async function addDays(db: Db, grown: readonly Delta[]): Promise<void> {
+  for (let i = 0; i < grown.length; i += UPSERT_CHUNK) {
+    const chunk = grown.slice(i, i + UPSERT_CHUNK)
+    if (chunk[0]?.term === '') {
+      const rows = chunk.map((e) => ({ project_id: e.projectId, day: e.day, sessions: e.delta }))
+      await runReused(db, `add session days ${rows.length}`, rows.flatMap((r) => [r.project_id, r.day, r.sessions]), () => db
+        .insertInto('session_days').values(rows)
+        .onConflict((oc) => oc.columns(['project_id', 'day']).doUpdateSet((eb) => ({ sessions: eb('session_days.sessions', '+', eb.ref('excluded.sessions')) }))))
+    } else {
+      const rows = chunk.map((e) => ({ project_id: e.projectId, term: e.term, day: e.day, sessions: e.delta }))
+      await runReused(db, `add term days ${rows.length}`, rows.flatMap((r) => [r.project_id, r.term, r.day, r.sessions]), () => db
+        .insertInto('term_days').values(rows)
+        .onConflict((oc) => oc.columns(['project_id', 'term', 'day']).doUpdateSet((eb) => ({ sessions: eb('term_days.sessions', '+', eb.ref('excluded.sessions')) }))))
+    }
   }
-  await db.updateTable('session_days').set((eb) => ({ sessions: eb('sessions', '+', delta) }))
-    .where('project_id', '=', projectId).where('day', '=', day).execute()
-  await db.deleteFrom('session_days')
-    .where('project_id', '=', projectId).where('day', '=', day).where('sessions', '<=', 0).execute()
 }
 
-/** The same for one term's day counter. */
-async function adjustTermDay(db: Db, { projectId, term, day, delta }: Delta): Promise<void> {
-  if (delta > 0) {
-    await db.insertInto('term_days').values({ project_id: projectId, term, day, sessions: delta })
-      .onConflict((oc) => oc.columns(['project_id', 'term', 'day'])
-        .doUpdateSet((eb) => ({ sessions: eb('term_days.sessions', '+', delta) })))
-      .execute()
+/** Takes from one day counter (`delta` is negative); a row that reaches zero is removed. */
+async function shrinkDay(db: Db, { projectId, term, day, delta }: Delta): Promise<void> {
+  if (term === '') {
+    await db.updateTable('session_days').set((eb) => ({ sessions: eb('sessions', '+', delta) }))
+      .where('project_id', '=', projectId).where('day', '=', day).execute()
+    await db.deleteFrom('session_days')
+      .where('project_id', '=', projectId).where('day', '=', day).where('sessions', '<=', 0).execute()
     return
   }
   await db.updateTable('term_days').set((eb) => ({ sessions: eb('sessions', '+', delta) }))

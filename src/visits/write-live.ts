@@ -81,58 +81,84 @@ const RESERVE_COLUMNS = [
 const RESERVE_CHUNK = 256
 
 /**
- * The live visits' reservations of a group, one statement for them all instead of one a batch (a round trip each on
+ * The live visits' reservations of a group, a statement for many batches instead of one a batch (a round trip each on
  * PostgreSQL: docs/performance.md): an UPDATE … FROM a VALUES table with a row per visit, which matches the rows
  * reserveOne's UPDATE would, does to each what its batches would one after another, and returns the same columns.
  *
- * A visit's row stands for its leading batches in the group, those before its first batch without events (an
- * identify, a recording chunk: the general path's, which its later batches must see). Their counts are summed, their
- * facts merged in job order (keepFacts), and the visit must be live for the strictest cutoff and start before the
- * earliest event. The visit's seq range is then theirs in job order: each batch's base follows the one before it.
- * A group with an import (a batch naming its session) reserves batch by batch: a session found by its id may be
- * another key's.
- *
- * Returns, per batch index, its reservation: the visit's row (one object for the visit's batches, whose terms the
- * first batch's writing updates for the next: storeLive) and the batch's base, or null for a visit's first batch when
- * no live visit took them (the general path's case; the batches after it then try on their own, once it has written
- * the visit). Batches not tried are absent.
+ * A visit's row stands for a run of its batches: those in the group from one not yet reserved up to the next without
+ * events (an identify, a recording chunk: the general path's, which the batches after it must see). Their counts are
+ * summed, their facts merged in job order (keepFacts), and the visit must be live for the strictest cutoff and start
+ * before the earliest event; each batch's seq range then follows the one before it. The first run of every visit
+ * reserves in one statement before the group's batches are written (`reserveFirst`); a later run (after a batch
+ * without events, or after the general path opened the visit for the run's first batch) when its first batch is
+ * reached (`of`). A group with an import (a batch naming its session) reserves batch by batch: a session found by its
+ * id may be another key's.
  */
-export async function reserveLive(trx: Db, jobs: readonly WriteJob[]): Promise<Map<number, Reservation | null>> {
-  const reserved = new Map<number, Reservation | null>()
-  if (jobs.some((j) => j.seed.id !== undefined)) return reserved
-  const visits = new Map<string, { jobs: number[]; open: boolean }>()
-  jobs.forEach((job, index) => {
-    const key = visitKey(job.projectId, job.seed.sessionKey)
-    const visit = visits.get(key) ?? { jobs: [], open: true }
-    visits.set(key, visit)
-    if (job.events.length === 0) visit.open = false
-    else if (visit.open) visit.jobs.push(index)
-  })
-  const tried = [...visits.values()].map((v) => v.jobs).filter((v) => v.length > 0)
-  // One batch alone is reserveOne's statement: no shape built again for it.
-  if (tried.length === 1 && tried[0]?.length === 1) return reserved
-  for (let i = 0; i < tried.length; i += RESERVE_CHUNK) {
-    const chunk = tried.slice(i, i + RESERVE_CHUNK)
-    const rows = new Map<string, LiveRow>()
-    for (const row of await reserveRows(trx, chunk.map((visit) => visit.map((index) => jobs[index] as WriteJob)))) {
-      rows.set(visitKey(row.project_id, row.session_key), row)
+export class Reservations {
+  private readonly made = new Map<number, Reservation | null>()
+  private readonly keys: string[]
+
+  /** `enabled` false: every batch reserves on its own (a group written with a savepoint per batch). */
+  constructor(private readonly jobs: readonly WriteJob[], enabled: boolean) {
+    this.keys = enabled && !jobs.some((j) => j.seed.id !== undefined) ? jobs.map((j) => visitKey(j.projectId, j.seed.sessionKey)) : []
+  }
+
+  /** Reserves the first run of every visit of the group, in one statement. */
+  async reserveFirst(trx: Db): Promise<void> {
+    const firsts = new Map<string, number>()
+    this.keys.forEach((key, index) => { if (!firsts.has(key)) firsts.set(key, index) })
+    const runs = [...firsts.values()].map((index) => this.runFrom(index)).filter((run) => run.length > 0)
+    // One batch alone is reserveOne's statement: no shape built again for it.
+    if (runs.length > 1 || (runs[0]?.length ?? 0) > 1) await this.reserve(trx, runs)
+  }
+
+  /**
+   * The batch's reservation: its seq range on its live visit (the visit's row is one object for the run, whose terms
+   * each batch's writing updates for the next: addTerms), or null when no live visit took its run (the general path's
+   * case: the run's next batch then starts a run of its own). Undefined: the batch reserves on its own (reserveOne).
+   */
+  async of(trx: Db, index: number): Promise<Reservation | null | undefined> {
+    if (!this.made.has(index)) {
+      const run = this.runFrom(index)
+      if (run.length > 1) await this.reserve(trx, [run])
     }
-    for (const visit of chunk) {
-      const [first = 0] = visit
-      const firstJob = jobs[first] as WriteJob
-      const row = rows.get(visitKey(firstJob.projectId, firstJob.seed.sessionKey))
-      if (!row) {
-        reserved.set(first, null)
-        continue
-      }
-      let base = row.next_seq - visit.reduce((n, index) => n + (jobs[index]?.events.length ?? 0), 0)
-      for (const index of visit) {
-        reserved.set(index, { row, base })
-        base += jobs[index]?.events.length ?? 0
+    return this.made.get(index)
+  }
+
+  /** The batches of a run from `index`: it and the visit's next ones with events, up to one without. */
+  private runFrom(index: number): number[] {
+    const key = this.keys[index]
+    if (key === undefined || (this.jobs[index]?.events.length ?? 0) === 0) return []
+    const run = [index]
+    for (let j = index + 1; j < this.keys.length; j++) {
+      if (this.keys[j] !== key) continue
+      if ((this.jobs[j]?.events.length ?? 0) === 0) break
+      run.push(j)
+    }
+    return run
+  }
+
+  private async reserve(trx: Db, runs: readonly (readonly number[])[]): Promise<void> {
+    const batchesOf = (run: readonly number[]) => run.map((index) => this.jobs[index] as WriteJob)
+    for (let i = 0; i < runs.length; i += RESERVE_CHUNK) {
+      const chunk = runs.slice(i, i + RESERVE_CHUNK)
+      const rows = new Map<string, LiveRow>()
+      for (const row of await reserveRows(trx, chunk.map(batchesOf))) rows.set(visitKey(row.project_id, row.session_key), row)
+      for (const run of chunk) {
+        const [first = 0] = run
+        const row = rows.get(this.keys[first] ?? '')
+        if (!row) {
+          this.made.set(first, null)
+          continue
+        }
+        let base = row.next_seq - run.reduce((n, index) => n + (this.jobs[index]?.events.length ?? 0), 0)
+        for (const index of run) {
+          this.made.set(index, { row, base })
+          base += this.jobs[index]?.events.length ?? 0
+        }
       }
     }
   }
-  return reserved
 }
 
 /** A batch's reservation on its live visit: the visit's row after it, and the first seq of the batch's range. */
@@ -141,7 +167,7 @@ export interface Reservation {
   base: number
 }
 
-/** One reservation statement, a row for each visit's leading batches; the rows of the visits that took them. */
+/** One reservation statement, a row for each run of a visit's batches; the rows of the visits that took them. */
 async function reserveRows(trx: Db, visits: readonly (readonly WriteJob[])[]): Promise<(LiveRow & { project_id: string; session_key: string })[]> {
   const size = 2 ** Math.ceil(Math.log2(visits.length))
   const params: unknown[] = []

@@ -18,7 +18,7 @@ import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type Issu
 import { indexBatch, insertTexts, moveTerms, rememberTexts, type IndexedTexts } from './search.ts'
 import { appendChunks, type ChunkRecord, type RecordingResult } from './write-chunks.ts'
 import { correctCounters, GroupEvents, insertedRows, insertEvents } from './write-events.ts'
-import { boundsOf, keyConflict, reserveLive, reserveOne, type Reservation } from './write-live.ts'
+import { boundsOf, keyConflict, reserveOne, Reservations, type Reservation } from './write-live.ts'
 
 export type { ChunkRecord, RecordingResult } from './write-chunks.ts'
 
@@ -72,7 +72,7 @@ interface IssueBatch {
  * was new. Run inside a transaction and apply `days` before it commits. On PostgreSQL the first
  * statement locks the session row, which serializes concurrent batches of one session.
  *
- * `reserved` is what the group's reservation (reserveLive) did for this batch: its seq range on its live visit, null
+ * `reserved` is what the group's reservations (write-live.ts) made for this batch: its seq range on its live visit, null
  * when no live visit took it (the general path's case), undefined when it was not tried (the batch then tries on its own).
  */
 async function appendEvents(trx: Db, job: WriteJob, days: DayDeltas, issues: IssueBatch, reserved: Reservation | null | undefined): Promise<AppendResult> {
@@ -237,7 +237,8 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   const stored: IssueDeltas[] = []
   const events = isolated ? undefined : new GroupEvents()
   // In savepoints each batch reserves its own: a failure is then its own.
-  const reserved = isolated ? new Map<number, Reservation | null>() : await reserveLive(trx, jobs).catch((error: unknown) => { throw failure(error) })
+  const reservations = new Reservations(jobs, !isolated)
+  await reservations.reserveFirst(trx).catch((error: unknown) => { throw failure(error) })
   for (const [index, job] of jobs.entries()) {
     if (isolated) await sql`savepoint batch`.execute(trx)
     const before = new DayDeltas()
@@ -245,7 +246,7 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
     try {
       known.created = []
       const batchTexts: IndexedTexts[] = []
-      const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts, events }, reserved.get(index))
+      const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts, events }, await reservations.of(trx, index))
       const recording = job.recording
       if (recording) result.recording = await appendChunks(trx, job.projectId, result.sessionId, recording.chunks, recording.maxSessionBytes, job.now, before)
       if (isolated) await sql`release savepoint batch`.execute(trx)
@@ -267,8 +268,10 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   }
   await events?.insert(trx).catch((error: unknown) => { throw failure(error) })
   for (const batch of stored) batch.mergeInto(issues)
-  await days.apply(trx)
   await insertTexts(trx, texts)
+  // The hot rows last (a day's counters, an issue's): each is locked from its update until the commit, and a
+  // concurrent group (another lane, another process) that needs it waits that long.
+  await days.apply(trx)
   for (const { job, change } of await issues.apply(trx)) {
     const outcome = outcomes[job]
     if (outcome && 'result' in outcome) (outcome.result.issues ??= []).push(change)
