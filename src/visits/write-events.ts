@@ -3,7 +3,9 @@
  * its own for length. A batch's events are inserted at once (`insertEvents`) when it runs in a savepoint of its own, or
  * joined with the rest of the group's live batches (`GroupEvents`) into a few multi-row INSERTs before the commit.
  */
-import type { Db } from '../db/database.ts'
+import type { OnConflictBuilder } from 'kysely'
+import type { Database, Db } from '../db/database.ts'
+import { rowsOfArrays, takesArrays } from '../db/sql.ts'
 import { runReused } from '../db/reuse.ts'
 import { countTypes, type EventRecord } from '../events/types.ts'
 import type { IssueDeltas, IssueTarget } from './issues.ts'
@@ -13,11 +15,13 @@ import type { EventTable } from './tables.ts'
  * so that SQLite's statement cache (src/db/sqlite.ts) keeps each prepared whatever the group's row count. */
 const INSERT_SIZES = [500, 100, 20, 5, 1] as const
 
-/** The events columns in the order toRow writes them, which is the order Kysely compiles them in. */
-const EVENT_COLUMNS = [
-  'project_id', 'session_id', 'id', 'seq', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code',
-  'duration_ms', 'req_body', 'res_body', 'fingerprint', 'issue_id',
-] as const satisfies readonly (keyof EventTable)[]
+/** The events columns in the order toRow writes them, which is the order Kysely compiles them in, with their SQL types. */
+const EVENT_TYPES = {
+  project_id: 'text', session_id: 'text', id: 'text', seq: 'integer', type: 'text', created_at: 'bigint', url: 'text', method: 'text',
+  message: 'text', stack: 'text', status_code: 'integer', duration_ms: 'double precision', req_body: 'text', res_body: 'text',
+  fingerprint: 'text', issue_id: 'text',
+} as const satisfies Record<keyof EventTable, string>
+const EVENT_COLUMNS = Object.keys(EVENT_TYPES) as (keyof EventTable)[]
 
 function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord, issueId: string | null): EventTable {
   return {
@@ -28,18 +32,25 @@ function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord
 }
 
 /**
- * Inserts rows, skipping ids already stored; returns how many were new. Each statement is built once per row count
- * (runReused), and the counts are INSERT_SIZES; the values go in EVENT_COLUMNS order.
+ * Inserts rows, skipping ids already stored; returns how many were new. On PostgreSQL one statement of a column's
+ * values per parameter (takesArrays); on SQLite rows of VALUES, each statement built once per row count (runReused),
+ * and the counts are INSERT_SIZES. The values go in EVENT_COLUMNS order.
  */
 async function insertRows(trx: Db, rows: readonly EventTable[]): Promise<number> {
+  const skipStored = (oc: OnConflictBuilder<Database, 'events'>) => oc.columns(['project_id', 'session_id', 'id']).doNothing()
+  if (takesArrays(trx)) {
+    const arrays = EVENT_COLUMNS.map((c) => rows.map((r) => r[c]))
+    const result = await runReused(trx, 'insert events as arrays', arrays, () => trx.insertInto('events').columns(EVENT_COLUMNS)
+      .expression(rowsOfArrays(EVENT_COLUMNS.map((c, k) => [arrays[k] ?? [], EVENT_TYPES[c]]))).onConflict(skipStored))
+    return Number(result.numAffectedRows ?? 0)
+  }
   let inserted = 0
   for (let i = 0; i < rows.length;) {
     const size = INSERT_SIZES.find((s) => s <= rows.length - i) ?? 1
     const chunk = rows.slice(i, i + size)
     i += size
     const params = chunk.flatMap((r) => EVENT_COLUMNS.map((c) => r[c]))
-    const result = await runReused(trx, `insert events ${chunk.length}`, params, () => trx.insertInto('events').values(chunk)
-      .onConflict((oc) => oc.columns(['project_id', 'session_id', 'id']).doNothing()))
+    const result = await runReused(trx, `insert events ${chunk.length}`, params, () => trx.insertInto('events').values(chunk).onConflict(skipStored))
     inserted += Number(result.numAffectedRows ?? 0)
   }
   return inserted

@@ -239,6 +239,27 @@ for (const engine of testEngines()) {
       assert.deepEqual([twice?.country, twice?.user_id, twice?.user_traits, twice?.events_total, twice?.events_errors, twice?.next_seq], ['NO', 'u3', '{"a":1}', 5, 2, 5])
     })
 
+    it('stores every value of a group\'s events as sent (on PostgreSQL one INSERT of a column\'s values per parameter)', async () => {
+      // What an array literal must escape or could misread: braces, commas, quotes, backslashes, the word NULL, empty text.
+      const texts = ['{a,b}', '"quoted", \\back\\slash\\', 'NULL', '', ' padded ', '\u2028é😀\ufffd</script>', Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('')]
+      const sent = texts.map((t, i) => eventRecord(`arr-${i}-${t}`, now + i, i % 2 ? 'HTTP_ERROR' : 'ERROR', {
+        url: t, method: t === '' ? null : 'POST', message: t, stack: i % 3 ? null : t, statusCode: i % 2 ? 500 + i : null,
+        durationMs: [0.1 + 0.2, 1e21, 5e-7, 0, 12, null, 1 / 3][i] ?? null, reqBody: t, resBody: null, fingerprint: t,
+      }))
+      // Two live visits: their batches' events go into the group's INSERT.
+      await writeBatches(handle.db, [job('arrays-1-key', [eventRecord('arr-open-1', now)]), job('arrays-2-key', [eventRecord('arr-open-2', now)])])
+      recording = true
+      const outcomes = await writeBatches(handle.db, [job('arrays-1-key', sent.slice(0, 4)), job('arrays-2-key', sent.slice(4))])
+        .finally(() => { recording = false })
+      const inserts = statements.splice(0).filter((q) => /^insert into "events"/i.test(q))
+      assert.deepEqual(outcomes.map((o) => 'result' in o && o.result.accepted), [4, 3])
+      if (engine === 'postgres') assert.deepEqual(inserts.map((q) => q.includes('unnest(')), [true], 'one INSERT, of arrays')
+      const stored = await handle.db.selectFrom('events').select(['id', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body',
+        'res_body', 'fingerprint', 'type', 'created_at']).where('project_id', '=', projectId).where('id', 'like', 'arr-%').where('id', 'not like', 'arr-open-%').orderBy('created_at').execute()
+      assert.deepEqual(stored, sent.map((e) => ({ id: e.id, url: e.url, method: e.method, message: e.message, stack: e.stack, status_code: e.statusCode,
+        duration_ms: e.durationMs, req_body: e.reqBody, res_body: e.resBody, fingerprint: e.fingerprint, type: e.type, created_at: e.createdAt })))
+    })
+
     it('answers 503 when its queue is full instead of growing without bound', async () => {
       const writer = createWriter(handle.db, { maxQueued: 3 })
       const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => writer.submit(job(`full-${i}-key`, [eventRecord('a', now)]))))
