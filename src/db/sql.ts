@@ -101,6 +101,9 @@ export async function textMatchRows(db: Db, projectId: string, column: 'page' | 
 export const asKey = (db: Db, value: unknown): RawBuilder<string> =>
   (isPostgres(db) ? sql<string>`cast(${value} as text) collate "C"` : sql<string>`cast(${value} as text)`)
 
+/** Whether concurrent writers lock rows, and so must take them in one order: PostgreSQL; SQLite writes one at a time. */
+export const locksRows = (db: Db): boolean => isPostgres(db)
+
 /**
  * Whether the engine takes many rows to insert as one array per column (`rowsOfArrays`): PostgreSQL, where that is
  * one statement of a parameter a column whatever the row count, parsed and bound in microseconds, where rows of VALUES

@@ -37,6 +37,7 @@ function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord
  * and the counts are INSERT_SIZES. The values go in EVENT_COLUMNS order.
  */
 async function insertRows(trx: Db, rows: readonly EventTable[]): Promise<number> {
+  if (rows.length === 0) return 0
   const skipStored = (oc: OnConflictBuilder<Database, 'events'>) => oc.columns(['project_id', 'session_id', 'id']).doNothing()
   if (takesArrays(trx)) {
     const arrays = EVENT_COLUMNS.map((c) => rows.map((r) => r[c]))

@@ -7,7 +7,7 @@
 import { sql } from 'kysely'
 import type { Db } from '../db/database.ts'
 import { runReused } from '../db/reuse.ts'
-import { asKey, unindexed } from '../db/sql.ts'
+import { asKey, locksRows, unindexed } from '../db/sql.ts'
 import { AppError } from '../errors.ts'
 import { countTypes } from '../events/types.ts'
 import { FACT_COLUMNS, factColumns, factValues, keepFacts, keepFactsFrom, keepFactsSql, noFacts } from './facts.ts'
@@ -103,10 +103,16 @@ export class Reservations {
     this.keys = enabled && !jobs.some((j) => j.seed.id !== undefined) ? jobs.map((j) => visitKey(j.projectId, j.seed.sessionKey)) : []
   }
 
-  /** Reserves the first run of every visit of the group, in one statement. */
+  /**
+   * Reserves the first run of every visit of the group, in one statement. Where writers lock rows (PostgreSQL), every
+   * visit's row is locked first, in key order: the statement skips visits that the general path writes later (new,
+   * expired, a start moved back, a first batch without events), and a writer that locked a later key before them
+   * could deadlock with another process's group.
+   */
   async reserveFirst(trx: Db): Promise<void> {
     const firsts = new Map<string, number>()
     this.keys.forEach((key, index) => { if (!firsts.has(key)) firsts.set(key, index) })
+    if (firsts.size > 1 && locksRows(trx)) await lockInKeyOrder(trx, [...firsts.values()].map((index) => this.jobs[index] as WriteJob))
     const runs = [...firsts.values()].map((index) => this.runFrom(index)).filter((run) => run.length > 0)
     // One batch alone is reserveOne's statement: no shape built again for it.
     if (runs.length > 1 || (runs[0]?.length ?? 0) > 1) await this.reserve(trx, runs)
@@ -125,12 +131,16 @@ export class Reservations {
     return this.made.get(index)
   }
 
-  /** The batches of a run from `index`: it and the visit's next ones with events, up to one without. */
+  /**
+   * The batches of a run from `index`: it and the visit's next ones with events, up to one without, and up to one with
+   * recording chunks included (appendChunks writes the visit's recording term from its stored row, which the run's row
+   * would not know of).
+   */
   private runFrom(index: number): number[] {
     const key = this.keys[index]
     if (key === undefined || (this.jobs[index]?.events.length ?? 0) === 0) return []
     const run = [index]
-    for (let j = index + 1; j < this.keys.length; j++) {
+    for (let j = index + 1; j < this.keys.length && this.jobs[run.at(-1) ?? index]?.recording === undefined; j++) {
       if (this.keys[j] !== key) continue
       if ((this.jobs[j]?.events.length ?? 0) === 0) break
       run.push(j)
@@ -212,6 +222,15 @@ returning ${sql.join(['project_id', 'session_key', ...LIVE_RETURNS].map((c) => s
     return { compile: () => statement.compile(trx) }
   }
   return (await runReused(trx, `reserve live sessions ${size}`, params, build)).rows
+}
+
+/** Locks the visits' session rows (those that exist), in the order of their keys, as the writer sorts a group. */
+async function lockInKeyOrder(trx: Db, jobs: readonly WriteJob[]): Promise<void> {
+  const byProject = new Map<string, string[]>()
+  for (const { projectId, seed } of jobs) byProject.set(projectId, [...(byProject.get(projectId) ?? []), seed.sessionKey])
+  await trx.selectFrom('sessions').select('id')
+    .where((eb) => eb.or([...byProject].map(([projectId, keys]) => eb.and([eb('project_id', '=', projectId), eb('session_key', 'in', keys)]))))
+    .orderBy('project_id').orderBy('session_key').forUpdate().execute()
 }
 
 export const keyConflict = (seed: SessionSeed, owner: string): AppError =>

@@ -148,10 +148,13 @@ for (const engine of testEngines()) {
       const T = now - 3_600_000
       const MINUTE = 60_000
       const ev = (id: string, at: number, type = 'CLICK', fields: Partial<EventRecord> = {}) => eventRecord(id, at, type, fields)
+      // Every error is grouped into one issue, whose counts must come out the same too.
+      const issue = { version: 1, fingerprint: 'runs-fp', title: 'TypeError: runs', culprit: null }
       const seeded = (p: string, key: string, events: EventRecord[], seed: Partial<WriteJob['seed']> = {}, cutoff = 0): WriteJob => {
-        const made = writeJob(p, key, events, now, cutoff)
+        const made = writeJob(p, key, events, now, cutoff, events.map((e) => (e.type === 'ERROR' ? issue : null)))
         return { ...made, seed: { ...made.seed, ...seed } }
       }
+      const chunk = { id: 'chunk-1', started_at: T, ended_at: T + MINUTE, events: 2, full_snapshot: 1, bytes: 10, data: Buffer.from('x'), dropped: null }
       // The visits as they were before the group, then the group: each kind of batch a group can hold.
       const initial = (p: string) => [
         seeded(p, 'facts-key', [ev('f0', T)], { country: 'DE', browser: 'Firefox', user: { id: 'u1', traits: null }, release: 'r1' }),
@@ -162,6 +165,9 @@ for (const engine of testEngines()) {
         seeded(p, 'retry-key', [ev('r1', T), ev('r2', T)]),
         seeded(p, 'plain-key', [ev('p0', T)]),
         seeded(p, 'gap-key', [ev('g0', T)], { country: 'SE' }),
+        seeded(p, 'cutoff-key', [ev('c0', T - 3 * 86_400_000)]),
+        seeded(p, 'late-start-key', [ev('l0', T + 10 * MINUTE)]),
+        seeded(p, 'recorded-key', [ev('rec0', T)]),
       ]
       const cutoff = T - 86_400_000
       const group = (p: string) => [
@@ -192,6 +198,17 @@ for (const engine of testEngines()) {
         // A partial resend: r2 is stored already.
         seeded(p, 'retry-key', [ev('r2', T), ev('r3', T + MINUTE)], {}, cutoff),
         seeded(p, 'plain-key', [ev('p1', T + MINUTE, 'INPUT')], {}, cutoff),
+        // Two cutoffs: the first batch finds the visit live and moves its lastSeenAt, which is still past the second's
+        // cutoff, so the second batch replaces the visit (the strictest cutoff decides for the run).
+        seeded(p, 'cutoff-key', [ev('c1', T - 2.5 * 86_400_000)], {}, T - 4 * 86_400_000),
+        seeded(p, 'cutoff-key', [ev('c2', T)], {}, cutoff),
+        // The second batch's event is before the visit's start: the earliest event decides for the run.
+        seeded(p, 'late-start-key', [ev('l1', T + 20 * MINUTE)], {}, cutoff),
+        seeded(p, 'late-start-key', [ev('l2', T + 5 * MINUTE, 'ERROR')], {}, cutoff),
+        // A batch with recording chunks ends its run: the chunks' term is written from the stored row, which the next
+        // batch (a new term of its own) must see.
+        { ...seeded(p, 'recorded-key', [ev('rec1', T + MINUTE)], {}, cutoff), recording: { chunks: [chunk], maxSessionBytes: 1e9 } },
+        seeded(p, 'recorded-key', [ev('rec2', T + 2 * MINUTE, 'SLOW_REQUEST')], {}, cutoff),
       ]
       const grouped = (await createProject(handle.db, { name: 'Grouped', domain: 'grouped.example' })).id
       const oneByOne = (await createProject(handle.db, { name: 'One by one', domain: 'one.example' })).id
@@ -204,12 +221,15 @@ for (const engine of testEngines()) {
       const results = (outcomes: typeof together) => outcomes.map((o) => ('result' in o ? [o.result.accepted, o.result.duplicates] : o.error))
       assert.deepEqual(results(together), results(alone))
       assert.deepEqual(results(together), [[2, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 0], [2, 0], [1, 0], [1, 0], [1, 0], [1, 0], [0, 0],
-        [1, 0], [0, 0], [1, 0], [1, 1], [1, 0]])
+        [1, 0], [0, 0], [1, 0], [1, 1], [1, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 0], [1, 0]])
       // One reservation for every visit's first run of batches (those no live row takes included), one for the two
       // batches of new-twice-key after the one that opened it; the batches after one without events (gap-key,
-      // empty-first-key) reserve on their own.
+      // empty-first-key), after a run no live row took (cutoff-key, late-start-key) and after recording chunks
+      // (recorded-key) reserve on their own.
       assert.equal(ran.filter((q) => /^with v /i.test(q)).length, 2)
-      assert.equal(ran.filter((q) => /^update "sessions" set "next_seq" = "next_seq" \+ \S+, "last_seen_at" = case/i.test(q)).length, 2)
+      assert.equal(ran.filter((q) => /^update "sessions" set "next_seq" = "next_seq" \+ \S+, "last_seen_at" = case/i.test(q)).length, 5)
+      // PostgreSQL: every visit's row locked first, in key order (rows the reservation skips would be locked later).
+      if (engine === 'postgres') assert.match(ran.find((q) => /for update/i.test(q)) ?? '', /^select "id" from "sessions" where .* order by "project_id", "session_key" for update$/)
 
       const state = async (p: string) => {
         const sessions = await handle.db.selectFrom('sessions').selectAll().where('project_id', '=', p).orderBy('session_key').execute()
@@ -220,7 +240,9 @@ for (const engine of testEngines()) {
           .where('sessions', '>', 0).orderBy('term').orderBy('day').execute()
         const days = await handle.db.selectFrom('session_days').select(['day', 'sessions']).where('project_id', '=', p)
           .where('sessions', '>', 0).orderBy('day').execute()
+        const issues = await handle.db.selectFrom('issues').select(['title', 'events', 'sessions']).where('project_id', '=', p).execute()
         return {
+          issues,
           sessions: sessions.map(({ id: _id, project_id: _p, terms: t, ...rest }) => ({ ...rest, terms: t === null ? null : (JSON.parse(t) as string[]).sort() })),
           events: events.map((e) => `${keyOf.get(e.session_id) ?? '?'} ${e.seq} ${e.id} ${e.type}`).sort(),
           terms: terms.map((t) => `${keyOf.get(t.session_id) ?? '?'} ${t.term}`).sort(),
