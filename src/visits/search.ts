@@ -64,8 +64,8 @@ export const termsOf = (row: { terms: string | null }): string[] => (row.terms =
 
 /**
  * Writes the terms the visit does not have yet and counts them in `days` (term_days, by the visit's start day);
- * returns the visit's terms now, which `row.terms` then lists too. `row.terms` lists what it has, so most batches, which bring nothing new, cost
- * no statement at all.
+ * returns the visit's terms now, and `row.terms` then lists them too. `row.terms` lists what it has, so most batches,
+ * which bring nothing new, cost no statement at all.
  */
 export async function addTerms(trx: Db, projectId: string, row: TermRow, terms: Set<string>, days: DayDeltas): Promise<string[]> {
   const known = termsOf(row)

@@ -68,7 +68,7 @@ export async function reserveOne(trx: Db, job: WriteJob, startedAt: number, last
 }
 
 /**
- * The values of one batch in a group's reservation, in RESERVE_COLUMNS order, and their SQL types: counts as integer,
+ * The values of one run in a group's reservation, in RESERVE_COLUMNS order, and their SQL types: counts as integer,
  * instants as bigint, the visit's key as its key columns are (asKey), the rest text (PostgreSQL types a VALUES column by its
  * values, and a parameter has none).
  */
@@ -86,11 +86,12 @@ const RESERVE_CHUNK = 256
  * reserveOne's UPDATE would, does to each what its batches would one after another, and returns the same columns.
  *
  * A visit's row stands for a run of its batches: those in the group from one not yet reserved up to the next without
- * events (an identify, a recording chunk: the general path's, which the batches after it must see). Their counts are
+ * events (an identify, a recording chunk: the general path's, which the batches after it must see), or through one
+ * with recording chunks (runFrom). Their counts are
  * summed, their facts merged in job order (keepFacts), and the visit must be live for the strictest cutoff and start
  * before the earliest event; each batch's seq range then follows the one before it. The first run of every visit
  * reserves in one statement before the group's batches are written (`reserveFirst`); a later run (after a batch
- * without events, or after the general path opened the visit for the run's first batch) when its first batch is
+ * without events or with recording chunks, or after the general path opened the visit for the run's first batch) when its first batch is
  * reached (`of`). A group with an import (a batch naming its session) reserves batch by batch: a session found by its
  * id may be another key's.
  */
