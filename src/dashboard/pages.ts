@@ -1,9 +1,8 @@
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { build } from 'esbuild'
 import type { FastifyPluginCallback } from 'fastify'
-import { BROWSER, contentHash, ENTRIES, repoRoot } from '../assets/bundle.ts'
+import { buildBrowser, contentHash, ENTRIES, repoRoot } from '../assets/bundle.ts'
 import { sendAsset } from '../assets/routes.ts'
 import { FAVICON_LINK } from '../home/brand.ts'
 
@@ -15,8 +14,7 @@ let cached: Promise<DashboardAssets> | null = null
 function dashboardAssets(): Promise<DashboardAssets> {
   cached ??= (async () => {
     const main = path.join(repoRoot(), ...ENTRIES.dashboard)
-    const result = await build({ ...BROWSER, entryPoints: [main], format: 'iife' })
-    const js = result.outputFiles[0]?.text ?? ''
+    const js = (await buildBrowser({ entryPoints: [main], format: 'iife' }))[0]?.text ?? ''
     const player = createRequire(import.meta.url).resolve('rrweb-player/dist/style.css')
     const css = `${fs.readFileSync(player, 'utf8')}\n${fs.readFileSync(path.join(path.dirname(main), 'style.css'), 'utf8')}`
     return { js, css, jsHash: contentHash(js), cssHash: contentHash(css) }

@@ -1,4 +1,5 @@
-import pg from 'pg'
+import type pg from 'pg'
+import type { PgDriver } from './postgres.ts'
 import type { Db } from './database.ts'
 
 /**
@@ -47,7 +48,7 @@ const RETRY_MS = { first: 100, max: 5000 }
  * read the database; it reconnects by itself, and a reconnect moves the version too, since notifications sent
  * meanwhile are lost.
  */
-export function postgresChanges(url: string, channel: string): ExternalChanges {
+export function postgresChanges(driver: PgDriver, url: string, channel: string): ExternalChanges {
   let version = 0
   // The connection being opened or listening; any other is an old one whose late events mean nothing.
   let current: pg.Client | null = null
@@ -68,7 +69,7 @@ export function postgresChanges(url: string, channel: string): ExternalChanges {
   }
 
   const connect = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url, application_name: 'sessionwatch-listen', connectionTimeoutMillis: 5000 })
+    const client = new driver.Client({ connectionString: url, application_name: 'sessionwatch-listen', connectionTimeoutMillis: 5000 })
     current = client
     // An error on this connection (the server restarting, say) must not end the process: an 'error' event with no
     // listener would. The connection is given up and opened again.

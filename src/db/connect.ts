@@ -4,7 +4,7 @@ import type { DatabaseConfig, Engine } from '../config.ts'
 import type { Database } from './database.ts'
 import { migrationProvider } from './migrations.ts'
 import { PROJECTS_CHANNEL, postgresChanges, registerChanges } from './changes.ts'
-import { postgresDialect } from './postgres.ts'
+import { loadPg, postgresDialect } from './postgres.ts'
 import { openSqlite } from './sqlite.ts'
 
 export interface DatabaseHandle {
@@ -22,13 +22,14 @@ export interface OpenOptions {
 
 /** Opens the configured engine and brings its schema to the latest version. */
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle> {
-  const { dialect, changes } = config.engine === 'postgres'
+  const pg = config.engine === 'postgres' ? await loadPg() : null
+  const { dialect, changes } = pg
     ? {
-      dialect: postgresDialect({
+      dialect: postgresDialect(pg, {
         url: config.location, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs,
         onConnectionError: options.onConnectionError,
       }),
-      changes: postgresChanges(config.location, PROJECTS_CHANNEL),
+      changes: postgresChanges(pg, config.location, PROJECTS_CHANNEL),
     }
     : openSqlite(config.location)
   const { onQuery } = options

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { Compile } from 'typebox/compile'
+import type { Compile } from 'typebox/compile'
 import type { Database } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import type { EventRecord } from '../events/types.ts'
@@ -18,7 +18,13 @@ import type { ChunkRecord, SessionSeed } from '../visits/write.ts'
 import { DAY_MS, parseDate, parseInstant, toIso } from '../shared/time.ts'
 import { TransferLine } from './schema.ts'
 
-const checkLine = Compile(TransferLine)
+type LineCheck = ReturnType<typeof Compile<typeof TransferLine>>
+let lineCheck: Promise<LineCheck> | null = null
+/**
+ * The line's validator, compiled on the first import: the service (which imports nothing) never loads TypeBox's
+ * compiler, about 2 MB of heap it would keep for nothing.
+ */
+const checkOfLine = (): Promise<LineCheck> => (lineCheck ??= import('typebox/compile').then(({ Compile: compile }) => compile(TransferLine)))
 const EXPORT_PAGE = 200
 /** Lines stored concurrently during an import: enough to fill group commits, few enough to bound memory. */
 const IMPORT_IN_FLIGHT = 256
@@ -112,13 +118,16 @@ export async function importSessions(
     }
   }
   let lineNo = 0
+  let check: LineCheck | undefined
   try {
+    // Nothing is awaited before the loop starts: a readline interface emits the lines it reads meanwhile to no one.
     for await (const text of lines) {
       lineNo++
       if (text.trim() === '') continue
+      check ??= await checkOfLine()
       let parsed: ReturnType<typeof parseLine>
       try {
-        parsed = parseLine(text, project.maskFields)
+        parsed = parseLine(text, check, project.maskFields)
       } catch (error) {
         if (!(error instanceof AppError)) throw error
         report.bad.push({ line: lineNo, reason: error.message })
@@ -138,7 +147,7 @@ export async function importSessions(
 }
 
 /** Validates one line completely and turns it into what the store takes (bodies masked with `maskFields` too). Throws AppError naming the fault. */
-export function parseLine(text: string, maskFields: readonly string[] = []): { seed: SessionSeed & { id: string }; events: EventRecord[]; recording: TransferChunk[] } {
+export function parseLine(text: string, checkLine: LineCheck, maskFields: readonly string[] = []): { seed: SessionSeed & { id: string }; events: EventRecord[]; recording: TransferChunk[] } {
   let value: unknown
   try {
     value = JSON.parse(text)

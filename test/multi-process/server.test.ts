@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { startServer } from '../helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts'
@@ -54,6 +55,22 @@ for (const engine of testEngines()) {describe(`first run of the service [${engin
   it('prints where the dashboard is, last, on the first start', async () => {
     await server.waitFor(/Sessionwatch is running\. {2}Dashboard: http:\/\/\S+\/app/)
     assert.ok(server.output().lastIndexOf('Sessionwatch is running') > server.output().indexOf('password: '), 'after the keys, where it stays visible')
+  })
+
+  it('leaves no esbuild helper process running once the SDK and the dashboard are built', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+    const [, base] = await server.waitFor(/Sessionwatch is running\. {2}Dashboard: (http:\/\/\S+)\/app/)
+    assert.equal((await fetch(`${base ?? ''}/sdk.js`)).status, 200)
+    assert.equal((await fetch(`${base ?? ''}/app`)).status, 200, 'the dashboard is built on its first request')
+    // esbuild's helper stays resident (~25 MB) unless stopped; the service's own children are nothing else.
+    const children = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === server.child.pid ? [stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))] : []
+      } catch {
+        return [] // ended meanwhile
+      }
+    })
+    assert.deepEqual(children, [])
   })
 
   it('shuts down cleanly on SIGTERM', async () => {

@@ -4,7 +4,7 @@ import { Kysely, Migrator, sql } from 'kysely'
 import { loadConfig, type Engine } from '../../../src/config.ts'
 import type { Database } from '../../../src/db/database.ts'
 import { migrationProvider } from '../../../src/db/migrations.ts'
-import { postgresDialect } from '../../../src/db/postgres.ts'
+import { loadPg, postgresDialect } from '../../../src/db/postgres.ts'
 import { sqliteDialect } from '../../../src/db/sqlite.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { dsnKeyOf } from '../../../src/projects/keys.ts'
@@ -15,7 +15,7 @@ import { testEngines } from '../../helpers/engines.ts'
 async function unmigrated(engine: Engine): Promise<{ db: Kysely<Database>; close: () => Promise<void> }> {
   const test = await createTestDatabase(engine)
   const { location } = loadConfig({ DATABASE_URL: test.url }).database
-  const db = new Kysely<Database>({ dialect: engine === 'postgres' ? postgresDialect({ url: location, poolSize: 2, statementTimeoutMs: 0 }) : sqliteDialect(location) })
+  const db = new Kysely<Database>({ dialect: engine === 'postgres' ? postgresDialect(await loadPg(), { url: location, poolSize: 2, statementTimeoutMs: 0 }) : sqliteDialect(location) })
   return { db, close: async () => { await db.destroy(); await test.cleanup() } }
 }
 
