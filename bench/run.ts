@@ -31,7 +31,7 @@ import { load, type LoadResult } from './lib/load.ts'
 import { sampleMax, startCeiling } from './lib/processes.ts'
 import { ROOT, startService } from './lib/service.ts'
 import { ensureMapSessions, type MapSessions } from './lib/sourcemaps.ts'
-import { evaluate, printComparison, printReport, resultsFile, verdict, type Row } from './lib/report.ts'
+import { evaluate, figure, printComparison, printReport, resultsFile, verdict, type Row } from './lib/report.ts'
 import { compareTrees, type Tree } from './lib/trees.ts'
 
 const { values } = parseArgs({ options: {
@@ -82,6 +82,7 @@ try {
   for (const engine of engines) {
     log(`== ${engine}`)
     let peakRss = 0
+    let peakHeap = 0
     if (!ingestOnly) {
       const url = await databaseFor(engine, 'bench')
       // One connection without a statement timeout: generating millions of rows takes minutes.
@@ -102,7 +103,9 @@ try {
     const service = await startService(url)
     // Idle: started, migrated, browser assets built, before any request.
     const idleRss = await service.rss()
-    rows.push({ engine, scenario: 'idle RSS (MB)', bytes: 0, requests: 0, rps: idleRss / 1048576, p50: 0, p99: 0, non2xx: 0, errors: 0, seconds: 0 })
+    const idleHeap = await service.heap()
+    rows.push(figure(engine, 'idle RSS (MB)', idleRss), figure(engine, 'idle heap used (MB)', idleHeap.used),
+      figure(engine, 'idle heap total (MB)', idleHeap.total))
     const peak = sampleMax(() => service.rss(), 100)
     const offset = Math.min(100_000, Math.floor(spec.sessions / 2))
     const issueOffset = Math.min(50_000, Math.floor(issueCount / 2))
@@ -170,6 +173,7 @@ try {
     rows.push({ engine, scenario: `get: ${spec.big[bigId] ?? 0} events, streamed`, bytes: bigBytes, requests: 1, rps: 1000 / elapsed,
       p50: elapsed, p99: elapsed, non2xx: big.status === 200 ? 0 : 1, errors: 0, seconds: elapsed / 1000, rssGrowthMB: grown / 1048576 })
     peakRss = await peak.stop()
+    peakHeap = (await service.heap()).peakTotal
     await service.stop()
     }
 
@@ -205,9 +209,9 @@ try {
     rows.push({ engine, scenario: 'ingest errors: events/s (20-error batches)', bytes: 0, ...errorIngest, rps: errorIngest.rps * 20,
       p50: errorIngest.p50, p99: errorIngest.p99 })
     const ingestRss = await ingestPeak.stop()
+    const ingestHeap = (await writer.heap()).peakTotal
     await writer.stop()
-    rows.push({ engine, scenario: 'peak RSS (MB)', bytes: 0, requests: 0, rps: Math.max(peakRss, ingestRss) / 1048576, p50: 0, p99: 0,
-      non2xx: 0, errors: 0, seconds: 0 })
+    rows.push(figure(engine, 'peak RSS (MB)', Math.max(peakRss, ingestRss)), figure(engine, 'peak heap total (MB)', Math.max(peakHeap, ingestHeap)))
     if (engine === 'sqlite') fs.rmSync(ingestUrl.slice(5), { force: true })
     // Keep what one engine measured even if the next one fails.
     fs.writeFileSync(path.join(os.tmpdir(), 'sw-bench-partial.json'), JSON.stringify(rows))

@@ -23,6 +23,14 @@ export interface Check {
   pass: boolean
 }
 
+/** A row that holds one memory figure (RSS or heap) in MB, where a scenario's row holds its req/s. */
+export const figure = (engine: string, scenario: string, bytes: number): Row => ({
+  engine, scenario, bytes: 0, requests: 0, rps: bytes / 1048576, p50: 0, p99: 0, non2xx: 0, errors: 0, seconds: 0,
+})
+
+/** The rows of memory figures, which no throughput target compares. */
+const MEMORY = /^(peak|idle) (RSS|heap)/
+
 const find = (rows: Row[], engine: string, prefix: string) => rows.find((r) => r.engine === engine && r.scenario.startsWith(prefix))
 
 /** The promises of issue 6, checked against one run's rows. */
@@ -63,7 +71,7 @@ export function evaluate(rows: Row[]): Check[] {
     }
     add('peak RSS ≤ 150 MB', engine, find(rows, engine, 'peak RSS')?.rps, (v) => v <= 150, ' MB')
   }
-  for (const r of rows.filter((x) => x.engine === 'postgres' && x.rssGrowthMB === undefined && !/^(peak|idle) RSS/.test(x.scenario))) {
+  for (const r of rows.filter((x) => x.engine === 'postgres' && x.rssGrowthMB === undefined && !MEMORY.test(x.scenario))) {
     const base = find(rows, 'sqlite', r.scenario)
     if (base) add(`PostgreSQL ≥ 0.7× SQLite: ${r.scenario}`, 'postgres', r.rps / base.rps, (v) => v >= 0.7, '×')
   }
@@ -114,6 +122,6 @@ export function comparisonRows(name: string, base: Row[], branch: Row[]): Record
 }
 
 export function printComparison(name: string, base: Row[], branch: Row[]): void {
-  console.log(`\n${name} and this checkout (branch), side by side: req/s is events/s for ingest and MB for the RSS rows; a ratio above 1 is the branch faster (for RSS: larger)`)
+  console.log(`\n${name} and this checkout (branch), side by side: req/s is events/s for ingest and MB for the RSS and heap rows; a ratio above 1 is the branch faster (for memory: larger)`)
   console.table(comparisonRows(name, base, branch))
 }

@@ -1,28 +1,45 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { freePort } from '../../scripts/lib/postgres-server.ts'
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..')
+
+/** The service's V8 heap in bytes, from bench/lib/heap-probe.mjs: now, and the largest since it started. */
+export interface HeapFigures {
+  used: number
+  total: number
+  peakTotal: number
+}
 
 export interface RunningService {
   url: string
   child: ChildProcess
   /** Resident set size of the service process, in bytes (Linux /proc). */
   rss(): Promise<number>
+  /** Its V8 heap, as the probe last wrote it (at most 100 ms old). */
+  heap(): Promise<HeapFigures>
   stop(): Promise<void>
 }
 
+const PROBE = path.join(import.meta.dirname, 'heap-probe.mjs')
+
 /**
  * Starts `sessionwatch serve` in its own process, exactly as `npm start` does, and waits for /healthz. `root` is the
- * checkout to run (another worktree, to compare with main).
+ * checkout to run (another worktree, to compare with main). The heap probe is this checkout's, whichever tree runs, so
+ * both trees are measured the same way.
  */
 export async function startService(databaseUrl: string, env: Record<string, string> = {}, root = ROOT): Promise<RunningService> {
   const port = await freePort()
+  const heapFile = path.join(os.tmpdir(), `sessionwatch-bench-heap-${String(port)}.json`)
   const child = spawn(process.execPath, [path.join(root, 'bin', 'sessionwatch.mjs'), 'serve'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-      RETENTION_SWEEP_SECONDS: '0', ...env },
+      RETENTION_SWEEP_SECONDS: '0', SW_BENCH_HEAP_FILE: heapFile, ...env,
+      NODE_OPTIONS: `--import ${pathToFileURL(PROBE).href}${env.NODE_OPTIONS ? ` ${env.NODE_OPTIONS}` : ''}` },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const url = `http://127.0.0.1:${port}`
@@ -36,7 +53,6 @@ export async function startService(databaseUrl: string, env: Record<string, stri
     if (i > 300) throw new Error('service did not become healthy within 30 s')
     await sleep(100)
   }
-  const { readFile } = await import('node:fs/promises')
   return {
     url,
     child,
@@ -44,10 +60,12 @@ export async function startService(databaseUrl: string, env: Record<string, stri
       const status = await readFile(`/proc/${String(child.pid)}/status`, 'utf8')
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
     },
+    heap: async () => JSON.parse(await readFile(heapFile, 'utf8')) as HeapFigures,
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve))
       child.kill('SIGTERM')
       await exited
+      await rm(heapFile, { force: true })
     },
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { describe, it } from 'node:test'
-import { comparisonRows, resultsFile, verdict, type Row } from '../../../bench/lib/report.ts'
+import { comparisonRows, evaluate, figure, resultsFile, verdict, type Row } from '../../../bench/lib/report.ts'
 import { compareTrees } from '../../../bench/lib/trees.ts'
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..')
@@ -32,6 +32,17 @@ describe('benchmark report', () => {
       { engine: 'sqlite', scenario: 'new', 'main req/s': '', 'branch req/s': 7, 'branch ÷ main': '', 'main p50 ms': '', 'branch p50 ms': 2 },
       { engine: 'sqlite', scenario: 'gone', 'main req/s': 5, 'branch req/s': '', 'branch ÷ main': '', 'main p50 ms': 1, 'branch p50 ms': '' },
     ])
+  })
+
+  it('holds memory figures in MB, and compares no RSS or heap figure of PostgreSQL with SQLite\'s as if it were a speed', () => {
+    assert.equal(figure('sqlite', 'idle heap used (MB)', 30 * 1048576).rps, 30)
+    const rows = ['sqlite', 'postgres'].flatMap((engine) => [
+      figure(engine, 'idle RSS (MB)', 150e6), figure(engine, 'idle heap used (MB)', 30e6), figure(engine, 'idle heap total (MB)', 70e6),
+      figure(engine, 'peak RSS (MB)', 300e6), figure(engine, 'peak heap total (MB)', 150e6),
+      { ...figure(engine, 'list: first page, exact total', 0), rps: engine === 'sqlite' ? 1000 : 500 },
+    ])
+    assert.deepEqual(evaluate(rows).filter((c) => c.target.startsWith('PostgreSQL')).map((c) => [c.target, c.value]),
+      [['PostgreSQL ≥ 0.7× SQLite: list: first page, exact total', '0.5×']])
   })
 
   it('compares with no other tree for --against none or a ref git cannot resolve, and says why', { skip: !inGit && 'not a git checkout' }, () => {

@@ -1,0 +1,19 @@
+// Loaded into the benchmarked service with `node --import` (bench/lib/service.ts): the V8 heap, which /proc cannot
+// show, written every 100 ms to the file SW_BENCH_HEAP_FILE names (through a private file renamed into place, so the
+// bench never reads half of it): the heap now, and the largest V8 held since the process started.
+import fs from 'node:fs'
+import { setInterval } from 'node:timers'
+import v8 from 'node:v8'
+
+const file = process.env.SW_BENCH_HEAP_FILE
+if (file) {
+  let peakTotal = 0
+  const sample = () => {
+    const { used_heap_size: used, total_heap_size: total } = v8.getHeapStatistics()
+    peakTotal = Math.max(peakTotal, total)
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ used, total, peakTotal }))
+    fs.renameSync(`${file}.tmp`, file)
+  }
+  sample()
+  setInterval(sample, 100).unref()
+}
