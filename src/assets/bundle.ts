@@ -42,9 +42,10 @@ let building = 0
 
 /**
  * Builds one browser bundle (`options` with BROWSER's) and gives its output files. esbuild keeps its helper
- * process running after a build, for the next one: about 25 MB resident for the life of the service, which builds
+ * process running after a build, for the next one: 28–31 MB resident for the life of the service, which builds
  * only at start (the SDK and recorder) and on the dashboard's first request. So the helper is stopped once no build is
- * left in flight; a later build starts a new one (~30 ms).
+ * left in flight; a later build starts a new one (~30 ms). `stop()` ends every esbuild call of the process, and one in
+ * flight would never settle: the service makes none but these (scripts/build.mjs bundles it before it starts).
  */
 export async function buildBrowser(options: Omit<BuildOptions, keyof typeof BROWSER>): Promise<OutputFile[]> {
   building++

@@ -24,7 +24,11 @@ let lineCheck: Promise<LineCheck> | null = null
  * The line's validator, compiled on the first import: the service (which imports nothing) never loads TypeBox's
  * compiler, about 2 MB of heap it would keep for nothing.
  */
-const checkOfLine = (): Promise<LineCheck> => (lineCheck ??= import('typebox/compile').then(({ Compile: compile }) => compile(TransferLine)))
+const checkOfLine = (): Promise<LineCheck> => (lineCheck ??= import('typebox/compile').then(({ Compile: compile }) => compile(TransferLine))
+  .catch((error: unknown) => {
+    lineCheck = null // the next import tries again
+    throw error
+  }))
 const EXPORT_PAGE = 200
 /** Lines stored concurrently during an import: enough to fill group commits, few enough to bound memory. */
 const IMPORT_IN_FLIGHT = 256
@@ -146,7 +150,10 @@ export async function importSessions(
   return report
 }
 
-/** Validates one line completely and turns it into what the store takes (bodies masked with `maskFields` too). Throws AppError naming the fault. */
+/**
+ * Validates one line completely (its shape with `checkLine`, the compiled TransferLine) and turns it into what the store
+ * takes (bodies masked with `maskFields` too). Throws AppError naming the fault.
+ */
 export function parseLine(text: string, checkLine: LineCheck, maskFields: readonly string[] = []): { seed: SessionSeed & { id: string }; events: EventRecord[]; recording: TransferChunk[] } {
   let value: unknown
   try {

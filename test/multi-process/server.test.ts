@@ -5,6 +5,23 @@ import { startServer } from '../helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts'
 import { testEngines } from '../helpers/engines.ts'
 
+/** The commands of a process's children (Linux /proc), waiting up to 2 s for them to be none. */
+async function childrenOnceSettled(parent: number): Promise<string[]> {
+  const children = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      return ppid === parent ? [stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))] : []
+    } catch {
+      return [] // ended meanwhile
+    }
+  })
+  for (const deadline = Date.now() + 2000; ; await new Promise((r) => setTimeout(r, 50))) {
+    const now = children()
+    if (now.length === 0 || Date.now() > deadline) return now
+  }
+}
+
 for (const engine of testEngines()) {describe(`first run of the service [${engine}]`, () => {
   let database: TestDatabase
   let server: ReturnType<typeof startServer>
@@ -59,18 +76,11 @@ for (const engine of testEngines()) {describe(`first run of the service [${engin
 
   it('leaves no esbuild helper process running once the SDK and the dashboard are built', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
     const [, base] = await server.waitFor(/Sessionwatch is running\. {2}Dashboard: (http:\/\/\S+)\/app/)
-    assert.equal((await fetch(`${base ?? ''}/sdk.js`)).status, 200)
+    // esbuild's helper stays resident (~30 MB) unless stopped; the service has no other child. A stopped helper is
+    // gone once the service has reaped it, a moment after the build.
+    assert.deepEqual(await childrenOnceSettled(server.child.pid ?? 0), [], 'after the SDK and recorder are built at start')
     assert.equal((await fetch(`${base ?? ''}/app`)).status, 200, 'the dashboard is built on its first request')
-    // esbuild's helper stays resident (~25 MB) unless stopped; the service's own children are nothing else.
-    const children = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === server.child.pid ? [stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))] : []
-      } catch {
-        return [] // ended meanwhile
-      }
-    })
-    assert.deepEqual(children, [])
+    assert.deepEqual(await childrenOnceSettled(server.child.pid ?? 0), [], 'after the dashboard is built')
   })
 
   it('shuts down cleanly on SIGTERM', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { after, describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
 import { startTestApp } from '../../helpers/app.ts'
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..')
@@ -13,10 +13,12 @@ describe('npm run build', () => {
   fs.mkdirSync(path.join(root, 'dist'), { recursive: true })
   const out = fs.mkdtempSync(path.join(root, 'dist', 'test-build-'))
   after(() => { fs.rmSync(out, { recursive: true, force: true }) })
-
-  it('writes dist/sdk.js and dist/sdk.mjs byte for byte as the service serves /sdk.js and /sdk.mjs', async () => {
+  before(() => {
     const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), '--force', '--outdir', out], { encoding: 'utf8' })
     assert.equal(build.status, 0, build.stderr)
+  })
+
+  it('writes dist/sdk.js and dist/sdk.mjs byte for byte as the service serves /sdk.js and /sdk.mjs', async () => {
     const t = await startTestApp('sqlite')
     try {
       for (const file of ['sdk.js', 'sdk.mjs']) {
@@ -28,5 +30,14 @@ describe('npm run build', () => {
     } finally {
       await t.close()
     }
+  })
+
+  it('bundles the service so that it loads pg only on PostgreSQL and TypeBox\'s compiler only to import: neither at its start', () => {
+    const bundle = fs.readFileSync(path.join(out, 'sessionwatch.mjs'), 'utf8')
+    for (const name of ['pg', 'typebox/compile']) {
+      assert.doesNotMatch(bundle, new RegExp(`^import\\b[^(\\n]*["']${name}["'];?$`, 'm'), `no static import of ${name}`)
+      assert.match(bundle, new RegExp(`\\bimport\\(["']${name}["']\\)`), `${name} imported where it is used`)
+    }
+    assert.match(bundle, /^import .* from "kysely";$/m, 'the test reads static imports as esbuild writes them')
   })
 })
