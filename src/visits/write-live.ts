@@ -87,13 +87,12 @@ const RESERVE_CHUNK = 256
  *
  * A visit's row stands for a run of its batches: those in the group from one not yet reserved up to the next without
  * events (an identify, a recording chunk: the general path's, which the batches after it must see), or through one
- * with recording chunks (runFrom). Their counts are
- * summed, their facts merged in job order (keepFacts), and the visit must be live for the strictest cutoff and start
- * before the earliest event; each batch's seq range then follows the one before it. The first run of every visit
- * reserves in one statement before the group's batches are written (`reserveFirst`); a later run (after a batch
- * without events or with recording chunks, or after the general path opened the visit for the run's first batch) when its first batch is
- * reached (`of`). A group with an import (a batch naming its session) reserves batch by batch: a session found by its
- * id may be another key's.
+ * with recording chunks (runFrom). Their counts are summed, their facts merged in job order (keepFacts), and the visit
+ * must be live for the strictest cutoff and start before the earliest event; each batch's seq range then follows the
+ * one before it. The first run of every visit reserves in one statement before the group's batches are written
+ * (`reserveFirst`); a later run (after a batch without events or with recording chunks, or after the general path
+ * opened the visit for the run's first batch) when its first batch is reached (`of`). A group with an import (a batch
+ * naming its session) reserves batch by batch: a session found by its id may be another key's.
  */
 export class Reservations {
   private readonly made = new Map<number, Reservation | null>()
