@@ -20,7 +20,7 @@ export interface RunningService {
   child: ChildProcess
   /** Resident set size of the service process, in bytes (Linux /proc). */
   rss(): Promise<number>
-  /** Its V8 heap, as the probe last wrote it (at most 100 ms old). */
+  /** Its V8 heap now, and the largest of the probe's samples (every 100 ms), asked of the probe with SIGUSR2. */
   heap(): Promise<HeapFigures>
   stop(): Promise<void>
 }
@@ -60,7 +60,16 @@ export async function startService(databaseUrl: string, env: Record<string, stri
       const status = await readFile(`/proc/${String(child.pid)}/status`, 'utf8')
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
     },
-    heap: async () => JSON.parse(await readFile(heapFile, 'utf8')) as HeapFigures,
+    heap: async () => {
+      await rm(heapFile, { force: true })
+      child.kill('SIGUSR2')
+      for (let i = 0; i < 100; i++) {
+        const text = await readFile(heapFile, 'utf8').catch(() => null)
+        if (text !== null) return JSON.parse(text) as HeapFigures
+        await sleep(20)
+      }
+      throw new Error(`the heap probe wrote no ${heapFile} within 2 s`)
+    },
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve))
       child.kill('SIGTERM')
