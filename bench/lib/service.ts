@@ -71,9 +71,12 @@ export async function startService(databaseUrl: string, env: Record<string, stri
       throw new Error(`the heap probe wrote no ${heapFile} within 2 s`)
     },
     stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
+      // A service that already died (a crash mid-run) has sent its exit event: waiting for it would hang.
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve))
+        child.kill('SIGTERM')
+        await exited
+      }
       await rm(heapFile, { force: true })
     },
   }

@@ -112,6 +112,11 @@ for (const engine of testEngines().filter((e) => e === 'sqlite')) {
       const [row] = await listSessions(handle.db, projectId, { cutoff: EVER }, page, { user: 'u-1' })
       assert.ok(row)
       assert.equal(rows[0]?.json, serialize(toSessionView(row)))
+      // Each plan a search may take for the page: from the filter's rows (joined to sessions), and along the list order.
+      for (const plan of [{ drive: 'filter', driver: { user: 'u-1' } }, { drive: 'order' }] as const) {
+        const planned = await listSessions(handle.db, projectId, { cutoff: EVER }, page, { user: 'u-1' }, plan, json)
+        assert.deepEqual(planned.map((r) => [r.id, r.json]), [[row.id, serialize(toSessionView(row))]], plan.drive)
+      }
     })
 
     it('writes each event of a visit byte for byte as the response schema serializes it, frames and fractions written in', async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { createProject } from '../../../src/projects/service.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { deleteExpired } from '../../../src/visits/delete.ts'
-import { countFiltered, listSessions } from '../../../src/visits/read.ts'
+import { countFiltered, listSessions, searchSessions } from '../../../src/visits/read.ts'
 import { term } from '../../../src/visits/search.ts'
 import { writeBatches } from '../../../src/visits/write.ts'
 import { SEARCH_TEXT_MATCH_LIMIT } from '../../../common/limits.ts'
@@ -18,6 +18,8 @@ for (const engine of testEngines()) {
     let projectId: string
     const now = Date.UTC(2026, 10, 21, 15, 0, 0)
     const cutoff = now - 30 * DAY_MS
+    /** Every statement run, as the engine gets it. */
+    const statements: string[] = []
     const rows = async (table: 'session_terms' | 'session_texts') =>
       Number((await handle.db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n')).where('project_id', '=', projectId)
         .executeTakeFirstOrThrow()).n)
@@ -34,7 +36,7 @@ for (const engine of testEngines()) {
     }
 
     before(async () => {
-      handle = await openTestDatabase(engine)
+      handle = await openTestDatabase(engine, { onQuery: (q) => { statements.push(q.sql) } })
       projectId = (await createProject(handle.db, { name: 'Search', domain: 'search.example' })).id
     })
     after(() => handle.close())
@@ -124,6 +126,48 @@ for (const engine of testEngines()) {
       assert.equal(await countFiltered(handle.db, projectId, { cutoff: 0 }, { q: ['ancient'] }), 0)
     })
   
+    it('reads text filters from the index once, as the ids they match, which every plan of the page agrees on', async () => {
+      const other = (await createProject(handle.db, { name: 'Texts', domain: 'texts.example' })).id
+      const visit = (key: string, at: number, type: string, message: string) => writeJob(other, key, [eventRecord(`${key}-e`, at, type, { message })], now)
+      await writeBatches(handle.db, [
+        visit('both-words', now - 4000, 'ERROR', 'alpha-word beta-word'), visit('alpha-only', now - 3000, 'ERROR', 'alpha-word'),
+        visit('beta-only', now - 2000, 'CLICK', 'beta-word'), visit('alpha-click', now - 1000, 'CLICK', 'ALPHA-WORD again'),
+      ])
+      const page = { limit: 2, offset: 0 }
+      const keys = (rows: readonly { session_key: string }[]) => rows.map((r) => r.session_key)
+      statements.length = 0
+      const alpha = await searchSessions(handle.db, other, { cutoff }, page, { q: ['alpha-word'] })
+      assert.equal(alpha.total, 3)
+      assert.equal(statements.filter((text) => text.includes('session_texts')).length, 1, 'the index read once for the count and the page')
+      assert.deepEqual(keys(alpha.rows), ['alpha-click', 'alpha-only'], 'most recent first, a page of two')
+      const next = await searchSessions(handle.db, other, { cutoff }, { ...page, after: [alpha.rows[1]?.last_seen_at ?? 0, alpha.rows[1]?.id ?? ''] },
+        { q: ['alpha-word'] })
+      assert.deepEqual(keys(next.rows), ['both-words'], 'after a cursor, from the same matches')
+      const both = await searchSessions(handle.db, other, { cutoff }, page, { q: ['alpha-word', 'beta-word'] })
+      assert.deepEqual([both.total, keys(both.rows)], [1, ['both-words']], 'two words: the visits that hold both')
+      const withErrors = await searchSessions(handle.db, other, { cutoff }, page, { q: ['alpha-word'], terms: [term.errors] })
+      assert.deepEqual([withErrors.total, keys(withErrors.rows)], [2, ['alpha-only', 'both-words']], 'a term probed on the matches')
+      // The same filter as ids, paged from the ids (each passing visit read by its id) and along the list order: the
+      // same rows, after a cursor and within a range too.
+      const ids = alpha.rows.map((r) => r.id).concat(next.rows.map((r) => r.id))
+      const filters = { ids, terms: [term.errors] }
+      const plans = [{ drive: 'filter', driver: { ids } }, { drive: 'order' }] as const
+      for (const plan of plans) {
+        const first = await listSessions(handle.db, other, { cutoff }, page, filters, plan)
+        assert.deepEqual(keys(first), ['alpha-only', 'both-words'], plan.drive)
+        const cursor = first[0]
+        assert.ok(cursor)
+        assert.deepEqual(keys(await listSessions(handle.db, other, { cutoff }, { ...page, after: [cursor.last_seen_at, cursor.id] }, filters, plan)),
+          ['both-words'], `${plan.drive}, after a cursor`)
+        const started = await listSessions(handle.db, other, { cutoff }, { limit: 10, offset: 0 }, {}, { drive: 'order' })
+        const both = started.find((r) => r.session_key === 'both-words')
+        assert.ok(both)
+        assert.deepEqual(keys(await listSessions(handle.db, other, { cutoff, from: both.started_at, to: both.started_at + 1 }, page, filters, plan)),
+          ['both-words'], `${plan.drive}, within a from/to range`)
+      }
+      assert.equal(await countFiltered(handle.db, other, { cutoff }, { q: ['gamma-word'] }), 0, 'no match: nothing read past the index')
+    })
+
     it('refuses a text search too broad to count exactly, unless another filter leaves few visits to read one by one', async () => {
       const other = (await createProject(handle.db, { name: 'Broad', domain: 'broad.example' })).id
       const job = writeJob(other, 'zed-visit', [eventRecord('z', now - 100, 'CLICK', { message: 'common-word here' })], now)

@@ -84,6 +84,11 @@ const CASES: Case[] = [
     indexes: [{ uses: ['session_terms_pk', 'PRIMARY KEY'] }],
   },
   {
+    name: 'list: the text filters\' matches lead (their ids, found once): each visit that passes the other filters read by its id',
+    run: (db, p, s) => listSessions(db, p, { cutoff: 0 }, PAGE, { ids: [s, 'other'], terms: [term.errors] }, { drive: 'filter', driver: { ids: [s, 'other'] } }),
+    indexes: [{ uses: ['sessions_pk', 'sqlite_autoindex_sessions_1'] }],
+  },
+  {
     name: 'count: partial days at both ends of from/to',
     run: (db, p) => countSessions(db, p, { from: DAY - DAY_MS / 2, to: DAY + DAY_MS + DAY_MS / 2, cutoff: DAY - 5 * DAY_MS }),
     indexes: [{
