@@ -106,6 +106,10 @@ try {
               if (probe.status !== status) throw new Error(`${tree.name}: ${route} answered ${probe.status}, not ${status}: ${body}`)
               await load({ url: service.url, path: route, seconds: 1, connections: 1, headers })
               const result = await load({ url: service.url, path: route, seconds, connections: 1, headers })
+              // A latency of failures would pass for a fast answer: a turn counts only when every request was answered as probed.
+              if (result.errors > 0 || (status === 200 && result.non2xx > 0)) {
+                throw new Error(`${tree.name}: ${route} failed during the measurement (${result.errors} errors, ${result.non2xx} answers not 2xx)`)
+              }
               const key = `${engine}\t${name}`
               const byTree = measured.get(key) ?? new Map<string, { p50: number; mean: number }[]>()
               byTree.set(tree.name, [...(byTree.get(tree.name) ?? []), { p50: result.p50, mean: 1000 / result.rps }])

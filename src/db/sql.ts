@@ -108,9 +108,10 @@ export const asKey = (db: Db, value: unknown): RawBuilder<string> =>
 /**
  * What reading a session's row by its id costs, in probes of an index by id (session_terms, issue_sessions): what a
  * search's plan weighs a start from its rarest filter against a walk of the list order with (src/visits/list.ts).
- * Measured on the 1M-visit benchmark: SQLite ~8 µs a row against ~0.7–1.6 µs a probe, in-process; PostgreSQL
- * ~36 µs a row (type=USER_REPORT's 5,000 visits read by id in ~180 ms) against ~7 µs a probe (its walk of 20,000
- * index entries, each probed, in ~140 ms).
+ * Set from the 1M-visit benchmark, where reading 5,000 rows by id cost SQLite ~25–40 ms (5–8 µs a row, in-process)
+ * against ~0.7–1.6 µs a probe; on PostgreSQL a row read took ~8–36 µs and a probe ~4–17 µs (EXPLAIN ANALYZE), and at
+ * 2 the plan read `type=`'s 5,000 rows by id (158–200 ms) where walking the list order took 136–150: 5 keeps that
+ * walk and still starts pairs such as `type=…&errors=true` from their rarer filter. Tuned values, not derived ones.
  */
 export const rowReadInProbes = (db: Db): number => (isPostgres(db) ? 5 : 10)
 

@@ -157,13 +157,15 @@ export async function searchSessions(
     + (resolved.ids === undefined ? 0 : 1) + textFilters(resolved).length
   const visits = await countSessions(db, projectId, range)
   const walked = Math.min(visits, (page.limit + page.offset) * visits / Math.max(total, 1)) * probes
-  // From the driver, the rows read are those that pass the probes — every one of the driver's when a from/to range,
-  // which only the row can tell, is set.
+  // From the driver, the rows read are those that pass the probes — with a from/to range, which only the row can
+  // tell, up to every one of the driver's: counted so.
   const ranged = range.from !== undefined || range.to !== undefined
   const fromDriverCost = size * (probes - 1) + (ranged ? size : total) * rowReadInProbes(db)
   // Without a driver (text words left to be read per visit, as a range leaves at most SEARCH_TEXT_PROBE_MAX visits),
-  // the range's own index leads: a walk of the list order would read every newer visit first.
-  const plan: Plan = driver === undefined ? { drive: ranged ? 'filter' : 'order' }
+  // a from/to range's own index leads: a walk of the list order would read every newer visit first. One UTC day has
+  // its own list order (sessions_day_last_seen_idx), whose walk stops after the page.
+  const fromRange = ranged && singleDay(range) === null && isFiltered(resolved)
+  const plan: Plan = driver === undefined ? { drive: fromRange ? 'filter' : 'order' }
     : fromDriverCost < walked ? { drive: 'filter', driver } : { drive: 'order' }
   return { total, rows: await listSessions(db, projectId, range, page, resolved, plan, json) }
 }

@@ -89,6 +89,11 @@ const CASES: Case[] = [
     indexes: [{ uses: ['sessions_pk', 'sqlite_autoindex_sessions_1'] }],
   },
   {
+    name: 'list: many visits match the text filters\' ids: walk the list order, probe the ids as a set',
+    run: (db, p, s) => listSessions(db, p, { cutoff: 0 }, PAGE, { ids: [s, 'other'] }, { drive: 'order' }),
+    indexes: [{ uses: 'sessions_last_seen_idx' }],
+  },
+  {
     name: 'count: partial days at both ends of from/to',
     run: (db, p) => countSessions(db, p, { from: DAY - DAY_MS / 2, to: DAY + DAY_MS + DAY_MS / 2, cutoff: DAY - 5 * DAY_MS }),
     indexes: [{
