@@ -233,9 +233,13 @@ export async function latestIssueEvent(
     .where('s.last_seen_at', '>=', cutoff).executeTakeFirst()
 }
 
-/** Recent live visits that hit the issue, the ones with a screen recording first. */
+/**
+ * Recent live visits that hit the issue, the ones with a screen recording first: from the issue's links (without the
+ * issue as the plan's driver, each of the project's visits was probed for it: 1.66 s for an issue of 20,000 visits
+ * among 1M, against 135 ms).
+ */
 export function issueVisits(db: Db, projectId: string, issueId: string, cutoff: number, limit: number): Promise<SessionListRow[]> {
-  return liveSessions(db, projectId, { cutoff }, { issue: issueId }, { drive: 'filter' })
+  return liveSessions(db, projectId, { cutoff }, { issue: issueId }, { drive: 'filter', driver: { issue: issueId } })
     .orderBy((eb) => eb.case().when('recording_chunks', '>', 0).then(1).else(0).end(), 'desc')
     .orderBy(unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').limit(limit).execute()
 }

@@ -14,7 +14,7 @@ import type { Database } from '../../../src/db/database.ts'
 import { createProject } from '../../../src/projects/service.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import {
-  countFiltered, countIssues, countSessions, eventsAfter, issueEventsPerDay, latestIssueEvent, listIssues, listSessions, sessionsAfter,
+  countFiltered, countIssues, countSessions, eventsAfter, issueEventsPerDay, issueVisits, latestIssueEvent, listIssues, listSessions, sessionsAfter,
 } from '../../../src/visits/read.ts'
 import { term } from '../../../src/visits/search.ts'
 import { writeBatches } from '../../../src/visits/write.ts'
@@ -172,6 +172,12 @@ const CASES: Case[] = [
     name: 'list: visits of an issue (issue=)',
     run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { issue: 'issue' }),
     // From the issue's links, not along the project's lastSeenAt index.
+    indexes: [{ noIndexCondOn: 'last_seen_at' }],
+  },
+  {
+    name: 'issue: its recent visits (getIssue), from its links',
+    run: (db, p) => issueVisits(db, p, 'issue', 0, 10),
+    // From the issue's links, not along the project's lastSeenAt index probing each visit for the issue.
     indexes: [{ noIndexCondOn: 'last_seen_at' }],
   },
   {
