@@ -7,7 +7,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Engine } from '../src/config.ts'
 import type { Database } from '../src/db/database.ts'
-import { fillSearch } from '../src/db/migrations-search.ts'
+import { fillSearch, fillTermBits } from '../src/db/migrations-search.ts'
 import { createProject } from '../src/projects/service.ts'
 import { DAY_MS } from '../src/shared/time.ts'
 
@@ -129,6 +129,7 @@ export async function ensureDataset(
   })
   // What ingest would have indexed for search (issue 13), as the migration fills it for visits stored before it.
   await timed('search index', () => fillSearch(engine, db as Kysely<unknown>))
+  await timed('term bitmaps', () => fillTermBits(engine, db as Kysely<unknown>))
   // PostgreSQL's planner needs statistics (autovacuum gathers them in production). SQLite is left
   // as the service leaves it: with ANALYZE's STAT4 samples, SQLite re-prepares every statement
   // whose bound parameter feeds a range — 17 µs instead of 7 µs per list query, measured.

@@ -3,7 +3,7 @@ import type { WebhookDeliveryTable, WebhookTable } from '../alerts/table.ts'
 import type { ProjectTable } from '../projects/table.ts'
 import type {
   EventTable, IssueDayTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable, RecordingChunkTable, SessionDayTable, SessionTable,
-  SessionTermTable, SessionTextTable, TermDayTable,
+  SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable,
 } from '../visits/tables.ts'
 import type { SourceMapTable } from '../sourcemaps/table.ts'
 
@@ -22,6 +22,7 @@ export interface Database {
   session_terms: SessionTermTable
   session_texts: SessionTextTable
   term_days: TermDayTable
+  term_bits: TermBitsTable
   events: EventTable
   recording_chunks: RecordingChunkTable
   issues: IssueTable

@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type RawBuilder } from 'kysely'
+import { BITS_PER_CHUNK } from './bits.ts'
 import type { Db } from './database.ts'
 
 /*
@@ -90,6 +91,44 @@ export function textProbe(db: Db, column: 'page' | 'body', needle: string, proje
   return sql<boolean>`exists (select 1 from session_texts x where x.project_id = ${sql.ref(project)} and x.session_id = ${sql.ref(session)}
     and ${contains})`
 }
+
+/*
+ * Term bitmaps (bits.ts): SQLite stores a chunk as a blob and runs the operations as functions of its own (sqlite.ts);
+ * PostgreSQL stores a bit(BITS_PER_CHUNK) and has them built in.
+ */
+
+const bitString = sql.raw(`bit(${BITS_PER_CHUNK})`)
+
+/** A chunk as the parameter the engine takes: SQLite its bytes, PostgreSQL its hex, cast by `asBits`. */
+export const chunkParam = (db: Db, chunk: Buffer): unknown => (isPostgres(db) ? `x${chunk.toString('hex')}` : chunk)
+
+/** A chunkParam value in SQL, as a stored chunk. */
+export const asBits = (db: Db, value: unknown): RawBuilder<unknown> => (isPostgres(db) ? sql`cast(${value} as ${bitString})` : sql`${value}`)
+
+/** `a` with `b`'s bits set too. */
+export const bitsOr = (db: Db, a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown> =>
+  (isPostgres(db) ? sql`(${a} | ${b})` : sql`sw_bits_or(${a}, ${b})`)
+
+/** `a` with `b`'s bits cleared. */
+export const bitsAndNot = (db: Db, a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown> =>
+  (isPostgres(db) ? sql`(${a} & ~${b})` : sql`sw_bits_and_not(${a}, ${b})`)
+
+/** The AND of a group's chunks (an aggregate). */
+export const bitsAndAll = (db: Db, chunks: RawBuilder<unknown>): RawBuilder<unknown> =>
+  (isPostgres(db) ? sql`bit_and(${chunks})` : sql`sw_bits_and_agg(${chunks})`)
+
+/** How many bits are set in every one of the chunks. */
+export const bitsCount = (db: Db, chunks: readonly RawBuilder<unknown>[]): RawBuilder<number | string> =>
+  (isPostgres(db) ? sql`bit_count(${sql.join(chunks, sql` & `)})` : sql`sw_bits_count(${sql.join(chunks)})`)
+
+/**
+ * A new visit's number (`sessions.num`, its bit in the term bitmaps), never one a stored visit has: PostgreSQL's
+ * sequence; on SQLite one past the largest (its index's last entry), which only the one writer at a time reads.
+ * A number freed by a deleted visit may come again on SQLite: the deletion cleared its bits.
+ */
+export const nextSessionNum = (db: Db): RawBuilder<number> => (isPostgres(db)
+  ? sql<number>`nextval('session_nums')`
+  : sql<number>`(select coalesce(max(num), 0) + 1 from sessions)`)
 
 /*
  * JSON written by the database: on SQLite a list page's sessions come out of the statement as the API's JSON text

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
+import { andBits, andNot, collectBits, countAnd, or } from './bits.ts'
 import { sqliteChanges, type ExternalChanges } from './changes.ts'
 
 /** Prepared statements kept per connection; more distinct statements than this is a bug, not a workload. */
@@ -23,11 +24,24 @@ export function openSqlite(file: string): { dialect: SqliteDialect; changes: Ext
   database.pragma('synchronous = FULL')
   // The CLI and the service may open the same file; wait for the other writer instead of failing.
   database.pragma('busy_timeout = 5000')
+  registerBits(database)
   const dataVersion = database.prepare('PRAGMA data_version').pluck()
   return {
     dialect: new SqliteDialect({ database: withStatementCache(database) }),
     changes: sqliteChanges(() => dataVersion.get() as number),
   }
+}
+
+/**
+ * The term bitmaps' operations (bits.ts), which PostgreSQL has built in: every connection that may write or count
+ * term_bits has them, the service's, the CLI's and the migrations'.
+ */
+function registerBits(database: SQLite.Database): void {
+  database.function('sw_bits_or', { deterministic: true }, or)
+  database.function('sw_bits_and_not', { deterministic: true }, andNot)
+  database.function('sw_bits_count', { deterministic: true, varargs: true }, countAnd)
+  database.aggregate('sw_bits_agg', { ...collectBits, result: (chunk: Buffer) => chunk })
+  database.aggregate('sw_bits_and_agg', { ...andBits, result: (chunk: Buffer | null) => chunk })
 }
 
 /*

@@ -1,5 +1,8 @@
+import { sql } from 'kysely'
+import { bitOf, bitsWith, chunkOf } from '../db/bits.ts'
 import type { Db } from '../db/database.ts'
 import { runReused } from '../db/reuse.ts'
+import { asBits, bitsAndNot, bitsCount, bitsOr, chunkParam } from '../db/sql.ts'
 
 interface Delta {
   projectId: string
@@ -9,14 +12,23 @@ interface Delta {
   delta: number
 }
 
+/** A term_bits row's changes: each visit number's last word, whether it has the term (true) or not. */
+interface BitsDelta {
+  projectId: string
+  term: string
+  chunk: number
+  nums: Map<number, boolean>
+}
+
 /**
  * Changes to the per-day counters — `session_days` (visits per start day) and `term_days` (visits with a term
- * per start day) — gathered during a transaction and written once at its end, in (table, project, term, day) order.
- * Writing them last and sorted means every transaction takes the hot per-day rows after its session rows and in
- * the same order, so concurrent PostgreSQL writers never wait on each other in a cycle.
+ * per start day) — and to the term bitmaps (`term_bits`), gathered during a transaction and written once at its end,
+ * in (table, project, term, day or chunk) order. Writing them last and sorted means every transaction takes these hot
+ * rows after its session rows and in the same order, so concurrent PostgreSQL writers never wait on each other in a cycle.
  */
 export class DayDeltas {
   readonly #deltas = new Map<string, Delta>()
+  readonly #bits = new Map<string, BitsDelta>()
 
   /** A visit that starts on `day` comes (1) or goes (-1). */
   add(projectId: string, day: number, delta: number): void {
@@ -31,9 +43,21 @@ export class DayDeltas {
     else this.#deltas.set(key, { projectId, term, day, delta })
   }
 
+  /** The visit numbered `num` gains (true) or loses (false) a term in term_bits; the last word on a number stands. */
+  markTerm(projectId: string, term: string, num: number, has: boolean): void {
+    // A visit without its number would set another's bit (0) and miscount every total with the term: refused.
+    if (!Number.isSafeInteger(num) || num < 0) throw new Error(`visit number ${String(num)} is not a number a visit is stored with`)
+    const chunk = chunkOf(num)
+    const key = `${projectId}\u0000${term}\u0000${chunk}`
+    let entry = this.#bits.get(key)
+    if (!entry) this.#bits.set(key, (entry = { projectId, term, chunk, nums: new Map() }))
+    entry.nums.set(num, has)
+  }
+
   /** Adds these changes to `other` (a batch's changes join its transaction's once it succeeds). */
   mergeInto(other: DayDeltas): void {
     for (const { projectId, term, day, delta } of this.#deltas.values()) other.addTerm(projectId, term, day, delta)
+    for (const { projectId, term, nums } of this.#bits.values()) for (const [num, has] of nums) other.markTerm(projectId, term, num, has)
   }
 
   /**
@@ -56,7 +80,47 @@ export class DayDeltas {
       await addDays(db, grown)
     }
     this.#deltas.clear()
+    await applyBits(db, [...this.#bits.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.chunk - b.chunk))
+    this.#bits.clear()
   }
+}
+
+/**
+ * Writes term_bits changes in the given order: the rows that only gain bits with one upsert (OR) for many, each that
+ * loses some (a visit deleted: rare) on its own, where it comes, and removed once it holds none.
+ */
+async function applyBits(db: Db, entries: readonly BitsDelta[]): Promise<void> {
+  let grown: { entry: BitsDelta; bits: Buffer }[] = []
+  for (const entry of entries) {
+    const set = [...entry.nums].filter(([, has]) => has).map(([num]) => bitOf(num))
+    const cleared = [...entry.nums].filter(([, has]) => !has).map(([num]) => bitOf(num))
+    if (cleared.length > 0) {
+      await orBits(db, grown)
+      grown = []
+      await clearBits(db, entry, bitsWith(cleared))
+    }
+    if (set.length > 0) grown.push({ entry, bits: bitsWith(set) })
+  }
+  await orBits(db, grown)
+}
+
+/** Sets bits in term_bits rows, creating the rows that are missing. */
+async function orBits(db: Db, rows: readonly { entry: BitsDelta; bits: Buffer }[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += UPSERT_CHUNK) {
+    const chunk = rows.slice(i, i + UPSERT_CHUNK)
+    const params = chunk.flatMap(({ entry, bits }) => [entry.projectId, entry.term, entry.chunk, chunkParam(db, bits)])
+    await runReused(db, `add term bits ${chunk.length}`, params, () => db.insertInto('term_bits')
+      .values(chunk.map(({ entry, bits }) => ({ project_id: entry.projectId, term: entry.term, chunk: entry.chunk, bits: asBits(db, chunkParam(db, bits)) })))
+      .onConflict((oc) => oc.columns(['project_id', 'term', 'chunk']).doUpdateSet({ bits: bitsOr(db, sql.ref('term_bits.bits'), sql.ref('excluded.bits')) })))
+  }
+}
+
+/** Clears bits of one term_bits row; a row left with none is removed. */
+async function clearBits(db: Db, { projectId, term, chunk }: BitsDelta, bits: Buffer): Promise<void> {
+  await db.updateTable('term_bits').set({ bits: bitsAndNot(db, sql.ref('bits'), asBits(db, chunkParam(db, bits))) })
+    .where('project_id', '=', projectId).where('term', '=', term).where('chunk', '=', chunk).execute()
+  await db.deleteFrom('term_bits').where('project_id', '=', projectId).where('term', '=', term).where('chunk', '=', chunk)
+    .where(bitsCount(db, [sql.ref('bits')]), '=', 0).execute()
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)

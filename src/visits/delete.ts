@@ -19,7 +19,7 @@ function findExpired(db: Db, projectId: string, cutoff: number, limit: number): 
 
 /**
  * Deletes sessions with their events, recordings and issue links (their events leave the issues'
- * counts, forgetVisits), and records the day-counter changes in `days` (apply them in the same
+ * counts, forgetVisits), and records the day-counter and term-bit changes in `days` (apply them in the same
  * transaction). Counters drop by the rows this call actually deleted: when two
  * processes sweep the same sessions, the second finds them gone and changes nothing.
  * Returns how many sessions it deleted.
@@ -30,7 +30,7 @@ export async function deleteSessions(
   if (refs.length === 0) return 0
   const ids = refs.map((r) => r.id)
   const deleted = await db.deleteFrom('sessions').where('project_id', '=', projectId).where('id', 'in', ids)
-    .returning(['id', 'start_day', 'terms']).execute()
+    .returning(['id', 'start_day', 'num', 'terms']).execute()
   // Only the visits this call deleted leave their issues' counts: after the sessions, so every writer
   // locks a visit's session row before its issues, and before the events, which they are counted from.
   await forgetVisits(db, projectId, deleted.map((r) => r.id))
@@ -39,7 +39,10 @@ export async function deleteSessions(
   await forgetSearch(db, projectId, deleted)
   for (const r of deleted) {
     days.add(projectId, r.start_day, -1)
-    for (const t of termsOf(r)) days.addTerm(projectId, t, r.start_day, -1)
+    for (const t of termsOf(r)) {
+      days.addTerm(projectId, t, r.start_day, -1)
+      days.markTerm(projectId, t, r.num, false)
+    }
   }
   return deleted.length
 }

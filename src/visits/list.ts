@@ -10,6 +10,7 @@ import { invalidParameter } from '../errors.ts'
 import { DAY_MS } from '../shared/time.ts'
 import type { SessionTable } from './tables.ts'
 import { FACT_COLUMNS } from './facts.ts'
+import { countRows, countWithTerms } from './count.ts'
 
 /** A session as the reads return it: its own columns, with its visitor facts (facts.ts) after its times. */
 export const sessionColumns = [
@@ -241,9 +242,10 @@ async function resolveTexts(
 }
 
 /**
- * Live sessions in a range matching several filters, exactly. Without a from/to range it reads the driver's
- * index and probes the other filters per visit, but reads no session row other than the few past retention:
- * the visits matching, less those matching that are past retention and not yet swept (from the lastSeenAt index).
+ * Live sessions in a range matching several filters, exactly. Without a from/to range it counts the visits matching —
+ * terms alone from their bitmaps (countWithTerms), else by reading the driver's index and probing the other filters
+ * per visit — less those matching that are past retention and not yet swept (from the lastSeenAt index): no session
+ * row is read but those few.
  */
 async function countMatching(
   db: Db, projectId: string, range: SessionRange, filters: SessionFilters, driver: Driver | undefined,
@@ -252,17 +254,12 @@ async function countMatching(
     // Over a range, the range's index leads (a day is ~1/30 of the visits) unless the driver is smaller.
     return countRows(db, liveSessions(db, projectId, range, filters, driver ? { drive: 'filter', driver } : { drive: 'order' }))
   }
-  const all = driver === undefined
-    ? await countRows(db, matching(db, projectId, filters, { drive: 'filter' }))
+  const terms = filters.terms ?? []
+  const all = terms.length > 1 && !isFiltered({ ...filters, terms: [] }) ? await countWithTerms(db, projectId, terms)
+    : driver === undefined ? await countRows(db, matching(db, projectId, filters, { drive: 'filter' }))
     : await countRows(db, probed(db, projectId, filters, driver))
   const expired = await countRows(db, matching(db, projectId, filters, { drive: 'order' }).where('last_seen_at', '<', range.cutoff))
   return all - expired
-}
-
-/** count(*) of a query's rows (the planner does not compute the columns a count does not read). */
-async function countRows(db: Db, q: Expression<unknown>): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from (${q}) as c`.execute(db)
-  return Number(rows[0]?.n ?? 0)
 }
 
 /** The visits a driver lists, read from its own index, as a query over `d` with `d.session_id`. */

@@ -52,10 +52,14 @@ export function batchTerms(events: readonly EventRecord[], facts: TermFacts): Se
   return terms
 }
 
-/** The session row's part of term keeping: its id, its start day (what term_days counts by) and its terms (JSON). */
+/**
+ * The session row's part of term keeping: its id, its start day (what term_days counts by), its number (its bit in
+ * term_bits) and its terms (JSON).
+ */
 export interface TermRow {
   id: string
   start_day: number
+  num: number
   terms: string | null
 }
 
@@ -63,9 +67,9 @@ export interface TermRow {
 export const termsOf = (row: { terms: string | null }): string[] => (row.terms === null ? [] : (JSON.parse(row.terms) as string[]))
 
 /**
- * Writes the terms the visit does not have yet and counts them in `days` (term_days, by the visit's start day);
- * returns the visit's terms now, and `row.terms` then lists them too. `row.terms` lists what it has, so most batches,
- * which bring nothing new, cost no statement at all.
+ * Writes the terms the visit does not have yet, counts them in `days` (term_days by the visit's start day, and its
+ * bit in term_bits); returns the visit's terms now, and `row.terms` then lists them too. `row.terms` lists what it
+ * has, so most batches, which bring nothing new, cost no statement at all.
  */
 export async function addTerms(trx: Db, projectId: string, row: TermRow, terms: Set<string>, days: DayDeltas): Promise<string[]> {
   const known = termsOf(row)
@@ -79,7 +83,10 @@ export async function addTerms(trx: Db, projectId: string, row: TermRow, terms: 
   row.terms = JSON.stringify(all)
   await runReused(trx, 'set session terms', [row.terms, projectId, row.id],
     () => trx.updateTable('sessions').set({ terms: row.terms }).where('project_id', '=', projectId).where('id', '=', row.id))
-  for (const t of fresh) days.addTerm(projectId, t, row.start_day, 1)
+  for (const t of fresh) {
+    days.addTerm(projectId, t, row.start_day, 1)
+    days.markTerm(projectId, t, row.num, true)
+  }
   return all
 }
 

@@ -46,6 +46,8 @@ export interface SessionTable {
   recording_dropped: number
   /** Next receive-order number for this session's events. */
   next_seq: number
+  /** The visit's number: its bit in term_bits (src/db/bits.ts), unique while it is stored (nextSessionNum). */
+  num: number
 }
 
 /**
@@ -68,6 +70,18 @@ export interface SessionTermTable {
   project_id: string
   term: string
   session_id: string
+}
+
+/**
+ * Row shape of `term_bits`: the visits of session_terms as bits at their `sessions.num`, a row per project, term and
+ * chunk of BITS_PER_CHUNK numbers (src/db/bits.ts); a term's exact total with others is an AND and a count of its rows.
+ * `bits` is a blob on SQLite, a bit string on PostgreSQL (read only through src/db/sql.ts's bit operations).
+ */
+export interface TermBitsTable {
+  project_id: string
+  term: string
+  chunk: number
+  bits: unknown
 }
 
 /** Row shape of `term_days`: how many stored visits with a term started on a UTC day (exact, like session_days). */

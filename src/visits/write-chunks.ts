@@ -28,7 +28,7 @@ export async function appendChunks(
 ): Promise<RecordingResult> {
   const result: RecordingResult = { accepted: 0, duplicates: 0, dropped: 0, full: false }
   if (chunks.length === 0) return result
-  const session = await trx.selectFrom('sessions').select(['id', 'recording_bytes', 'start_day', 'terms'])
+  const session = await trx.selectFrom('sessions').select(['id', 'recording_bytes', 'start_day', 'num', 'terms'])
     .where('project_id', '=', projectId).where('id', '=', sessionId).executeTakeFirstOrThrow()
   let bytes = session.recording_bytes
   for (const chunk of chunks) {

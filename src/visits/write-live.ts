@@ -35,7 +35,7 @@ export interface LiveRow extends TermRow {
 }
 
 /** The columns a reservation returns. */
-const LIVE_RETURNS = ['id', 'next_seq', 'start_day', 'terms', 'country', 'browser', 'os'] as const
+const LIVE_RETURNS = ['id', 'next_seq', 'start_day', 'num', 'terms', 'country', 'browser', 'os'] as const
 
 /**
  * The common case, in two statements: a live session whose start this batch does not move.

@@ -7,6 +7,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { classifyDatabaseError } from '../db/errors.ts'
+import { nextSessionNum } from '../db/sql.ts'
 import { countTypes, type EventRecord } from '../events/types.ts'
 import { newId } from '../shared/ids.ts'
 import { dayOf } from '../shared/time.ts'
@@ -141,7 +142,7 @@ async function createSession(
     project_id: projectId, id, session_key: seed.sessionKey, started_at: startedAt, start_day: dayOf(startedAt),
     last_seen_at: lastSeenAt, ...factColumns(seed),
     events_total: 0, events_errors: 0, events_slow: 0, recording_chunks: 0, recording_bytes: 0, recording_dropped: 0,
-    next_seq: 0,
+    next_seq: 0, num: nextSessionNum(trx),
   }).onConflict((oc) => oc.columns(['project_id', 'session_key']).doNothing()).returning('id').executeTakeFirst()
   if (created) {
     days.add(projectId, dayOf(startedAt), 1)

@@ -2,9 +2,12 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import type { Kysely } from 'kysely'
 import pg from 'pg'
 import { loadConfig, type Engine } from '../../src/config.ts'
+import { BITS_PER_CHUNK } from '../../src/db/bits.ts'
 import { openDatabase, type DatabaseHandle, type OpenOptions } from '../../src/db/connect.ts'
+import type { Database } from '../../src/db/database.ts'
 import { startTestPostgres, type TestPostgres } from '../../scripts/lib/postgres-server.ts'
 
 export interface TestDatabase {
@@ -79,4 +82,26 @@ export async function openTestDatabase(engine: Engine, options: OpenOptions = {}
   const location = await createTestDatabase(engine)
   const handle = await openDatabase(loadConfig({ DATABASE_URL: location.url }).database, options)
   return { ...handle, dispose: async () => { await handle.close(); await location.cleanup() } }
+}
+
+/**
+ * What a project's term_bits say, as sorted `<session id> <term>` lines: each set bit read back to the visit of that
+ * number (SQLite returns a chunk's bytes, PostgreSQL its bit string as text), to compare with session_terms.
+ */
+export async function storedTermBits(db: Kysely<Database>, projectId: string): Promise<string[]> {
+  const idOf = new Map((await db.selectFrom('sessions').select(['num', 'id']).where('project_id', '=', projectId).execute())
+    .map((s) => [s.num, s.id]))
+  const lines: string[] = []
+  for (const { term, chunk, bits } of await db.selectFrom('term_bits').select(['term', 'chunk', 'bits']).where('project_id', '=', projectId).execute()) {
+    const ones = typeof bits === 'string' ? Array.from(bits, (c) => c === '1')
+      : [...(bits as Uint8Array)].flatMap((byte) => Array.from({ length: 8 }, (_, k) => (byte & (0x80 >> k)) !== 0))
+    ones.forEach((on, k) => { if (on) lines.push(`${idOf.get(chunk * BITS_PER_CHUNK + k) ?? `no visit numbered ${chunk * BITS_PER_CHUNK + k}`} ${term}`) })
+  }
+  return lines.sort()
+}
+
+/** The same from session_terms. */
+export async function storedTerms(db: Kysely<Database>, projectId: string): Promise<string[]> {
+  return (await db.selectFrom('session_terms').select(['session_id', 'term']).where('project_id', '=', projectId).execute())
+    .map((t) => `${t.session_id} ${t.term}`).sort()
 }

@@ -6,9 +6,12 @@ import type { Database } from '../../../src/db/database.ts'
 import { migrationProvider } from '../../../src/db/migrations.ts'
 import { loadPg, postgresDialect } from '../../../src/db/postgres.ts'
 import { sqliteDialect } from '../../../src/db/sqlite.ts'
+import { nextSessionNum } from '../../../src/db/sql.ts'
+import { BITS_PER_CHUNK } from '../../../src/db/bits.ts'
+import { fillTermBits } from '../../../src/db/migrations-search.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { dsnKeyOf } from '../../../src/projects/keys.ts'
-import { createTestDatabase } from '../../helpers/databases.ts'
+import { createTestDatabase, storedTermBits, storedTerms } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
 /** A fresh database with no migration applied yet, opened without the service's own migrate-on-open. */
@@ -118,6 +121,37 @@ for (const engine of testEngines()) {
       const text = await db.selectFrom('session_texts').select(['page', 'body']).executeTakeFirstOrThrow()
       assert.equal(text.page, 'https://shop.example/checkout')
       assert.deepEqual(text.body.split('\n').sort(), ['Pay button broken', 'https://shop.example/api/pay'], 'pages are stored once, in page')
+    })
+  })
+
+  describe(`0013_term_bits numbers stored visits and fills their bitmaps [${engine}]`, () => {
+    let db: Kysely<Database>
+    let close: () => Promise<void>
+    before(async () => { ({ db, close } = await unmigrated(engine)) })
+    after(() => close())
+
+    it('each visit a number of its own, each term\'s visits its bits, and the next visit a number past them', async () => {
+      const migrator = new Migrator({ db, provider: migrationProvider(engine) })
+      assert.equal((await migrator.migrateTo('0012_project_changes')).error, undefined)
+      const t = Date.UTC(2026, 10, 20, 12)
+      const visits = [['p', 's1', ['c:DE', 'has:errors']], ['p', 's2', ['c:DE']], ['q', 's1', ['c:DE', 't:CLICK']]] as const
+      for (const [project, id, terms] of visits) {
+        await sql`insert into sessions (project_id, id, session_key, started_at, start_day, last_seen_at, events_total, events_errors, events_slow,
+          recording_chunks, recording_bytes, recording_dropped, next_seq, terms)
+          values (${project}, ${id}, ${`k-${id}`}, ${t}, ${Math.floor(t / DAY_MS)}, ${t}, 1, 0, 0, 0, 0, 0, 1, ${JSON.stringify(terms)})`.execute(db)
+        for (const term of terms) await sql`insert into session_terms (project_id, term, session_id) values (${project}, ${term}, ${id})`.execute(db)
+      }
+      assert.equal((await migrator.migrateToLatest()).error, undefined)
+      const nums = (await db.selectFrom('sessions').select('num').execute()).map((r) => r.num)
+      assert.equal(new Set(nums).size, 3, 'distinct numbers')
+      for (const project of ['p', 'q']) assert.deepEqual(await storedTermBits(db, project), await storedTerms(db, project), project)
+      const { rows: [next] } = await sql<{ n: number | string }>`select ${nextSessionNum(db)} as n`.execute(db)
+      assert.ok(Number(next?.n) > Math.max(...nums), 'a new visit is numbered past the stored ones')
+      // Numbers on both sides of a chunk's end: the statement's chunk and bit are the service's (bits.ts).
+      await sql`update sessions set num = num + ${BITS_PER_CHUNK - 2} - ${Math.min(...nums)}`.execute(db)
+      await fillTermBits(engine, db as Kysely<unknown>)
+      for (const project of ['p', 'q']) assert.deepEqual(await storedTermBits(db, project), await storedTerms(db, project), `${project}, refilled`)
+      assert.equal(Number((await sql<{ n: number | string }>`select count(distinct chunk) as n from term_bits`.execute(db)).rows[0]?.n), 2)
     })
   })
 }

@@ -10,7 +10,7 @@ import { eraseVisits } from '../../../src/visits/delete.ts'
 import type { EventGroup } from '../../../src/visits/issues.ts'
 import { countSessions, findSession, latestIssueEvent, listIssues } from '../../../src/visits/read.ts'
 import { writeBatches, type ChunkRecord } from '../../../src/visits/write.ts'
-import { openTestDatabase } from '../../helpers/databases.ts'
+import { openTestDatabase, storedTermBits, storedTerms } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { eventRecord, writeJob } from '../../helpers/factories.ts'
 
@@ -50,7 +50,7 @@ for (const engine of testEngines()) {
 
     /**
      * Every counter of the project equals what its rows say: visits per start day (session_days) and per term and
-     * start day (term_days), each issue's events, visits and events per day, and its pointer at a stored event.
+     * start day (term_days), each term's visits in its bitmaps (term_bits), each issue's events, visits and events per day, and its pointer at a stored event.
      * Fails naming the first that drifted.
      */
     async function assertCountersExact(projectId: string): Promise<void> {
@@ -65,6 +65,7 @@ for (const engine of testEngines()) {
         .select(['t.term', 's.start_day', (eb) => eb.fn.countAll<number | string>().as('n')]).where('t.project_id', '=', projectId)
         .groupBy(['t.term', 's.start_day']).orderBy('t.term').orderBy('s.start_day').execute()
       assert.deepEqual(termDays.map((d) => [d.term, d.day, d.sessions]), actualTerms.map((d) => [d.term, d.start_day, Number(d.n)]), 'term_days')
+      assert.deepEqual(await storedTermBits(db, projectId), await storedTerms(db, projectId), 'term_bits')
       for (const issue of await listIssues(db, projectId, {}, { limit: 200, offset: 0 })) {
         const events = await db.selectFrom('events').select(['session_id', sql<number | string>`created_at / ${DAY_MS}`.as('day')])
           .where('project_id', '=', projectId).where('issue_id', '=', issue.id).execute()

@@ -86,11 +86,11 @@ for (const engine of testEngines().filter((e) => e === 'sqlite')) {
       json = written
       projectId = (await createProject(handle.db, { name: 'J', domain: 'j.example' })).id
       for (const [seq, e] of events.entries()) await handle.db.insertInto('events').values({ ...e, project_id: projectId, session_id: 'plain', seq }).execute()
-      for (const v of visits) {
+      for (const [num, v] of visits.entries()) {
         await handle.db.insertInto('sessions').values({
           project_id: projectId, id: v.id, session_key: `key-${v.id}`, started_at: v.startedAt, start_day: Math.floor(v.startedAt / 86_400_000),
           last_seen_at: v.lastSeenAt, ...factColumns(v.facts), terms: null, events_total: v.counters[0], events_errors: v.counters[1],
-          events_slow: v.counters[2], recording_chunks: 0, recording_bytes: 0, recording_dropped: 0, next_seq: 0,
+          events_slow: v.counters[2], recording_chunks: 0, recording_bytes: 0, recording_dropped: 0, next_seq: 0, num,
         }).execute()
       }
     })

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { sql, type Kysely } from 'kysely'
+import { fillTermBits } from '../../../src/db/migrations-search.ts'
+import { BITS_PER_CHUNK } from '../../../src/db/bits.ts'
 import { createProject } from '../../../src/projects/service.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { deleteExpired } from '../../../src/visits/delete.ts'
@@ -8,7 +11,7 @@ import { term } from '../../../src/visits/search.ts'
 import { writeBatches } from '../../../src/visits/write.ts'
 import { SEARCH_TEXT_MATCH_LIMIT } from '../../../common/limits.ts'
 import { AppError } from '../../../src/errors.ts'
-import { openTestDatabase } from '../../helpers/databases.ts'
+import { openTestDatabase, storedTermBits, storedTerms } from '../../helpers/databases.ts'
 import { eventRecord, writeJob } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
@@ -33,6 +36,7 @@ for (const engine of testEngines()) {
         .select(['t.term', 's.start_day as day', (eb) => eb.fn.countAll<number | string>().as('sessions')])
         .where('t.project_id', '=', projectId).groupBy(['t.term', 's.start_day']).orderBy('t.term').orderBy('s.start_day').execute()
       assert.deepEqual(counted.map((r) => [r.term, r.day, r.sessions]), actual.map((r) => [r.term, r.day, Number(r.sessions)]))
+      assert.deepEqual(await storedTermBits(handle.db, projectId), await storedTerms(handle.db, projectId), 'term_bits hold session_terms')
     }
 
     before(async () => {
@@ -59,6 +63,40 @@ for (const engine of testEngines()) {
       const range = { cutoff }
       assert.equal(await countFiltered(handle.db, projectId, range, { q: ['BUTTON.buy'] }), 1)
       assert.equal((await listSessions(handle.db, projectId, range, { limit: 10, offset: 0 }, { terms: [term.status('5xx')] }, { drive: 'filter', driver: { term: term.status('5xx') } })).length, 1)
+    })
+
+    it('counts several terms from their bitmaps: this project\'s visits only, less those past retention, across a chunk\'s end', async () => {
+      const bits = (await createProject(handle.db, { name: 'Bits', domain: 'bits.example' })).id
+      const other = (await createProject(handle.db, { name: 'Bits too', domain: 'bits2.example' })).id
+      // The next visits are numbered from BITS_PER_CHUNK - 2 on: two in the first chunk, the rest in the second.
+      if (engine === 'postgres') await sql`select setval('session_nums', ${BITS_PER_CHUNK - 3})`.execute(handle.db)
+      else {
+        // SQLite numbers past the largest: the last visit moves there, and the bitmaps are filled again to follow it.
+        await sql`update sessions set num = ${BITS_PER_CHUNK - 3} where num = (select max(num) from sessions)`.execute(handle.db)
+        await fillTermBits(engine, handle.db as Kysely<unknown>)
+      }
+      const visit = async (project: string, key: string, country: string, type: string, at = now - 1000) => {
+        const job = writeJob(project, key, [eventRecord(`${key}-e`, at, type)], now, now - 90 * DAY_MS)
+        const [outcome] = await writeBatches(handle.db, [{ ...job, seed: { ...job.seed, country, tags: { a: '1', b: '2' } } }])
+        assert.ok(outcome && 'result' in outcome, 'stored')
+      }
+      await visit(bits, 'b-de-error', 'DE', 'ERROR')
+      await visit(bits, 'b-de-error-expired', 'DE', 'ERROR', now - 40 * DAY_MS)
+      await visit(bits, 'b-fr-error', 'FR', 'ERROR')
+      await visit(bits, 'b-de-click', 'DE', 'CLICK')
+      await visit(other, 'o-de-error', 'DE', 'ERROR')
+      const nums = (await handle.db.selectFrom('sessions').select('num').where('project_id', '=', bits).execute()).map((r) => r.num)
+      assert.ok(nums.some((n) => n < BITS_PER_CHUNK) && nums.some((n) => n >= BITS_PER_CHUNK), `numbers on both sides of a chunk's end: ${nums.join(', ')}`)
+      for (const p of [bits, other]) assert.deepEqual(await storedTermBits(handle.db, p), await storedTerms(handle.db, p))
+      const count = (terms: string[]) => countFiltered(handle.db, bits, { cutoff }, { terms })
+      assert.equal(await count([term.errors, term.country('DE')]), 1, 'the expired visit and the other project\'s are not counted')
+      assert.equal(await count([term.errors, term.country('DE'), term.errors]), 1, 'a term given twice')
+      assert.equal(await count([term.errors, term.tag('a', '1'), term.tag('b', '2')]), 2)
+      assert.equal(await count([term.errors, term.country('SE')]), 0, 'a term no visit has')
+      // More terms than SQLite joins tables (64): tag.KEY= parameters are not capped.
+      const many = Array.from({ length: 70 }, (_, i) => term.tag(`k${i}`, 'v'))
+      assert.equal(await count([term.errors, ...many]), 0)
+      assert.equal((await searchSessions(handle.db, bits, { cutoff }, { limit: 10, offset: 0 }, { terms: [term.country('DE'), term.errors] })).rows.length, 1)
     })
 
     it('a rolled-back batch leaves no terms or text, and its text is indexed when it comes again', async () => {

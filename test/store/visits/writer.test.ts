@@ -7,7 +7,7 @@ import type { EventRecord } from '../../../src/events/types.ts'
 import { createWriter } from '../../../src/visits/writer.ts'
 import { writeBatches, type WriteJob } from '../../../src/visits/write.ts'
 import { createProject } from '../../../src/projects/service.ts'
-import { openTestDatabase } from '../../helpers/databases.ts'
+import { openTestDatabase, storedTermBits, storedTerms } from '../../helpers/databases.ts'
 import { eventRecord, writeJob } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
@@ -243,7 +243,8 @@ for (const engine of testEngines()) {
         const issues = await handle.db.selectFrom('issues').select(['title', 'events', 'sessions']).where('project_id', '=', p).execute()
         return {
           issues,
-          sessions: sessions.map(({ id: _id, project_id: _p, terms: t, ...rest }) => ({ ...rest, terms: t === null ? null : (JSON.parse(t) as string[]).sort() })),
+          // num is each visit's place in term_bits, compared there (two projects' visits cannot share one).
+          sessions: sessions.map(({ id: _id, project_id: _p, num: _n, terms: t, ...rest }) => ({ ...rest, terms: t === null ? null : (JSON.parse(t) as string[]).sort() })),
           events: events.map((e) => `${keyOf.get(e.session_id) ?? '?'} ${e.seq} ${e.id} ${e.type}`).sort(),
           terms: terms.map((t) => `${keyOf.get(t.session_id) ?? '?'} ${t.term}`).sort(),
           termDays,
@@ -252,6 +253,7 @@ for (const engine of testEngines()) {
       }
       const [a, b] = [await state(grouped), await state(oneByOne)]
       assert.deepEqual(a, b)
+      for (const p of [grouped, oneByOne]) assert.deepEqual(await storedTermBits(handle.db, p), await storedTerms(handle.db, p), 'term_bits hold session_terms')
       const facts = a.sessions.find((s) => s.session_key === 'facts-key')
       assert.deepEqual([facts?.country, facts?.user_id, facts?.user_traits, facts?.tags, facts?.release, facts?.events_total, facts?.events_errors],
         ['DE', 'u2', '{"plan":"pro"}', '{"team":"a"}', 'r1', 3, 1])
