@@ -52,8 +52,8 @@ const ilike = (column: 'page' | 'body', needle: string, alias = ''): RawBuilder<
 /**
  * The sessions whose searchable text (session_texts: `page` or `body`) contains `needle`, case-insensitively, read
  * once from a trigram index: SQLite's FTS5 `session_fts` (a quoted string matches as a substring from the index alone;
- * the index leads the join to the text rows), PostgreSQL's pg_trgm GIN index. At most `limit` rows of text are read: null when more match (too broad to count at once). A needle under
- * 3 characters has no trigram: callers refuse it.
+ * the index leads the join to the text rows), PostgreSQL's pg_trgm GIN index. At most `limit` rows of text are read:
+ * null when more match (too broad to count at once). A needle under 3 characters has no trigram: callers refuse it.
  */
 export async function textMatchSessions(
   db: Db, projectId: string, column: 'page' | 'body', needle: string, limit: number,

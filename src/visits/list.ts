@@ -127,6 +127,12 @@ const defaultPlan = (f: SessionFilters): Plan => {
   return { drive: 'order' }
 }
 
+/** Whether a from/to range is set (`date=` is one). */
+const isRanged = (range: SessionRange): boolean => range.from !== undefined || range.to !== undefined
+
+/** Whether every filter set is a term (none at all included). */
+const onlyTerms = (f: SessionFilters): boolean => !isFiltered({ ...f, terms: [] })
+
 /** Whether any filter but the range is set. */
 export const isFiltered = (f: SessionFilters): boolean => (f.terms?.length ?? 0) > 0 || f.user !== undefined || f.issue !== undefined
   || f.url !== undefined || (f.q?.length ?? 0) > 0 || f.ids !== undefined
@@ -160,7 +166,7 @@ export async function searchSessions(
   const walked = Math.min(visits, (page.limit + page.offset) * visits / Math.max(total, 1)) * probes
   // From the driver, the rows read are those that pass the probes — with a from/to range, which only the row can
   // tell, up to every one of the driver's: counted so.
-  const ranged = range.from !== undefined || range.to !== undefined
+  const ranged = isRanged(range)
   const fromDriverCost = size * (probes - 1) + (ranged ? size : total) * rowReadInProbes(db)
   // Without a driver (text words left to be read per visit, as a range leaves at most SEARCH_TEXT_PROBE_MAX visits),
   // a from/to range's own index leads: a walk of the list order would read every newer visit first. One UTC day has
@@ -186,10 +192,10 @@ async function countPlanned(
   const terms = filters.terms ?? []
   if (!isFiltered(filters)) return { total: await countSessions(db, projectId, range), size: Infinity, filters }
   const [first] = terms
-  if (first !== undefined && terms.length === 1 && !isFiltered({ ...filters, terms: [] })) {
+  if (first !== undefined && terms.length === 1 && onlyTerms(filters)) {
     const total = await countSessions(db, projectId, range, first)
     // Over a from/to range, the page from the term reads every visit of the term (only the row knows the range).
-    const size = range.from === undefined && range.to === undefined ? total : await countSessions(db, projectId, { cutoff: range.cutoff }, first)
+    const size = !isRanged(range) ? total : await countSessions(db, projectId, { cutoff: range.cutoff }, first)
     return { total, driver: { term: first }, size, filters }
   }
   // Each filter's own size: a term's is a sum of a few day counters, a user's and an issue's an index count.
@@ -225,7 +231,7 @@ async function resolveTexts(
 ): Promise<SessionFilters> {
   const texts = textFilters(filters)
   if (texts.length === 0) return filters
-  const ranged = range.from !== undefined || range.to !== undefined ? await countSessions(db, projectId, range) : Infinity
+  const ranged = isRanged(range) ? await countSessions(db, projectId, range) : Infinity
   if (Math.min(fewest, ranged) <= SEARCH_TEXT_PROBE_MAX) return filters
   let ids = filters.ids
   for (const t of texts) {
@@ -250,12 +256,12 @@ async function resolveTexts(
 async function countMatching(
   db: Db, projectId: string, range: SessionRange, filters: SessionFilters, driver: Driver | undefined,
 ): Promise<number> {
-  if (range.from !== undefined || range.to !== undefined) {
+  if (isRanged(range)) {
     // Over a range, the range's index leads (a day is ~1/30 of the visits) unless the driver is smaller.
     return countRows(db, liveSessions(db, projectId, range, filters, driver ? { drive: 'filter', driver } : { drive: 'order' }))
   }
   const terms = filters.terms ?? []
-  const all = terms.length > 1 && !isFiltered({ ...filters, terms: [] }) ? await countWithTerms(db, projectId, terms)
+  const all = terms.length > 1 && onlyTerms(filters) ? await countWithTerms(db, projectId, terms)
     : driver === undefined ? await countRows(db, matching(db, projectId, filters, { drive: 'filter' }))
     : await countRows(db, probed(db, projectId, filters, driver))
   const expired = await countRows(db, matching(db, projectId, filters, { drive: 'order' }).where('last_seen_at', '<', range.cutoff))
