@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type RawBuilder } from 'kysely'
+import { PostgresAdapter, sql, type Expression, type RawBuilder } from 'kysely'
 import { BITS_PER_CHUNK } from './bits.ts'
 import type { Db } from './database.ts'
 
@@ -62,11 +62,18 @@ export async function textMatchSessions(
     ? sql`select session_id from session_texts where project_id = ${projectId} and ${ilike(column, needle)} limit ${limit + 1}`
     : sql`select x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
       where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId} limit ${limit + 1}`
-  // One row of a JSON array: 10,000 rows handed to the service one by one cost it ~10 ms, a refusal included.
+  const found = await collectIds(db, rows)
+  return found.rows > limit ? null : [...new Set(found.ids)]
+}
+
+/**
+ * The `session_id`s a query lists, and how many rows it listed, as one row of a JSON array the engine builds: 10,000
+ * rows handed to the service one by one cost it ~10 ms.
+ */
+export async function collectIds(db: Db, rows: Expression<unknown>): Promise<{ rows: number; ids: string[] }> {
   const ids = isPostgres(db) ? sql`coalesce(json_agg(m.session_id), '[]')::text` : sql`json_group_array(m.session_id)`
   const { rows: [found] } = await sql<{ n: number | string; ids: string }>`select count(*) as n, ${ids} as ids from (${rows}) as m`.execute(db)
-  if (!found || Number(found.n) > limit) return found ? null : []
-  return [...new Set(JSON.parse(found.ids) as string[])]
+  return found ? { rows: Number(found.n), ids: JSON.parse(found.ids) as string[] } : { rows: 0, ids: [] }
 }
 
 /**
@@ -77,8 +84,16 @@ export const idRows = (db: Db, ids: readonly string[]): RawBuilder<{ session_id:
   ? sql`select unnest(cast(${ids} as text[])) collate "C" as session_id`
   : sql`select value as session_id from json_each(${JSON.stringify(ids)})`)
 
-/** The same as a subquery for `id in (…)`. */
-export const idList = (db: Db, ids: readonly string[]): RawBuilder<string> => sql<string>`(${idRows(db, ids)})`
+/**
+ * Whether `column` is one of `ids`, probed per row, as one parameter whatever their number. PostgreSQL: `= any(array)`,
+ * which it probes in a hash table built once, and which leaves the statement's plan as written; `in (select unnest(…))`
+ * became a join that read the row of every listed visit by its id and sorted them all, where the plan walked the list
+ * order (url='s page, 5,000 ids among 1M visits: 36–51 ms, against 15–19 for a walk of the lastSeenAt index for the
+ * page's keys, list.ts Plan.sparse). SQLite builds an index of json_each's values once.
+ */
+export const inIds = (db: Db, column: string, ids: readonly string[]): RawBuilder<boolean> => (isPostgres(db)
+  ? sql<boolean>`${sql.ref(column)} = any(cast(${ids} as text[]))`
+  : sql<boolean>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(ids)}))`)
 
 /**
  * Whether one visit's searchable text contains `needle` (case-insensitively), read from its own session_texts rows:

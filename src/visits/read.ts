@@ -11,6 +11,7 @@ import type { EventTable, IssueStatus, IssueTable, RecordingChunkTable } from '.
 import { liveSessions, sessionColumns, type SessionListRow, type SessionRange } from './list.ts'
 
 export * from './list.ts'
+export { countSessions } from './count.ts'
 
 export const eventColumns = [
   'seq', 'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',

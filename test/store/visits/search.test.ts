@@ -9,7 +9,7 @@ import { deleteExpired } from '../../../src/visits/delete.ts'
 import { countFiltered, listSessions, searchSessions } from '../../../src/visits/read.ts'
 import { term } from '../../../src/visits/search.ts'
 import { writeBatches } from '../../../src/visits/write.ts'
-import { SEARCH_TEXT_MATCH_LIMIT } from '../../../common/limits.ts'
+import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../../common/limits.ts'
 import { AppError } from '../../../src/errors.ts'
 import { openTestDatabase, storedTermBits, storedTerms } from '../../helpers/databases.ts'
 import { eventRecord, writeJob } from '../../helpers/factories.ts'
@@ -189,23 +189,55 @@ for (const engine of testEngines()) {
       // same rows, after a cursor and within a range too.
       const ids = alpha.rows.map((r) => r.id).concat(next.rows.map((r) => r.id))
       const filters = { ids, terms: [term.errors] }
-      const plans = [{ drive: 'filter', driver: { ids } }, { drive: 'filter', driver: { term: term.errors } }, { drive: 'order' }] as const
+      const plans = [{ drive: 'filter', driver: { ids } }, { drive: 'filter', driver: { term: term.errors } }, { drive: 'order' }, { drive: 'order', sparse: true },
+        { drive: 'filter', sparse: true }] as const
       for (const plan of plans) {
         const first = await listSessions(handle.db, other, { cutoff }, page, filters, plan)
-        assert.deepEqual(keys(first), ['alpha-only', 'both-words'], plan.drive)
+        const name = `${plan.drive}${'sparse' in plan ? ', sparse' : ''}`
+        assert.deepEqual(keys(first), ['alpha-only', 'both-words'], name)
         const cursor = first[0]
         assert.ok(cursor)
         assert.deepEqual(keys(await listSessions(handle.db, other, { cutoff }, { ...page, after: [cursor.last_seen_at, cursor.id] }, filters, plan)),
-          ['both-words'], `${plan.drive}, after a cursor`)
+          ['both-words'], `${name}, after a cursor`)
         const started = await listSessions(handle.db, other, { cutoff }, { limit: 10, offset: 0 }, {}, { drive: 'order' })
         const both = started.find((r) => r.session_key === 'both-words')
         assert.ok(both)
         assert.deepEqual(keys(await listSessions(handle.db, other, { cutoff, from: both.started_at, to: both.started_at + 1 }, page, filters, plan)),
-          ['both-words'], `${plan.drive}, within a from/to range`)
+          ['both-words'], `${name}, within a from/to range`)
       }
       statements.length = 0
       assert.equal(await countFiltered(handle.db, other, { cutoff }, { q: ['gamma-word'] }), 0)
       assert.equal(statements.length, 1, 'no match: nothing read past the index')
+    })
+
+    it('from the text\'s matches, the count lists the visits that pass the other filters, and the page reads only those', async () => {
+      const other = (await createProject(handle.db, { name: 'Narrow', domain: 'narrow.example' })).id
+      const visit = (key: string, at: number, type: string, message: string) => writeJob(other, key, [eventRecord(`${key}-e`, at, type, { message })], now, now - 90 * DAY_MS)
+      await writeBatches(handle.db, [
+        visit('delta-error', now - 4000, 'ERROR', 'delta-word'), visit('delta-click', now - 3000, 'CLICK', 'delta-word'),
+        visit('delta-error-2', now - 2000, 'ERROR', 'delta-word again'), visit('epsilon-error', now - 1000, 'ERROR', 'epsilon-word'),
+        visit('delta-error-expired', now - 40 * DAY_MS, 'ERROR', 'delta-word'),
+      ])
+      // has:errors as broad as the benchmark's (more visits than SEARCH_TEXT_PROBE_MAX): the text is then read from its
+      // index, and its matches lead.
+      await handle.db.insertInto('term_days').values({ project_id: other, term: term.errors, day: 0, sessions: SEARCH_TEXT_PROBE_MAX + 1 }).execute()
+      const keys = (rows: readonly { session_key: string }[]) => rows.map((r) => r.session_key)
+      statements.length = 0
+      const first = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { q: ['delta-word'], terms: [term.errors] })
+      assert.deepEqual([first.total, keys(first.rows)], [2, ['delta-error-2']], 'the click and the visit past retention are not counted')
+      assert.equal(statements.filter((text) => text.includes('session_texts')).length, 1, 'the text index read once')
+      assert.equal(statements.filter((text) => /json_agg|json_group_array/.test(text) && text.includes('session_terms')).length, 1,
+        'the term probed on the matches once, by the statement that counts and lists them')
+      assert.ok(!statements.at(-1)?.includes('session_terms'), `the page probes no term: ${statements.at(-1) ?? ''}`)
+      const cursor = first.rows[0]
+      assert.ok(cursor)
+      const next = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0, after: [cursor.last_seen_at, cursor.id] },
+        { q: ['delta-word'], terms: [term.errors] })
+      assert.deepEqual([next.total, keys(next.rows)], [2, ['delta-error']], 'after a cursor')
+      assert.deepEqual(keys((await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 1 }, { q: ['delta-word'], terms: [term.errors] })).rows),
+        ['delta-error'], 'at an offset')
+      assert.equal((await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { q: ['delta-word'], terms: [term.errors, term.country('SE')] })).total, 0,
+        'none pass')
     })
 
     it('refuses a text search too broad to count exactly, unless another filter leaves few visits to read one by one', async () => {

@@ -78,6 +78,11 @@ const CASES: Case[] = [
     indexes: [{ uses: 'sessions_last_seen_idx' }],
   },
   {
+    name: 'list: few of the visits walked have the term (sparse): their keys from the lastSeenAt index, then the page\'s rows by id',
+    run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { terms: [term.type('USER_REPORT')] }, { drive: 'order', sparse: true }),
+    indexes: [{ uses: 'sessions_last_seen_idx' }],
+  },
+  {
     name: 'list: few visits have the term (type=USER_REPORT): start from its rows',
     run: (db, p) => listSessions(db, p, { cutoff: 0 }, PAGE, { terms: [term.type('USER_REPORT'), term.errors] },
       { drive: 'filter', driver: { term: term.type('USER_REPORT') } }),
