@@ -113,10 +113,11 @@ export interface Plan {
   drive: 'order' | 'filter'
   driver?: Driver
   /**
-   * Without a driver: few of the visits walked match (8 or more walked for each row of the page). The walk then takes
-   * only their keys, which PostgreSQL reads from the index alone where it read each visit's row before probing it
-   * (type='s page, 5,000 visits among 1M: 180–196 → 79–84 ms), and the page's rows are read last, by id. Not for a walk that
-   * passes few more visits than it lists: that join costs more than the rows it spares (errors=true: +1 ms).
+   * Along the list order (of the project or of one UTC day): few of the visits walked match, 8 or more walked for each
+   * row of the page. The walk then takes only their keys, which PostgreSQL reads from the index alone where it read
+   * each visit's row before probing it (type='s page, 5,000 visits among 1M: 180–196 → 79–84 ms), and the page's rows
+   * are read last, by id. Not for a walk that passes few more visits than it lists: that join costs more than the rows
+   * it spares (errors=true: +1 ms). Nor along a from/to range, whose index (startedAt) holds no lastSeenAt to sort by.
    */
   sparse?: boolean
 }
@@ -184,9 +185,8 @@ export async function searchSessions(
   // a from/to range's own index leads: a walk of the list order would read every newer visit first. One UTC day has
   // its own list order (sessions_day_last_seen_idx), whose walk stops after the page.
   const fromRange = ranged && singleDay(range) === null && isFiltered(resolved)
-  const sparse = visits >= 8 * total
-  const plan: Plan = driver === undefined ? { drive: fromRange ? 'filter' : 'order', sparse }
-    : fromDriverCost < walked ? { drive: 'filter', driver } : { drive: 'order', sparse }
+  const order: Plan = { drive: 'order', sparse: visits >= 8 * total }
+  const plan: Plan = driver === undefined ? (fromRange ? { drive: 'filter' } : order) : fromDriverCost < walked ? { drive: 'filter', driver } : order
   return { total, rows: await listSessions(db, projectId, range, page, resolved, plan, json) }
 }
 
@@ -197,7 +197,8 @@ export async function countFiltered(db: Db, projectId: string, range: SessionRan
 
 /**
  * The count; the filter the fewest visits match (the plan's driver) and how many that is; and the filters as the
- * page reads them, the text filters replaced by the ids they matched when the index was read (resolveTexts).
+ * page reads them, the text filters replaced by the ids they matched when the index was read (resolveTexts) — or, when
+ * the count listed the matches that pass every other filter (countMatching), those ids alone, as driver and filters.
  */
 async function countPlanned(
   db: Db, projectId: string, range: SessionRange, filters: SessionFilters,
@@ -286,7 +287,8 @@ async function countMatching(
     : terms.length > 1 && onlyTerms(filters) ? await countWithTerms(db, projectId, terms)
     : driver === undefined ? await countRows(db, matching(db, projectId, filters, { drive: 'filter' }))
     : await countRows(db, probed(db, projectId, filters, driver))
-  const expired = await countRows(db, matching(db, projectId, filters, { drive: 'order' }).where('last_seen_at', '<', range.cutoff))
+  // Of those listed, the ones past retention are found by their ids alone: they passed the other filters already.
+  const expired = await countRows(db, matching(db, projectId, listed ? { ids: listed.ids } : filters, { drive: 'order' }).where('last_seen_at', '<', range.cutoff))
   return { total: all - expired, ...(listed && { passing: listed.ids }) }
 }
 
@@ -399,8 +401,9 @@ function matching(db: Db, projectId: string, filters: SessionFilters, plan: Plan
       : q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'sessions.project_id')
         .where('t.term', '=', t).whereRef('t.session_id', '=', 'sessions.id')))
   }
-  // The text filters' matches, a set of ids the statement builds once (an ephemeral index on SQLite, a hash on
-  // PostgreSQL) and probes per row; text filters not resolved to ids are read per visit.
+  // The text filters' matches (or those of them that passed the other filters), a set of ids the statement builds
+  // once (an ephemeral index on SQLite, a hash on PostgreSQL) and probes per row; text filters not resolved to ids are
+  // read per visit.
   if (filters.ids !== undefined) q = q.where(inIds(db, 'id', filters.ids))
   for (const t of textFilters(filters)) q = q.where(textProbe(db, t.column, t.needle, 'sessions.project_id', 'sessions.id'))
   return q

@@ -112,10 +112,11 @@ for (const engine of testEngines().filter((e) => e === 'sqlite')) {
       const [row] = await listSessions(handle.db, projectId, { cutoff: EVER }, page, { user: 'u-1' })
       assert.ok(row)
       assert.equal(rows[0]?.json, serialize(toSessionView(row)))
-      // Each plan a search may take for the page: from the filter's rows (joined to sessions), and along the list order.
-      for (const plan of [{ drive: 'filter', driver: { user: 'u-1' } }, { drive: 'order' }] as const) {
+      // Each plan a search may take for the page: from the filter's rows (joined to sessions), along the list order, and
+      // along it by the keys first (sparse: the page's rows joined to them).
+      for (const plan of [{ drive: 'filter', driver: { user: 'u-1' } }, { drive: 'order' }, { drive: 'order', sparse: true }] as const) {
         const planned = await listSessions(handle.db, projectId, { cutoff: EVER }, page, { user: 'u-1' }, plan, json)
-        assert.deepEqual(planned.map((r) => [r.id, r.json]), [[row.id, serialize(toSessionView(row))]], plan.drive)
+        assert.deepEqual(planned.map((r) => [r.id, r.json]), [[row.id, serialize(toSessionView(row))]], `${plan.drive}${'sparse' in plan ? ', sparse' : ''}`)
       }
     })
 

@@ -236,6 +236,8 @@ for (const engine of testEngines()) {
       assert.deepEqual([next.total, keys(next.rows)], [2, ['delta-error']], 'after a cursor')
       assert.deepEqual(keys((await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 1 }, { q: ['delta-word'], terms: [term.errors] })).rows),
         ['delta-error'], 'at an offset')
+      assert.deepEqual(keys((await searchSessions(handle.db, other, { cutoff }, { limit: 10, offset: 0 }, { q: ['delta-word'], terms: [term.errors] })).rows),
+        ['delta-error-2', 'delta-error'], 'the visit past retention is not on the page')
       assert.equal((await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { q: ['delta-word'], terms: [term.errors, term.country('SE')] })).total, 0,
         'none pass')
     })

@@ -125,6 +125,21 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'count: the text filters\' ids and a term: the term probed on each id, the ids that pass listed with the count',
+    run: async (db, p, s) => {
+      // errors=true as broad as on a real project, so the ids are the fewest visits and lead.
+      await db.insertInto('term_days').values({ project_id: p, term: term.errors, day: 1, sessions: 100 }).execute()
+      return countFiltered(db, p, { cutoff: DAY - 5 * DAY_MS }, { ids: [s, 'other'], terms: [term.errors] })
+    },
+    only: /^select/,
+    indexes: [
+      // The term's size; then each id probed in its rows, counted and listed; then, of those listed, the ones past
+      // retention, by their ids alone: the lastSeenAt index below the cutoff or the ids looked up, the planner's choice
+      // (PostgreSQL reads a tiny test table by any index that leads with the project).
+      { parts: [TERM_DAYS, EXPIRED] }, { uses: ['session_terms_pk', 'PRIMARY KEY'] }, { noIndexCondOn: 'started_at' },
+    ],
+  },
+  {
     name: 'events: page after a cursor (getSession streamed)',
     run: (db, p, s) => eventsAfter(db, p, s, { createdAt: DAY, seq: 3 }, 1000),
     indexes: [{ uses: 'events_order_idx' }],
