@@ -29,6 +29,24 @@ const UNAVAILABLE_MESSAGE =
  */
 const FULL = new Set(['SQLITE_FULL', '53100'])
 
+/** Tries of a transaction that deadlocks or fails to serialize. */
+const ATTEMPTS = 3
+
+/**
+ * Runs `work`, one whole transaction, again when it fails on a deadlock or a serialization failure, which rolled it
+ * back (PostgreSQL; SQLite writes one transaction at a time), up to ATTEMPTS times in all. Any other failure, or the
+ * last, is thrown as it is.
+ */
+export async function retrying<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work()
+    } catch (error) {
+      if (classifyDatabaseError(error) !== 'retryable' || attempt >= ATTEMPTS) throw error
+    }
+  }
+}
+
 export function classifyDatabaseError(error: unknown): DatabaseFault | null {
   if (!(error instanceof Error)) return null
   const raw = (error as { code?: unknown }).code

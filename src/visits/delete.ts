@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { SWEEP_BATCH } from '../../common/limits.ts'
 import { canMatch, type Database, type Db } from '../db/database.ts'
+import { retrying } from '../db/errors.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { byKey } from './issues.ts'
@@ -83,15 +84,16 @@ export async function deleteExpired(db: Kysely<Database>, projectId: string, cut
 /**
  * Deletes sessions (deleteSessions) in one short transaction of their own that also keeps the day counters
  * exact. They were found before it began, so it holds the writers only for the deleting, and deleteSessions
- * counts only what is still there to delete.
+ * counts only what is still there to delete. A deadlock with a group of writes on PostgreSQL (it takes the visits'
+ * issue rows before the day counters, a group the counters first) rolls it back, and it runs again, as the group does.
  */
 function deleteInTransaction(db: Kysely<Database>, projectId: string, refs: readonly SessionRef[]): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return retrying(() => db.transaction().execute(async (trx) => {
     const days = new DayDeltas()
     const deleted = await deleteSessions(trx, projectId, refs, days)
     await days.apply(trx)
     return deleted
-  })
+  }))
 }
 
 /**

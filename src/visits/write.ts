@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
-import { classifyDatabaseError } from '../db/errors.ts'
+import { classifyDatabaseError, retrying } from '../db/errors.ts'
 import { nextSessionNum } from '../db/sql.ts'
 import { countTypes, type EventRecord } from '../events/types.ts'
 import { newId } from '../shared/ids.ts'
@@ -182,9 +182,6 @@ async function updateSession(
   }).where('project_id', '=', row.project_id).where('id', '=', row.id).execute()
 }
 
-/** Tries of a group that deadlocks or fails to serialize. */
-const ATTEMPTS = 3
-
 /** What became of one batch of a group: its result, or the error that failed it alone. */
 export type Outcome = { result: AppendResult } | { error: unknown }
 
@@ -208,23 +205,20 @@ class BatchFailed extends Error {
  */
 export async function writeBatches(db: Kysely<Database>, jobs: readonly WriteJob[]): Promise<Outcome[]> {
   let isolated = false
-  for (let attempt = 1; ;) {
-    try {
-      return await db.transaction().execute((trx) => writeGroup(trx, jobs, isolated)).then(({ outcomes, texts }) => {
+  return retrying(async () => {
+    for (;;) {
+      try {
+        const { outcomes, texts } = await db.transaction().execute((trx) => writeGroup(trx, jobs, isolated))
         rememberTexts(texts)
         return outcomes
-      })
-    } catch (error) {
-      if (error instanceof BatchFailed) {
+      } catch (error) {
+        if (!(error instanceof BatchFailed)) throw error
         if (jobs.length === 1) return [{ error: error.error }]
-        // Not one of the group's tries: nothing of the database failed.
+        // Not one of the group's tries (retrying's): nothing of the database failed.
         isolated = true
-        continue
       }
-      if (classifyDatabaseError(error) !== 'retryable' || attempt >= ATTEMPTS) throw error
-      attempt++
     }
-  }
+  })
 }
 
 async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean): Promise<{ outcomes: Outcome[]; texts: IndexedTexts[] }> {

@@ -163,5 +163,25 @@ for (const engine of testEngines()) {
       await assertCountersExact(project)
       assert.equal(await eraseVisits(db, project, { sessionId: old }), 0)
     })
+
+    it('runs again when it deadlocks with a group of writes, and keeps every counter exact',
+      { skip: engine === 'postgres' ? false : 'SQLite writes one transaction at a time: nothing deadlocks' }, async () => {
+        const project = (await createProject(db, { name: 'Deadlock', domain: 'deadlock.example' })).id
+        const gone = await visit(project, 'deadlocked', [error('a', now, 'Locked')])
+        const issue = (await db.selectFrom('issues').select('id').where('project_id', '=', project).executeTakeFirstOrThrow()).id
+        let erasing: Promise<{ erased: number } | { failed: unknown }> | undefined
+        // A group of writes locks the day counter, then the issue row; the erasure takes the issue row, then waits for
+        // the counter. PostgreSQL looks for a deadlock after a second of waiting, so the erasure, which waited first,
+        // finds it and is rolled back; the group's update then goes through, and the group commits.
+        await db.transaction().execute(async (trx) => {
+          await trx.updateTable('session_days').set((eb) => ({ sessions: eb('sessions', '+', 0) })).where('project_id', '=', project).where('day', '=', day).execute()
+          erasing = eraseVisits(db, project, { sessionId: gone }).then((erased) => ({ erased }), (failed: unknown) => ({ failed }))
+          await new Promise((resolve) => setTimeout(resolve, 300))
+          await trx.updateTable('issues').set((eb) => ({ events: eb('events', '+', 0) })).where('project_id', '=', project).where('id', '=', issue).execute()
+        })
+        assert.deepEqual(await erasing, { erased: 1 })
+        assert.equal(await findSession(db, project, gone, 0), undefined)
+        await assertCountersExact(project)
+      })
   })
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { FastifyBaseLogger } from 'fastify'
-import { classifyDatabaseError } from '../../../src/db/errors.ts'
+import { classifyDatabaseError, retrying } from '../../../src/db/errors.ts'
 import { createDatabaseStatus } from '../../../src/db/status.ts'
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code })
@@ -21,6 +21,31 @@ describe('classifyDatabaseError', () => {
     assert.equal(classifyDatabaseError(coded('23505', 'duplicate key')), null)
     assert.equal(classifyDatabaseError(new Error('a bug')), null)
     assert.equal(classifyDatabaseError('not an error'), null)
+  })
+})
+
+describe('retrying', () => {
+  it('runs a transaction again after a deadlock or a serialization failure, three tries in all; any other failure at once', async () => {
+    const failing = (errors: Error[]) => {
+      let calls = 0
+      const work = () => {
+        const error = errors[calls++]
+        return error === undefined ? Promise.resolve('done') : Promise.reject(error)
+      }
+      return { work, calls: () => calls }
+    }
+    const twice = failing([coded('40P01'), coded('40001')])
+    assert.equal(await retrying(twice.work), 'done')
+    assert.equal(twice.calls(), 3)
+    const always = failing([coded('40P01'), coded('40P01'), coded('40P01'), coded('40P01')])
+    await assert.rejects(retrying(always.work), { code: '40P01' })
+    assert.equal(always.calls(), 3, 'the third failure is thrown')
+    const outage = failing([coded('57P01')])
+    await assert.rejects(retrying(outage.work), { code: '57P01' })
+    assert.equal(outage.calls(), 1, 'an outage is not a deadlock: thrown at once')
+    const bug = failing([new Error('a bug')])
+    await assert.rejects(retrying(bug.work), /a bug/)
+    assert.equal(bug.calls(), 1)
   })
 })
 
