@@ -113,14 +113,16 @@ export interface Plan {
   drive: 'order' | 'filter'
   driver?: Driver
   /**
-   * Along the list order (of the project or of one UTC day): few of the visits walked match, 8 or more walked for each
-   * row of the page. The walk then takes only their keys, which PostgreSQL reads from the index alone where it read
+   * Along the list order (of the project or of one UTC day): few of the visits walked match, SPARSE_WALK or more walked
+   * for each row of the page. The walk then takes only their keys, which PostgreSQL reads from the index alone where it read
    * each visit's row before probing it (type='s page, 5,000 visits among 1M: 180–196 → 79–84 ms), and the page's rows
    * are read last, by id. Not for a walk that passes few more visits than it lists: that join costs more than the rows
    * it spares (errors=true: +1 ms). Nor along a from/to range, whose index (startedAt) holds no lastSeenAt to sort by.
    */
   sparse?: boolean
 }
+/** Visits a walk passes for each row of its page from which it reads keys first (Plan.sparse). */
+const SPARSE_WALK = 8
 /** A filter a count or a page can start from: its own index lists its visits (`ids`: the text filters' matches). */
 export type Driver = { term: string } | { user: string } | { issue: string } | { ids: readonly string[] }
 interface TextFilter {
@@ -185,7 +187,7 @@ export async function searchSessions(
   // a from/to range's own index leads: a walk of the list order would read every newer visit first. One UTC day has
   // its own list order (sessions_day_last_seen_idx), whose walk stops after the page.
   const fromRange = ranged && singleDay(range) === null && isFiltered(resolved)
-  const order: Plan = { drive: 'order', sparse: visits >= 8 * total }
+  const order: Plan = { drive: 'order', sparse: visits >= SPARSE_WALK * total }
   const plan: Plan = driver === undefined ? (fromRange ? { drive: 'filter' } : order) : fromDriverCost < walked ? { drive: 'filter', driver } : order
   return { total, rows: await listSessions(db, projectId, range, page, resolved, plan, json) }
 }
@@ -281,8 +283,8 @@ async function countMatching(
     return { total: await countRows(db, liveSessions(db, projectId, range, filters, driver ? { drive: 'filter', driver } : { drive: 'order' })) }
   }
   const terms = filters.terms ?? []
-  const { ids: _ids, ...others } = filters
-  const listed = driver !== undefined && 'ids' in driver && isFiltered(others) ? await collectIds(db, probed(db, projectId, filters, driver)) : undefined
+  const beyondIds = isFiltered({ ...filters, ids: undefined })
+  const listed = driver !== undefined && 'ids' in driver && beyondIds ? await collectIds(db, probed(db, projectId, filters, driver)) : undefined
   const all = listed !== undefined ? listed.rows
     : terms.length > 1 && onlyTerms(filters) ? await countWithTerms(db, projectId, terms)
     : driver === undefined ? await countRows(db, matching(db, projectId, filters, { drive: 'filter' }))
