@@ -169,6 +169,18 @@ export const asKey = (db: Db, value: unknown): RawBuilder<string> =>
  */
 export const rowReadInProbes = (db: Db): number => (isPostgres(db) ? 5 : 10)
 
+/**
+ * What listing a filter's visits once costs, per visit listed, and probing a walked entry in that list (inIds) then
+ * costs, per entry — both in probes of the filter's own index by id — where listing can pay; null where it cannot. A
+ * walk of the list order probes its rare filter's index for every entry it passes (list.ts searchSessions). Measured
+ * on the 1M-visit benchmark: on PostgreSQL such a probe takes ~7.5 µs, listing ~2.5 µs a visit (the statement that
+ * lists them, then planning and hashing them as the next statement's array) and a hashed probe ~0.6 µs: `type=`'s page
+ * (5,000 visits, ~10,000 entries walked) took 17 ms listed against 71 probing, `issue=`'s (20,000 visits, ~2,500
+ * entries) 54 against 19, which these weights keep probing. SQLite probes in ~0.7 µs, as cheap as probing its
+ * json_each list: listed, `type=` took 10 ms against 12, `issue=` 18 against 6.
+ */
+export const listedIdCosts = (db: Db): { perVisit: number; perEntry: number } | null => (isPostgres(db) ? { perVisit: 0.33, perEntry: 0.08 } : null)
+
 /** Whether concurrent writers lock rows, and so must take them in one order: PostgreSQL; SQLite writes one at a time. */
 export const locksRows = (db: Db): boolean => isPostgres(db)
 

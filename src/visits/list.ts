@@ -5,7 +5,7 @@
 import { sql, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
-import { asKey, collectIds, idRows, inIds, rowAfter, rowReadInProbes, textMatchSessions, textProbe, unindexed, unindexedText } from '../db/sql.ts'
+import { asKey, collectIds, idRows, inIds, listedIdCosts, rowAfter, rowReadInProbes, textMatchSessions, textProbe, unindexed, unindexedText } from '../db/sql.ts'
 import { invalidParameter } from '../errors.ts'
 import { DAY_MS } from '../shared/time.ts'
 import type { SessionTable } from './tables.ts'
@@ -155,8 +155,9 @@ export const isFiltered = (f: SessionFilters): boolean => (f.terms?.length ?? 0)
 /**
  * A filtered page with its exact total. A single term is counted from term_days (no scan, whatever it matches);
  * several filters are counted from the one the fewest visits match, probing the others per visit; the count
- * then says where the page starts (Plan). A page past the last match is empty without reading it. The text filters
- * are looked up in the trigram index once, for the count and the page (resolveTexts).
+ * then says where the page starts (Plan); along the order, the driver's visits may be listed once and probed in that
+ * list (listedIdCosts). A page past the last match is empty without reading it. The text filters are looked up in
+ * the trigram index once, for the count and the page (resolveTexts).
  */
 export async function searchSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
@@ -178,18 +179,36 @@ export async function searchSessions(
   const probes = (resolved.terms?.length ?? 0) + (resolved.user === undefined ? 0 : 1) + (resolved.issue === undefined ? 0 : 1)
     + (resolved.ids === undefined ? 0 : 1) + textFilters(resolved).length
   const visits = await countSessions(db, projectId, range)
-  const walked = Math.min(visits, (page.limit + page.offset) * visits / Math.max(total, 1)) * probes
+  const entries = Math.min(visits, (page.limit + page.offset) * visits / Math.max(total, 1))
+  const walked = entries * probes
   // From the driver, the rows read are those that pass the probes — with a from/to range, which only the row can
   // tell, up to every one of the driver's: counted so.
   const ranged = isRanged(range)
   const fromDriverCost = size * (probes - 1) + (ranged ? size : total) * rowReadInProbes(db)
+  // Or the walk probes a list of the driver's visits, made once (listedIdCosts: PostgreSQL), instead of its index,
+  // and the other filters only on the entries that pass it: type='s page (5,000 visits of 1M) 71 → 17 ms.
+  const listing = driver === undefined || 'ids' in driver ? null : listedIdCosts(db)
+  const listedCost = listing ? size * listing.perVisit + entries * (listing.perEntry + (probes - 1) * Math.min(1, size / Math.max(visits, 1))) : Infinity
   // Without a driver (text words left to be read per visit, as a range leaves at most SEARCH_TEXT_PROBE_MAX visits),
   // a from/to range's own index leads: a walk of the list order would read every newer visit first. One UTC day has
   // its own list order (sessions_day_last_seen_idx), whose walk stops after the page.
   const fromRange = ranged && singleDay(range) === null && isFiltered(resolved)
   const order: Plan = { drive: 'order', sparse: visits >= SPARSE_WALK * total }
-  const plan: Plan = driver === undefined ? (fromRange ? { drive: 'filter' } : order) : fromDriverCost < walked ? { drive: 'filter', driver } : order
-  return { total, rows: await listSessions(db, projectId, range, page, resolved, plan, json) }
+  if (driver === undefined) return { total, rows: await listSessions(db, projectId, range, page, resolved, fromRange ? { drive: 'filter' } : order, json) }
+  if (listedCost < Math.min(fromDriverCost, walked)) {
+    const { ids } = await collectIds(db, driverRows(db, projectId, driver))
+    return { total, rows: await listSessions(db, projectId, range, page, { ...withoutDriver(resolved, driver), ids }, order, json) }
+  }
+  return { total, rows: await listSessions(db, projectId, range, page, resolved, fromDriverCost < walked ? { drive: 'filter', driver } : order, json) }
+}
+
+/** The filters but the driver's own, which the ids it listed stand for. */
+function withoutDriver(filters: SessionFilters, driver: Driver): SessionFilters {
+  const { issue: _issue, user: _user, ...rest } = filters
+  if ('term' in driver) return { ...filters, terms: (filters.terms ?? []).filter((t) => t !== driver.term) }
+  if ('issue' in driver) return { ...rest, ...(filters.user !== undefined && { user: filters.user }) }
+  if ('user' in driver) return { ...rest, ...(filters.issue !== undefined && { issue: filters.issue }) }
+  return filters
 }
 
 /** The exact number of live sessions in the range matching the filters. */

@@ -242,6 +242,41 @@ for (const engine of testEngines()) {
         'none pass')
     })
 
+    it('a walk for a rare filter probes a list of its visits made once on PostgreSQL, and its index per visit on SQLite, with the same pages', async () => {
+      const other = (await createProject(handle.db, { name: 'Rare', domain: 'rare.example' })).id
+      const visit = (key: string, at: number, type: string) => writeJob(other, key, [eventRecord(`${key}-e`, at, type)], now, now - 90 * DAY_MS)
+      // 40 visits, 3 live ones with a USER_REPORT and one past retention: a first page of one walks ~13 entries of the
+      // list order, fewer than reading the 3 rows by id costs, and listing the report's 4 visits costs less again.
+      await writeBatches(handle.db, [
+        ...Array.from({ length: 37 }, (_, i) => visit(`click-${String(i)}`, now - 10_000 + i, 'CLICK')),
+        visit('report-old', now - 9000, 'USER_REPORT'), visit('report-mid', now - 5000, 'USER_REPORT'), visit('report-new', now - 1000, 'USER_REPORT'),
+        visit('report-expired', now - 40 * DAY_MS, 'USER_REPORT'),
+      ])
+      const keys = (rows: readonly { session_key: string }[]) => rows.map((r) => r.session_key)
+      const filters = { terms: [term.type('USER_REPORT')] }
+      statements.length = 0
+      const first = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, filters)
+      assert.deepEqual([first.total, keys(first.rows)], [3, ['report-new']])
+      const listed = statements.filter((text) => /json_agg|json_group_array/.test(text) && text.includes('session_terms'))
+      const page = statements.at(-1) ?? ''
+      if (engine === 'postgres') {
+        assert.equal(listed.length, 1, 'the term\'s visits listed once')
+        assert.ok(page.includes('= any(') && !page.includes('session_terms'), `the page probes the list, not the term's index: ${page}`)
+      } else {
+        assert.equal(listed.length, 0, 'nothing listed')
+        assert.ok(page.includes('session_terms'), `the page probes the term's index: ${page}`)
+      }
+      const cursor = first.rows[0]
+      assert.ok(cursor)
+      assert.deepEqual(keys((await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0, after: [cursor.last_seen_at, cursor.id] }, filters)).rows),
+        ['report-mid'], 'after a cursor')
+      assert.deepEqual(keys((await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 2 }, filters)).rows), ['report-old'], 'at an offset')
+      assert.deepEqual(keys((await searchSessions(handle.db, other, { cutoff }, { limit: 10, offset: 0 }, filters)).rows),
+        ['report-new', 'report-mid', 'report-old'], 'the visit past retention is not on the page')
+      const withClicks = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { terms: [...filters.terms, term.type('CLICK')] })
+      assert.deepEqual([withClicks.total, keys(withClicks.rows)], [0, []], 'with another filter none passes')
+    })
+
     it('refuses a text search too broad to count exactly, unless another filter leaves few visits to read one by one', async () => {
       const other = (await createProject(handle.db, { name: 'Broad', domain: 'broad.example' })).id
       const job = writeJob(other, 'zed-visit', [eventRecord('z', now - 100, 'CLICK', { message: 'common-word here' })], now)
