@@ -41,6 +41,19 @@ if (files.some((f) => needsChromium(path.join(root, f), testDir)) && !fs.existsS
 }
 
 const env = { ...process.env }
+/*
+ * A test file that runs longer than this fails (node's --test-timeout, which bounds each file's whole run) instead of
+ * hanging the run, and CI, for ever. The slowest file, the CLI's on both engines, takes ~80 s of a ~12-minute run on
+ * this project's 2-core machine: twenty minutes is a hang, never a slow file. SW_TEST_TIMEOUT_MS sets another (0: none)
+ * for a slower machine or a debugger.
+ */
+const TEST_TIMEOUT_MS = 20 * 60_000
+const timeout = env.SW_TEST_TIMEOUT_MS === undefined ? TEST_TIMEOUT_MS : Number(env.SW_TEST_TIMEOUT_MS)
+if (!Number.isInteger(timeout) || timeout < 0) {
+  console.error(`SW_TEST_TIMEOUT_MS must be a whole number of milliseconds (0: no timeout), not ${String(env.SW_TEST_TIMEOUT_MS)}`)
+  process.exit(1)
+}
+const timeoutArgs = timeout > 0 ? [`--test-timeout=${timeout}`] : []
 const engines = testEngines(env)
 let server: TestPostgres | null = null
 if (engines.includes('postgres') && !env.SW_TEST_PG_URL) {
@@ -57,7 +70,7 @@ console.log(`engines: ${engines.join(', ')}; ${files.length} test files`)
 // The app under test reads DATABASE_URL only through the config each test builds.
 delete env.DATABASE_URL
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { cwd: root, stdio: 'inherit', env })
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...timeoutArgs, ...files], { cwd: root, stdio: 'inherit', env })
 const stopServer = async () => { await server?.stop() }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => { child.kill(signal) })
