@@ -196,7 +196,10 @@ export async function searchSessions(
   const order: Plan = { drive: 'order', sparse: visits >= SPARSE_WALK * total }
   if (driver === undefined) return { total, rows: await listSessions(db, projectId, range, page, resolved, fromRange ? { drive: 'filter' } : order, json) }
   if (listedCost < Math.min(fromDriverCost, walked)) {
-    const { ids } = await collectIds(db, driverRows(db, projectId, driver))
+    const listed = (await collectIds(db, driverRows(db, projectId, driver))).ids
+    // The text filters' ids, when they were not the rarest, still hold: the visits in both lists.
+    const within = resolved.ids === undefined ? null : new Set(resolved.ids)
+    const ids = within === null ? listed : listed.filter((id) => within.has(id))
     return { total, rows: await listSessions(db, projectId, range, page, { ...withoutDriver(resolved, driver), ids }, order, json) }
   }
   return { total, rows: await listSessions(db, projectId, range, page, resolved, fromDriverCost < walked ? { drive: 'filter', driver } : order, json) }

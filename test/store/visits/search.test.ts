@@ -275,6 +275,11 @@ for (const engine of testEngines()) {
         ['report-new', 'report-mid', 'report-old'], 'the visit past retention is not on the page')
       const withClicks = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { terms: [...filters.terms, term.type('CLICK')] })
       assert.deepEqual([withClicks.total, keys(withClicks.rows)], [0, []], 'with another filter none passes')
+      // With ids (a text's matches) broader than the term, the term leads and its list is probed: the visits in both.
+      const all = await listSessions(handle.db, other, { cutoff }, { limit: 50, offset: 0 }, {}, { drive: 'order' })
+      const ids = all.filter((r) => r.session_key.startsWith('click-') || r.session_key === 'report-old').map((r) => r.id)
+      const both = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { ...filters, ids })
+      assert.deepEqual([both.total, keys(both.rows)], [1, ['report-old']], 'the term\'s list within the ids')
     })
 
     it('refuses a text search too broad to count exactly, unless another filter leaves few visits to read one by one', async () => {
