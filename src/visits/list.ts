@@ -98,7 +98,8 @@ export interface SessionFilters {
   /**
    * Only these visits, each id once: what `url` and `q` matched, found once in the trigram index (searchSessions does
    * it, and drops them), then, with other filters, those of them that pass every one (countMatching lists them, and
-   * drops those filters). Not a search parameter of its own.
+   * drops those filters); or the visits of a rare term, issue or user that a walk of the list order probes in a list
+   * (searchSessions lists them, within the text's ids if any, and drops that filter). Not a search parameter of its own.
    */
   ids?: readonly string[]
 }
@@ -174,7 +175,8 @@ export async function searchSessions(
   const { total, driver, size, filters: resolved } = await countPlanned(db, projectId, range, filters)
   if (page.offset >= total) return { total, rows: [] }
   // Few matches: start from the driver, probe the other filters on its visits and read the rows of those that pass;
-  // many: walk the list order (limit × visits / matches index entries, each probed once per filter). After a cursor
+  // many: walk the list order (limit × visits / matches index entries, each probed once per filter, or the driver's
+  // visits listed and probed in that list, below). After a cursor
   // the walk starts at its key, so it reads as much as a first page: its offset (0) is the depth that counts.
   const probes = (resolved.terms?.length ?? 0) + (resolved.user === undefined ? 0 : 1) + (resolved.issue === undefined ? 0 : 1)
     + (resolved.ids === undefined ? 0 : 1) + textFilters(resolved).length
@@ -188,7 +190,8 @@ export async function searchSessions(
   // Or the walk probes a list of the driver's visits, made once (listedIdCosts: PostgreSQL), instead of its index,
   // and the other filters only on the entries that pass it: type='s page (5,000 visits of 1M) 71 → 17 ms.
   const listing = driver === undefined || 'ids' in driver ? null : listedIdCosts(db)
-  const listedCost = listing ? size * listing.perVisit + entries * (listing.perEntry + (probes - 1) * Math.min(1, size / Math.max(visits, 1))) : Infinity
+  const listedCost = listing && size <= listing.mostVisits
+    ? size * listing.perVisit + entries * (listing.perEntry + (probes - 1) * Math.min(1, size / Math.max(visits, 1))) : Infinity
   // Without a driver (text words left to be read per visit, as a range leaves at most SEARCH_TEXT_PROBE_MAX visits),
   // a from/to range's own index leads: a walk of the list order would read every newer visit first. One UTC day has
   // its own list order (sessions_day_last_seen_idx), whose walk stops after the page.
@@ -425,9 +428,9 @@ function matching(db: Db, projectId: string, filters: SessionFilters, plan: Plan
       : q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'sessions.project_id')
         .where('t.term', '=', t).whereRef('t.session_id', '=', 'sessions.id')))
   }
-  // The text filters' matches (or those of them that passed the other filters), a set of ids the statement builds
-  // once (an ephemeral index on SQLite, a hash on PostgreSQL) and probes per row; text filters not resolved to ids are
-  // read per visit.
+  // A set of ids (SessionFilters.ids: the text filters' matches, those that passed the other filters, or a rare
+  // filter's visits listed) the statement builds once (an ephemeral index on SQLite, a hash on PostgreSQL) and probes
+  // per row; text filters not resolved to ids are read per visit.
   if (filters.ids !== undefined) q = q.where(inIds(db, 'id', filters.ids))
   for (const t of textFilters(filters)) q = q.where(textProbe(db, t.column, t.needle, 'sessions.project_id', 'sessions.id'))
   return q

@@ -273,8 +273,11 @@ for (const engine of testEngines()) {
       assert.deepEqual(keys((await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 2 }, filters)).rows), ['report-old'], 'at an offset')
       assert.deepEqual(keys((await searchSessions(handle.db, other, { cutoff }, { limit: 10, offset: 0 }, filters)).rows),
         ['report-new', 'report-mid', 'report-old'], 'the visit past retention is not on the page')
-      const withClicks = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { terms: [...filters.terms, term.type('CLICK')] })
-      assert.deepEqual([withClicks.total, keys(withClicks.rows)], [0, []], 'with another filter none passes')
+      // An error in one report: has:errors (1 visit) leads, listed, and the report is probed on the entries that pass.
+      await writeBatches(handle.db, [writeJob(other, 'report-mid', [eventRecord('report-mid-error', now - 4000, 'ERROR')], now, now - 90 * DAY_MS)])
+      const withErrors = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { terms: [...filters.terms, term.errors] })
+      assert.deepEqual([withErrors.total, keys(withErrors.rows)], [1, ['report-mid']], 'with another filter, the visits that pass both')
+      if (engine === 'postgres') assert.ok(statements.at(-1)?.includes('= any('), 'the errors listed')
       // With ids (a text's matches) broader than the term, the term leads and its list is probed: the visits in both.
       const all = await listSessions(handle.db, other, { cutoff }, { limit: 50, offset: 0 }, {}, { drive: 'order' })
       const ids = all.filter((r) => r.session_key.startsWith('click-') || r.session_key === 'report-old').map((r) => r.id)
