@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration, type MigrationProvider, type RawBuild
 import type { Engine } from '../config.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { PROJECTS_CHANNEL } from './changes.ts'
-import { termBits, visitSearch } from './migrations-search.ts'
+import { termBits, textIndexPending, visitSearch } from './migrations-search.ts'
 import { dsnKeyOf } from '../projects/keys.ts'
 
 /*
@@ -373,6 +373,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0011_project_dsn': projectDsn,
     '0012_project_changes': projectChanges(engine),
     '0013_term_bits': termBits(engine, key),
+    '0014_text_index_pending': textIndexPending(engine),
   }
 }
 

@@ -8,7 +8,7 @@ import { loadPg, postgresDialect } from '../../../src/db/postgres.ts'
 import { sqliteDialect } from '../../../src/db/sqlite.ts'
 import { nextSessionNum } from '../../../src/db/sql.ts'
 import { BITS_PER_CHUNK } from '../../../src/db/bits.ts'
-import { fillTermBits } from '../../../src/db/migrations-search.ts'
+import { fillTermBits, TEXT_INDEX_PENDING_KB } from '../../../src/db/migrations-search.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { dsnKeyOf } from '../../../src/projects/keys.ts'
 import { createTestDatabase, storedTermBits, storedTerms } from '../../helpers/databases.ts'
@@ -152,6 +152,24 @@ for (const engine of testEngines()) {
       await fillTermBits(engine, db as Kysely<unknown>)
       for (const project of ['p', 'q']) assert.deepEqual(await storedTermBits(db, project), await storedTerms(db, project), `${project}, refilled`)
       assert.equal(Number((await sql<{ n: number | string }>`select count(distinct chunk) as n from term_bits`.execute(db)).rows[0]?.n), 2)
+    })
+  })
+
+  describe(`0014_text_index_pending bounds the trigram indexes' pending lists [${engine}]`, () => {
+    let db: Kysely<Database>
+    let close: () => Promise<void>
+    before(async () => { ({ db, close } = await unmigrated(engine)) })
+    after(() => close())
+
+    it('both indexes of session_texts keep at most TEXT_INDEX_PENDING_KB kB pending', { skip: engine === 'postgres' ? false : 'PostgreSQL\'s GIN only' }, async () => {
+      const migrator = new Migrator({ db, provider: migrationProvider(engine) })
+      assert.equal((await migrator.migrateToLatest()).error, undefined)
+      const { rows } = await sql<{ relname: string; reloptions: string[] | null }>`select relname, reloptions from pg_class
+        where relname in ('session_texts_page_idx', 'session_texts_body_idx') order by relname`.execute(db)
+      assert.deepEqual(rows.map((r) => [r.relname, r.reloptions]), [
+        ['session_texts_body_idx', [`gin_pending_list_limit=${TEXT_INDEX_PENDING_KB}`]],
+        ['session_texts_page_idx', [`gin_pending_list_limit=${TEXT_INDEX_PENDING_KB}`]],
+      ])
     })
   })
 }
