@@ -83,3 +83,22 @@ function withTerm<Q extends SelectQueryBuilder<Database, 'sessions', { n: number
   return q.where((eb) => eb.exists(eb.selectFrom('session_terms as t').select('t.session_id').whereRef('t.project_id', '=', 'sessions.project_id')
     .where('t.term', '=', term).whereRef('t.session_id', '=', 'sessions.id'))) as Q
 }
+
+/** Past-retention visits expiredAmong lists at most. */
+const EXPIRED_LISTED = 1000
+
+/**
+ * How many of these visits (each once) are past retention, or null when the project has more than EXPIRED_LISTED
+ * such visits (a sweep far behind): the caller then probes its ids. The project's visits past retention are few,
+ * those expired since the last sweep, and are listed from the lastSeenAt index and looked up among the ids. Probing
+ * the ids instead gives the engine all of them as a parameter, which PostgreSQL plans and hashes: 6 ms of url='s 43
+ * for its 5,000 ids on the 1M dataset.
+ */
+export async function expiredAmong(db: Db, projectId: string, cutoff: number, ids: readonly string[]): Promise<number | null> {
+  const past = await db.selectFrom('sessions').select('id').where('project_id', '=', projectId).where('last_seen_at', '<', cutoff)
+    .limit(EXPIRED_LISTED + 1).execute()
+  if (past.length > EXPIRED_LISTED) return null
+  if (past.length === 0) return 0
+  const listed = new Set(ids)
+  return past.filter((r) => listed.has(r.id)).length
+}

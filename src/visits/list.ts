@@ -10,7 +10,7 @@ import { invalidParameter } from '../errors.ts'
 import { DAY_MS } from '../shared/time.ts'
 import type { SessionTable } from './tables.ts'
 import { FACT_COLUMNS } from './facts.ts'
-import { countRows, countSessions, countWithTerms } from './count.ts'
+import { countRows, countSessions, countWithTerms, expiredAmong } from './count.ts'
 
 /** A session as the reads return it: its own columns, with its visitor facts (facts.ts) after its times. */
 export const sessionColumns = [
@@ -310,12 +310,16 @@ async function countMatching(
   const terms = filters.terms ?? []
   const beyondIds = isFiltered({ ...filters, ids: undefined })
   const listed = driver !== undefined && 'ids' in driver && beyondIds ? await collectIds(db, probed(db, projectId, filters, driver)) : undefined
+  // The visits matching, as ids, when known: those listed, or the ids when nothing else filters (each once).
+  const ids = listed?.ids ?? (driver !== undefined && 'ids' in driver && !beyondIds ? driver.ids : undefined)
   const all = listed !== undefined ? listed.rows
+    : ids !== undefined ? ids.length
     : terms.length > 1 && onlyTerms(filters) ? await countWithTerms(db, projectId, terms)
     : driver === undefined ? await countRows(db, matching(db, projectId, filters, { drive: 'filter' }))
     : await countRows(db, probed(db, projectId, filters, driver))
-  // Of those listed, the ones past retention are found by their ids alone: they passed the other filters already.
-  const expired = await countRows(db, matching(db, projectId, listed ? { ids: listed.ids } : filters, { drive: 'order' }).where('last_seen_at', '<', range.cutoff))
+  // Of a list of ids, those past retention are looked up among the project's few (expiredAmong); else probed.
+  const expired = (ids && await expiredAmong(db, projectId, range.cutoff, ids))
+    ?? await countRows(db, matching(db, projectId, ids ? { ids } : filters, { drive: 'order' }).where('last_seen_at', '<', range.cutoff))
   return { total: all - expired, ...(listed && { passing: listed.ids }) }
 }
 

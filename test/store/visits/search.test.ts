@@ -240,6 +240,15 @@ for (const engine of testEngines()) {
         ['delta-error-2', 'delta-error'], 'the visit past retention is not on the page')
       assert.equal((await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { q: ['delta-word'], terms: [term.errors, term.country('SE')] })).total, 0,
         'none pass')
+      // The text alone: its matches are counted as they are listed, and the one past retention is found among the
+      // project's visits past retention, with no statement given the matches; with more than a sweep's worth past
+      // retention, by probing the matches.
+      statements.length = 0
+      const alone = await searchSessions(handle.db, other, { cutoff }, { limit: 10, offset: 0 }, { q: ['delta-word'] })
+      assert.deepEqual([alone.total, keys(alone.rows)], [3, ['delta-error-2', 'delta-click', 'delta-error']])
+      assert.deepEqual(statements.filter((text) => /count\(\*\)/.test(text) && /json_each|unnest|any\(/.test(text)), [], 'no count given the matches')
+      await writeBatches(handle.db, Array.from({ length: 1001 }, (_, i) => visit(`delta-old-${String(i)}`, now - 50 * DAY_MS + i, 'CLICK', 'delta-word')))
+      assert.equal((await searchSessions(handle.db, other, { cutoff }, { limit: 10, offset: 0 }, { q: ['delta-word'] })).total, 3, 'past a sweep\'s worth')
     })
 
     it('a walk for a rare filter probes a list of its visits made once on PostgreSQL, and its index per visit on SQLite, with the same pages', async () => {
