@@ -89,14 +89,17 @@ const EXPIRED_LISTED = 1000
 
 /**
  * How many of these visits (each once) are past retention, or null when the project has more than EXPIRED_LISTED
- * such visits (a sweep far behind): the caller then probes its ids. The project's visits past retention are few,
+ * such visits (a sweep far behind, or over 1,000 visits expiring between two sweeps, 5 minutes by default): the
+ * caller then probes its ids, after this one bounded read. The project's visits past retention are few,
  * those expired since the last sweep, and are listed from the lastSeenAt index and looked up among the ids. Probing
  * the ids instead gives the engine all of them as a parameter, which PostgreSQL plans and hashes: 6 ms of url='s 43
  * for its 5,000 ids on the 1M dataset.
  */
 export async function expiredAmong(db: Db, projectId: string, cutoff: number, ids: readonly string[]): Promise<number | null> {
+  if (ids.length === 0) return 0
+  // In lastSeenAt order, so that every planner reads them from that index, however small the table.
   const past = await db.selectFrom('sessions').select('id').where('project_id', '=', projectId).where('last_seen_at', '<', cutoff)
-    .limit(EXPIRED_LISTED + 1).execute()
+    .orderBy('last_seen_at').limit(EXPIRED_LISTED + 1).execute()
   if (past.length > EXPIRED_LISTED) return null
   if (past.length === 0) return 0
   const listed = new Set(ids)
