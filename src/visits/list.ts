@@ -175,9 +175,9 @@ export async function searchSessions(
   const { total, driver, size, filters: resolved } = await countPlanned(db, projectId, range, filters)
   if (page.offset >= total) return { total, rows: [] }
   // Few matches: start from the driver, probe the other filters on its visits and read the rows of those that pass;
-  // many: walk the list order (limit × visits / matches index entries, each probed once per filter, or the driver's
-  // visits listed and probed in that list, below). After a cursor
-  // the walk starts at its key, so it reads as much as a first page: its offset (0) is the depth that counts.
+  // many: walk the list order (limit × visits / matches index entries, each probed once per filter, or in a list of
+  // the driver's visits, below). After a cursor the walk starts at its key, so it reads as much as a first page: its
+  // offset (0) is the depth that counts.
   const probes = (resolved.terms?.length ?? 0) + (resolved.user === undefined ? 0 : 1) + (resolved.issue === undefined ? 0 : 1)
     + (resolved.ids === undefined ? 0 : 1) + textFilters(resolved).length
   const visits = await countSessions(db, projectId, range)
