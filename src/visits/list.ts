@@ -199,10 +199,8 @@ export async function searchSessions(
   const order: Plan = { drive: 'order', sparse: visits >= SPARSE_WALK * total }
   if (driver === undefined) return { total, rows: await listSessions(db, projectId, range, page, resolved, fromRange ? { drive: 'filter' } : order, json) }
   if (listedCost < Math.min(fromDriverCost, walked)) {
-    const listed = (await collectIds(db, driverRows(db, projectId, driver))).ids
     // The text filters' ids, when they were not the rarest, still hold: the visits in both lists.
-    const within = resolved.ids === undefined ? null : new Set(resolved.ids)
-    const ids = within === null ? listed : listed.filter((id) => within.has(id))
+    const ids = within(resolved.ids, (await collectIds(db, driverRows(db, projectId, driver))).ids)
     return { total, rows: await listSessions(db, projectId, range, page, { ...withoutDriver(resolved, driver), ids }, order, json) }
   }
   return { total, rows: await listSessions(db, projectId, range, page, resolved, fromDriverCost < walked ? { drive: 'filter', driver } : order, json) }
@@ -210,11 +208,18 @@ export async function searchSessions(
 
 /** The filters but the driver's own, which the ids it listed stand for. */
 function withoutDriver(filters: SessionFilters, driver: Driver): SessionFilters {
-  const { issue: _issue, user: _user, ...rest } = filters
   if ('term' in driver) return { ...filters, terms: (filters.terms ?? []).filter((t) => t !== driver.term) }
-  if ('issue' in driver) return { ...rest, ...(filters.user !== undefined && { user: filters.user }) }
-  if ('user' in driver) return { ...rest, ...(filters.issue !== undefined && { issue: filters.issue }) }
-  return filters
+  const rest = { ...filters }
+  if ('issue' in driver) delete rest.issue
+  if ('user' in driver) delete rest.user
+  return rest
+}
+
+/** The ids of `found` that are also in `ids`; all of them when `ids` is not set. */
+const within = (ids: readonly string[] | undefined, found: string[]): string[] => {
+  if (ids === undefined) return found
+  const kept = new Set(ids)
+  return found.filter((id) => kept.has(id))
 }
 
 /** The exact number of live sessions in the range matching the filters. */
@@ -285,8 +290,7 @@ async function resolveTexts(
       throw invalidParameter(t.name, `${t.name} "${t.needle}" occurs in more than ${SEARCH_TEXT_MATCH_LIMIT} texts of this project, too many to count `
         + `exactly at once: add words, or a filter or from/to range that leaves at most ${SEARCH_TEXT_PROBE_MAX} visits to search`)
     }
-    const within = ids === undefined ? null : new Set(ids)
-    ids = within === null ? found : found.filter((id) => within.has(id))
+    ids = within(ids, found)
   }
   const { url: _url, q: _q, ...rest } = filters
   return { ...rest, ids: ids ?? [] }
@@ -309,9 +313,10 @@ async function countMatching(
   }
   const terms = filters.terms ?? []
   const beyondIds = isFiltered({ ...filters, ids: undefined })
-  const listed = driver !== undefined && 'ids' in driver && beyondIds ? await collectIds(db, probed(db, projectId, filters, driver)) : undefined
+  const driverIds = driver !== undefined && 'ids' in driver ? driver.ids : undefined
+  const listed = driver !== undefined && driverIds !== undefined && beyondIds ? await collectIds(db, probed(db, projectId, filters, driver)) : undefined
   // The visits matching, as ids, when known: those listed, or the ids when nothing else filters (each once).
-  const ids = listed?.ids ?? (driver !== undefined && 'ids' in driver && !beyondIds ? driver.ids : undefined)
+  const ids = listed?.ids ?? (beyondIds ? undefined : driverIds)
   const all = listed !== undefined ? listed.rows
     : ids !== undefined ? ids.length
     : terms.length > 1 && onlyTerms(filters) ? await countWithTerms(db, projectId, terms)
