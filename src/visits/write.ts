@@ -9,7 +9,7 @@ import type { Database, Db } from '../db/database.ts'
 import { classifyDatabaseError, retrying } from '../db/errors.ts'
 import { nextSessionNum } from '../db/sql.ts'
 import { countTypes, type EventRecord } from '../events/types.ts'
-import { newId } from '../shared/ids.ts'
+import { timeOrderedId } from '../shared/ids.ts'
 import { dayOf } from '../shared/time.ts'
 import { DayDeltas } from './days.ts'
 import { deleteSessions } from './delete.ts'
@@ -137,7 +137,7 @@ async function findSession(trx: Db, projectId: string, seed: SessionSeed): Promi
 async function createSession(
   trx: Db, projectId: string, seed: SessionSeed, startedAt: number, lastSeenAt: number, days: DayDeltas,
 ): Promise<string> {
-  const id = seed.id ?? newId('', 12)
+  const id = seed.id ?? timeOrderedId(Date.now())
   const created = await trx.insertInto('sessions').values({
     project_id: projectId, id, session_key: seed.sessionKey, started_at: startedAt, start_day: dayOf(startedAt),
     last_seen_at: lastSeenAt, ...factColumns(seed),

@@ -79,6 +79,18 @@ for (const engine of testEngines()) {
       }
     })
 
+    it('gives a new visit an id that sorts after those of visits made before it, in the database\'s own order', async () => {
+      const ordered = (await createProject(handle.db, { name: 'Ordered', domain: 'ordered.example' })).id
+      const made: string[] = []
+      for (let i = 0; i < 6; i++) {
+        // Ids are ordered to the millisecond: within one, by their random part.
+        await new Promise((resolve) => setTimeout(resolve, 2))
+        made.push((await storeVisit(handle.db, ordered, `ordered-${i}`, [eventRecord('a', now - 1000)], now)).sessionId)
+      }
+      const sorted = await handle.db.selectFrom('sessions').select('id').where('project_id', '=', ordered).orderBy('id').execute()
+      assert.deepEqual(sorted.map((r) => r.id), made)
+    })
+
     it('keeps day counters exact when a late event moves startedAt to an earlier day', async () => {
       const start = Date.UTC(2026, 10, 20, 0, 10)
       const { sessionId } = await storeVisit(handle.db, projectId, 'late-event', [eventRecord('x', start)], now)
