@@ -111,7 +111,7 @@ async function appendGeneral(
     await deleteSessions(trx, projectId, [session], days)
     session = undefined
   }
-  const sessionId = session?.id ?? (await createSession(trx, projectId, seed, startedAt, lastSeenAt, days))
+  const sessionId = session?.id ?? (await createSession(trx, projectId, seed, startedAt, lastSeenAt, days, job.now))
   const locked = await reserveSeq(trx, projectId, sessionId, events.length)
   const base = locked.next_seq - events.length
   const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known)
@@ -135,9 +135,9 @@ async function findSession(trx: Db, projectId: string, seed: SessionSeed): Promi
 }
 
 async function createSession(
-  trx: Db, projectId: string, seed: SessionSeed, startedAt: number, lastSeenAt: number, days: DayDeltas,
+  trx: Db, projectId: string, seed: SessionSeed, startedAt: number, lastSeenAt: number, days: DayDeltas, now: number,
 ): Promise<string> {
-  const id = seed.id ?? timeOrderedId(Date.now())
+  const id = seed.id ?? timeOrderedId(now)
   const created = await trx.insertInto('sessions').values({
     project_id: projectId, id, session_key: seed.sessionKey, started_at: startedAt, start_day: dayOf(startedAt),
     last_seen_at: lastSeenAt, ...factColumns(seed),

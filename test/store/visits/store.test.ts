@@ -81,11 +81,12 @@ for (const engine of testEngines()) {
 
     it('gives a new visit an id that sorts after those of visits made before it, in the database\'s own order', async () => {
       const ordered = (await createProject(handle.db, { name: 'Ordered', domain: 'ordered.example' })).id
+      // Times whose last digit of the id crosses each class of characters (9 to A, Z to _, _ to a) and carries: a
+      // collation other than bytes (PostgreSQL's "C", SQLite's BINARY) would order some of them otherwise.
+      const base = Math.floor(now / 64) * 64
       const made: string[] = []
-      for (let i = 0; i < 6; i++) {
-        // Ids are ordered to the millisecond: within one, by their random part.
-        await new Promise((resolve) => setTimeout(resolve, 2))
-        made.push((await storeVisit(handle.db, ordered, `ordered-${i}`, [eventRecord('a', now - 1000)], now)).sessionId)
+      for (const [i, offset] of [10, 11, 36, 37, 38, 63, 64].entries()) {
+        made.push((await storeVisit(handle.db, ordered, `ordered-${i}`, [eventRecord('a', now - 1000)], base + offset)).sessionId)
       }
       const sorted = await handle.db.selectFrom('sessions').select('id').where('project_id', '=', ordered).orderBy('id').execute()
       assert.deepEqual(sorted.map((r) => r.id), made)
