@@ -81,8 +81,8 @@ for (const engine of testEngines()) {
 
     it('gives a new visit an id that sorts after those of visits made before it, in the database\'s own order', async () => {
       const ordered = (await createProject(handle.db, { name: 'Ordered', domain: 'ordered.example' })).id
-      // Times whose last digit of the id crosses each class of characters (9 to A, Z to _, _ to a) and carries: a
-      // collation other than bytes (PostgreSQL's "C", SQLite's BINARY) would order some of them otherwise.
+      // Times whose id's last time digit crosses each class of characters (9 to A, Z to _, _ to a) and carries: only
+      // byte order, which PostgreSQL's "C" and SQLite's BINARY collations are, keeps all of them in order.
       const base = Math.floor(now / 64) * 64
       const made: string[] = []
       for (const [i, offset] of [10, 11, 36, 37, 38, 63, 64].entries()) {
