@@ -30,5 +30,5 @@ export function timeOrderedId(now: number): string {
     time = SORTED_DIGITS.charAt(t % SORTED_DIGITS.length) + time
     t = Math.floor(t / SORTED_DIGITS.length)
   }
-  return time + randomBytes(7).toString('base64url').slice(0, RANDOM_DIGITS)
+  return time + newId('', 7).slice(0, RANDOM_DIGITS)
 }

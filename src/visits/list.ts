@@ -323,7 +323,7 @@ async function countMatching(
     : driver === undefined ? await countRows(db, matching(db, projectId, filters, { drive: 'filter' }))
     : await countRows(db, probed(db, projectId, filters, driver))
   // Of a list of ids, those past retention are looked up among the project's few (expiredAmong); else probed.
-  const expired = (ids && await expiredAmong(db, projectId, range.cutoff, ids))
+  const expired = (ids === undefined ? null : await expiredAmong(db, projectId, range.cutoff, ids))
     ?? await countRows(db, matching(db, projectId, ids ? { ids } : filters, { drive: 'order' }).where('last_seen_at', '<', range.cutoff))
   return { total: all - expired, ...(listed && { passing: listed.ids }) }
 }
