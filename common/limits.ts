@@ -294,6 +294,14 @@ export const DEFAULT_DATABASE_WRITERS = 2
 export const MAX_DATABASE_WRITERS = 32
 /** Default of DATABASE_STATEMENT_TIMEOUT_MS: 30 s bounds any PostgreSQL query. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
+/**
+ * Default of DATABASE_PARALLEL_WORKERS, PostgreSQL's max_parallel_workers_per_gather on the service's connections:
+ * none. Its statements are index walks and probes that stop after a page; a parallel plan splits a scan the serial
+ * plan would not make at all (docs/scaling.md, "Parallel query").
+ */
+export const DEFAULT_PARALLEL_WORKERS = 0
+/** Largest DATABASE_PARALLEL_WORKERS: PostgreSQL's own bound of max_parallel_workers_per_gather. */
+export const MAX_PARALLEL_WORKERS = 1024
 /** Default of PORT. */
 export const DEFAULT_PORT = 8080
 /** Default of HOST: every interface. */

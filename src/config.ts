@@ -1,9 +1,9 @@
 import path from 'node:path'
 import {
   byteSize, DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
-  DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, IP_STORAGE_MODES, MAX_BATCH_BYTES,
+  DEFAULT_PARALLEL_WORKERS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, IP_STORAGE_MODES, MAX_BATCH_BYTES,
   MAX_CHUNK_BYTES_SETTING,
-  MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
+  MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
 } from '../common/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
 
@@ -18,6 +18,8 @@ export interface DatabaseConfig {
   readonly poolSize: number
   /** PostgreSQL statement_timeout, in milliseconds. */
   readonly statementTimeoutMs: number
+  /** PostgreSQL max_parallel_workers_per_gather on the service's connections. */
+  readonly parallelWorkers: number
   /** Group commits run at once (PostgreSQL; SQLite has one writer, so always 1). */
   readonly writers: number
 }
@@ -103,6 +105,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const statementTimeoutMs = read('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, (raw) =>
     /^\d+$/.test(raw) ? ok(Number(raw)) : bad('must be a whole number of milliseconds (0 means no limit)'),
   )
+  const parallelWorkers = read('DATABASE_PARALLEL_WORKERS', DEFAULT_PARALLEL_WORKERS, (raw) =>
+    /^\d+$/.test(raw) && Number(raw) <= MAX_PARALLEL_WORKERS
+      ? ok(Number(raw)) : bad(`must be a whole number from 0 (no parallel workers) to ${MAX_PARALLEL_WORKERS}`),
+  )
 
   const port = read('PORT', DEFAULT_PORT, (raw) =>
     /^\d+$/.test(raw) && Number(raw) <= 65535 ? ok(Number(raw)) : bad('must be a port number from 0 to 65535'),
@@ -145,7 +151,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
   return Object.freeze({
-    database: Object.freeze({ ...database, poolSize, statementTimeoutMs, writers }),
+    database: Object.freeze({ ...database, poolSize, statementTimeoutMs, parallelWorkers, writers }),
     host,
     port,
     trustProxy,

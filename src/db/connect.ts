@@ -26,7 +26,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
   const { dialect, changes } = pg
     ? {
       dialect: postgresDialect(pg, {
-        url: config.location, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs,
+        url: config.location, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs, parallelWorkers: config.parallelWorkers,
         onConnectionError: options.onConnectionError,
       }),
       changes: postgresChanges(pg, config.location, PROJECTS_CHANNEL),

@@ -14,6 +14,8 @@ export interface PostgresOptions {
   url: string
   poolSize: number
   statementTimeoutMs: number
+  /** max_parallel_workers_per_gather for each connection (DATABASE_PARALLEL_WORKERS). */
+  parallelWorkers: number
   /** A pooled connection failed outside any query: the server restarted, crashed or ended it. */
   onConnectionError?: (error: Error) => void
 }
@@ -35,6 +37,12 @@ export function postgresDialect(pg: PgDriver, options: PostgresOptions): Postgre
     idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs, 60_000),
     types,
     application_name: 'sessionwatch',
+    /*
+     * No parallel workers by default (DEFAULT_PARALLEL_WORKERS): each statement here is an index walk or probe meant
+     * to stop after a page, and a parallel plan splits a scan the serial plan would not make at all. Sent as a startup
+     * option, as statement_timeout is: no round trip of its own.
+     */
+    options: `-c max_parallel_workers_per_gather=${String(options.parallelWorkers)}`,
     // An unreachable server fails requests (and /healthz) quickly instead of hanging them.
     connectionTimeoutMillis: 5000,
   })

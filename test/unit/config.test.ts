@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts'
 describe('loadConfig', () => {
   it('defaults to the SQLite file ./data/sessionwatch.db, port 8080, all interfaces', () => {
     const c = loadConfig({}, '/srv/app')
-    assert.deepEqual(c.database, { engine: 'sqlite', location: '/srv/app/data/sessionwatch.db', poolSize: 10, statementTimeoutMs: 30_000, writers: 1 })
+    assert.deepEqual(c.database, { engine: 'sqlite', location: '/srv/app/data/sessionwatch.db', poolSize: 10, statementTimeoutMs: 30_000, parallelWorkers: 0, writers: 1 })
     assert.equal(c.port, 8080)
     assert.equal(c.host, '0.0.0.0')
     assert.equal(c.trustProxy, false)
@@ -28,6 +28,14 @@ describe('loadConfig', () => {
     assert.equal(c.database.statementTimeoutMs, 5000)
     assert.throws(() => loadConfig({ DATABASE_POOL_SIZE: '0', DATABASE_STATEMENT_TIMEOUT_MS: 'soon' }),
       (e: unknown) => e instanceof ConfigError && e.problems.length === 2)
+  })
+  it('reads DATABASE_PARALLEL_WORKERS, 0 to 1024, and names the bounds of a bad value', () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/sw' }).database.parallelWorkers, 0)
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/sw', DATABASE_PARALLEL_WORKERS: '2' }).database.parallelWorkers, 2)
+    for (const bad of ['-1', '1025', 'two']) {
+      assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://localhost/sw', DATABASE_PARALLEL_WORKERS: bad }),
+        (e: unknown) => e instanceof ConfigError && /DATABASE_PARALLEL_WORKERS=.*from 0 \(no parallel workers\) to 1024/.test(e.message))
+    }
   })
   it('reads DATABASE_WRITERS for PostgreSQL, at most the pool size; SQLite has one writer whatever it says', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/sw', DATABASE_WRITERS: '4' }).database.writers, 4)

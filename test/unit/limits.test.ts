@@ -57,6 +57,7 @@ describe('limits and defaults', () => {
     assert.equal(config.database.writers, 1, 'SQLite has one writer')
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/sw' }).database.writers, limits.DEFAULT_DATABASE_WRITERS)
     assert.equal(config.database.statementTimeoutMs, limits.DEFAULT_STATEMENT_TIMEOUT_MS)
+    assert.equal(config.database.parallelWorkers, limits.DEFAULT_PARALLEL_WORKERS)
     assert.equal(config.port, limits.DEFAULT_PORT)
     assert.equal(config.host, limits.DEFAULT_HOST)
     assert.equal(config.retentionSweepSeconds, limits.DEFAULT_SWEEP_SECONDS)
@@ -73,6 +74,7 @@ describe('limits and defaults', () => {
       DATABASE_POOL_SIZE: limits.DEFAULT_POOL_SIZE,
       DATABASE_WRITERS: limits.DEFAULT_DATABASE_WRITERS,
       DATABASE_STATEMENT_TIMEOUT_MS: limits.DEFAULT_STATEMENT_TIMEOUT_MS,
+      DATABASE_PARALLEL_WORKERS: limits.DEFAULT_PARALLEL_WORKERS,
       PORT: limits.DEFAULT_PORT,
       HOST: limits.DEFAULT_HOST,
       RETENTION_SWEEP_SECONDS: limits.DEFAULT_SWEEP_SECONDS,
@@ -88,6 +90,7 @@ describe('limits and defaults', () => {
       `(${limits.MIN_CHUNK_BYTES_SETTING} to ${limits.MAX_CHUNK_BYTES_SETTING} bytes: its base64 must fit the ${limits.byteSize(limits.MAX_BATCH_BYTES)} ingest request)`))
     assert.ok(meaning('RECORDING_MAX_SESSION_BYTES').includes(`(${limits.byteSize(limits.DEFAULT_MAX_SESSION_BYTES)})`))
     assert.ok(meaning('ADMIN_PASSWORD').includes(`(${limits.MIN_ADMIN_PASSWORD_LENGTH}+ characters)`))
+    assert.ok(meaning('DATABASE_PARALLEL_WORKERS').endsWith(`0 to ${limits.MAX_PARALLEL_WORKERS}`))
     assert.ok(meaning('SOURCEMAP_CACHE_BYTES').includes(`(${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`))
   })
 
@@ -161,6 +164,7 @@ describe('limits and defaults', () => {
       `\`DATABASE_POOL_SIZE\` (default ${limits.DEFAULT_POOL_SIZE})`,
       `\`DATABASE_WRITERS\` (default ${limits.DEFAULT_DATABASE_WRITERS})`,
       `\`DATABASE_STATEMENT_TIMEOUT_MS\` (default ${limits.DEFAULT_STATEMENT_TIMEOUT_MS / 1000} s)`,
+      `\`DATABASE_PARALLEL_WORKERS\` (default ${limits.DEFAULT_PARALLEL_WORKERS})`,
       `Sweeps delete ${limits.SWEEP_BATCH} sessions`,
     ])
     states('docs/sdk.md', [`| \`recordMaxChunkBytes\` | ${limits.DEFAULT_MAX_CHUNK_BYTES} |`])

@@ -18,7 +18,7 @@ import { testEngines } from '../../helpers/engines.ts'
 async function unmigrated(engine: Engine): Promise<{ db: Kysely<Database>; close: () => Promise<void> }> {
   const test = await createTestDatabase(engine)
   const { location } = loadConfig({ DATABASE_URL: test.url }).database
-  const db = new Kysely<Database>({ dialect: engine === 'postgres' ? postgresDialect(await loadPg(), { url: location, poolSize: 2, statementTimeoutMs: 0 }) : sqliteDialect(location) })
+  const db = new Kysely<Database>({ dialect: engine === 'postgres' ? postgresDialect(await loadPg(), { url: location, poolSize: 2, statementTimeoutMs: 0, parallelWorkers: 0 }) : sqliteDialect(location) })
   return { db, close: async () => { await db.destroy(); await test.cleanup() } }
 }
 

@@ -1,0 +1,44 @@
+/**
+ * How the service's own connections are set when they open (src/db/postgres.ts), on a database opened as the service
+ * opens it, from its configuration. PostgreSQL only: SQLite runs every statement in this process, on one thread.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { loadConfig } from '../../../src/config.ts'
+import { openDatabase, type DatabaseHandle } from '../../../src/db/connect.ts'
+import { createTestDatabase, type TestDatabase } from '../../helpers/databases.ts'
+import { testEngines } from '../../helpers/engines.ts'
+
+/** Each connection two transactions held at once: its backend and its max_parallel_workers_per_gather. */
+async function twoConnections(handle: DatabaseHandle): Promise<{ pid: number; workers: string }[]> {
+  const settings = await Promise.all([1, 2].map(() => handle.db.transaction().execute(async (trx) => {
+    const { rows: [row] } = await sql<{ pid: number; workers: string }>`select pg_backend_pid() as pid,
+      current_setting('max_parallel_workers_per_gather') as workers`.execute(trx)
+    // Held a moment, so that the other transaction cannot take this connection.
+    await sql`select pg_sleep(0.05)`.execute(trx)
+    assert.ok(row)
+    return row
+  })))
+  assert.equal(new Set(settings.map((s) => s.pid)).size, 2, 'two connections of the pool')
+  return settings
+}
+
+for (const engine of testEngines().filter((e) => e === 'postgres')) {
+  describe(`the service's connections [${engine}]`, () => {
+    let location: TestDatabase
+    before(async () => { location = await createTestDatabase(engine) })
+    after(() => location.cleanup())
+
+    for (const [setting, expected] of [[undefined, '0'], ['2', '2']] as const) {
+      it(`plan ${expected} parallel workers on every connection of the pool with DATABASE_PARALLEL_WORKERS ${setting ?? 'unset'}`, async () => {
+        const handle = await openDatabase(loadConfig({ DATABASE_URL: location.url, ...(setting && { DATABASE_PARALLEL_WORKERS: setting }) }).database)
+        try {
+          assert.deepEqual((await twoConnections(handle)).map((s) => s.workers), [expected, expected])
+        } finally {
+          await handle.close()
+        }
+      })
+    }
+  })
+}
