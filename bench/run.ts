@@ -96,9 +96,9 @@ try {
         maps = await ensureMapSessions(handle.db, log)
         issueCount = await ensureIssues(handle.db, engine, dataset, log)
         search = await ensureSearch(handle.db, dataset, log)
-        // VACUUM as well: generating updates every session row after its first autovacuum (the search data), which
-        // leaves the visibility map clear and every index-only walk reading the rows too, until autovacuum passes again
-        // at a moment no run controls (EXPLAIN ANALYZE of issue='s walk on the same dataset: 52.9 ms before, 18.7 after).
+        // VACUUM as well: ensureSearch updates every session row after the table's first autovacuum, which leaves the
+        // visibility map clear and every index-only walk reading the rows too, until autovacuum passes again at a
+        // moment no run controls (EXPLAIN ANALYZE of issue='s walk on the same dataset: 52.9 ms before, 18.7 after).
         if (engine === 'postgres') await sql`vacuum analyze`.execute(handle.db)
       } finally {
         await handle.close()

@@ -20,6 +20,26 @@ export interface PostgresOptions {
   onConnectionError?: (error: Error) => void
 }
 
+/**
+ * The pool's connection string and startup options (`-c name=value …`): the service's after those the URL's own
+ * `options` parameter carries. pg lets a URL's `options` replace the pool's whole, which would drop the service's, and
+ * reads PGOPTIONS only when neither sets any. A setting named in both takes the service's value (PostgreSQL applies
+ * the last).
+ */
+export function withStartupOptions(url: string, service: string): { connectionString: string; options: string } {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    // Not a URL the service can read: pg then says what is wrong with it.
+    return { connectionString: url, options: service }
+  }
+  const own = parsed.searchParams.get('options')
+  if (own === null) return { connectionString: url, options: service }
+  parsed.searchParams.delete('options')
+  return { connectionString: parsed.toString(), options: `${own} ${service}` }
+}
+
 export function postgresDialect(pg: PgDriver, options: PostgresOptions): PostgresDialect {
   /*
    * int8 (bigint: epoch-ms timestamps, count(*), sum()) arrives from pg as a string by default.
@@ -30,19 +50,18 @@ export function postgresDialect(pg: PgDriver, options: PostgresOptions): Postgre
   types.setTypeParser(pg.types.builtins.INT8, Number)
   types.setTypeParser(pg.types.builtins.NUMERIC, Number)
   const pool = new pg.Pool({
-    connectionString: options.url,
+    /*
+     * No parallel workers by default (DEFAULT_PARALLEL_WORKERS): each statement here is an index walk or probe meant
+     * to stop after a page, and a parallel plan splits a scan the serial plan would not make at all. Sent as a startup
+     * option, as statement_timeout is: no round trip of its own.
+     */
+    ...withStartupOptions(options.url, `-c max_parallel_workers_per_gather=${String(options.parallelWorkers)}`),
     max: options.poolSize,
     // A stuck query fails instead of holding a pooled connection forever.
     statement_timeout: options.statementTimeoutMs,
     idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs, 60_000),
     types,
     application_name: 'sessionwatch',
-    /*
-     * No parallel workers by default (DEFAULT_PARALLEL_WORKERS): each statement here is an index walk or probe meant
-     * to stop after a page, and a parallel plan splits a scan the serial plan would not make at all. Sent as a startup
-     * option, as statement_timeout is: no round trip of its own.
-     */
-    options: `-c max_parallel_workers_per_gather=${String(options.parallelWorkers)}`,
     // An unreachable server fails requests (and /healthz) quickly instead of hanging them.
     connectionTimeoutMillis: 5000,
   })

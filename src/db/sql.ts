@@ -92,8 +92,10 @@ export const idRows = (db: Db, ids: readonly string[]): RawBuilder<{ session_id:
  * visits: 36–51 ms, against 15–19 for a walk of the lastSeenAt index for the page's keys, list.ts Plan.sparse). It
  * replaced `= any(array)`, whose hash is as cheap but whose array the planner reads element by element when it plans
  * each statement: the page of 5,030 ids took 12.5 ms that way against 9.4 (median of 15, the 1M-visit benchmark).
- * Its hash table must fit in work_mem: SEARCH_TEXT_MATCH_LIMIT and LISTED_VISITS_MAX keep a list under ~1 MB, and
- * PostgreSQL's default work_mem is 4 MB. SQLite builds an index of json_each's values once.
+ * PostgreSQL hashes it only when its estimate of the hash (~56 bytes an id, ~0.6 MB for the 10,000 that
+ * SEARCH_TEXT_MATCH_LIMIT and LISTED_VISITS_MAX allow) fits in work_mem × hash_mem_multiplier; else it scans the list
+ * for every row. The default work_mem is 4 MB: docs/scaling.md asks for at least 1 MB. SQLite builds an index of
+ * json_each's values once.
  */
 export const inIds = (db: Db, column: string, ids: readonly string[]): RawBuilder<boolean> => (isPostgres(db)
   ? sql<boolean>`(${sql.ref(column)} in (${idRows(db, ids)})) is true`
@@ -181,15 +183,18 @@ export const rowReadInProbes = (db: Db): number => (isPostgres(db) ? 5 : 10)
  * lists them, then planning and hashing them as the next statement's array) and a hashed probe ~0.6 µs: `type=`'s page
  * (5,000 visits, ~10,000 entries walked) took 17 ms listed against 71 probing, `issue=`'s (20,000 visits, ~2,500
  * entries) 54 against 19, which these weights keep probing. SQLite probes in ~0.7 µs, as cheap as probing its
- * json_each list: listed, `type=` took 10 ms against 12, `issue=` 18 against 6.
+ * json_each list: listed, `type=` took 10 ms against 12, `issue=` 18 against 6. These weights were measured with the
+ * list as `= any(array)`; inIds' hashed subplan has since spared its planning per id, so listing costs less than they
+ * say (`type=` took 10–13 ms listed since: docs/performance.md, "PostgreSQL: no parallel workers…").
  */
 export const listedIdCosts = (db: Db): { perVisit: number; perEntry: number; mostVisits: number } | null =>
   (isPostgres(db) ? { perVisit: 0.33, perEntry: 0.08, mostVisits: LISTED_VISITS_MAX } : null)
 
 /**
- * Visits a walk lists at most (listedIdCosts), whatever the weights say for a deep page: PostgreSQL's planning and
- * hashing of an array grow faster than its length (5,000 ids: 2.4 ms of planning; 20,000: 15 ms, and 14 ms to hash),
- * and the list goes through the service twice, as JSON and as the next statement's parameter.
+ * Visits a walk lists at most (listedIdCosts), whatever the weights say for a deep page: PostgreSQL's hashing of a list
+ * grows faster than its length (20,000 ids: 14 ms to hash, measured as `= any(array)`, whose planning also took 15 ms
+ * where inIds' hashed subplan now takes none), the hash must fit in work_mem (inIds), and the list goes through the
+ * service twice, as JSON and as the next statement's parameter.
  */
 const LISTED_VISITS_MAX = 10_000
 

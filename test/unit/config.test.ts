@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config.ts'
+import { MAX_PARALLEL_WORKERS } from '../../common/limits.ts'
 
 describe('loadConfig', () => {
   it('defaults to the SQLite file ./data/sessionwatch.db, port 8080, all interfaces', () => {
@@ -29,12 +30,15 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ DATABASE_POOL_SIZE: '0', DATABASE_STATEMENT_TIMEOUT_MS: 'soon' }),
       (e: unknown) => e instanceof ConfigError && e.problems.length === 2)
   })
-  it('reads DATABASE_PARALLEL_WORKERS, 0 to 1024, and names the bounds of a bad value', () => {
+  it('reads DATABASE_PARALLEL_WORKERS, 0 to PostgreSQL\'s own bound, and names the bounds of a bad value', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/sw' }).database.parallelWorkers, 0)
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/sw', DATABASE_PARALLEL_WORKERS: '2' }).database.parallelWorkers, 2)
-    for (const bad of ['-1', '1025', 'two']) {
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://localhost/sw', DATABASE_PARALLEL_WORKERS: String(MAX_PARALLEL_WORKERS) }).database.parallelWorkers,
+      MAX_PARALLEL_WORKERS)
+    for (const bad of ['-1', String(MAX_PARALLEL_WORKERS + 1), 'two']) {
       assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://localhost/sw', DATABASE_PARALLEL_WORKERS: bad }),
-        (e: unknown) => e instanceof ConfigError && /DATABASE_PARALLEL_WORKERS=.*from 0 \(no parallel workers\) to 1024/.test(e.message))
+        (e: unknown) => e instanceof ConfigError && e.message.includes(`DATABASE_PARALLEL_WORKERS`)
+          && e.message.includes(`from 0 (no parallel workers) to ${MAX_PARALLEL_WORKERS}`))
     }
   })
   it('reads DATABASE_WRITERS for PostgreSQL, at most the pool size; SQLite has one writer whatever it says', () => {

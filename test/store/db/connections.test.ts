@@ -10,11 +10,11 @@ import { openDatabase, type DatabaseHandle } from '../../../src/db/connect.ts'
 import { createTestDatabase, type TestDatabase } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
-/** Each connection two transactions held at once: its backend and its max_parallel_workers_per_gather. */
-async function twoConnections(handle: DatabaseHandle): Promise<{ pid: number; workers: string }[]> {
+/** Two transactions held open at once, so on two connections: each one's backend pid and settings. */
+async function twoConnections(handle: DatabaseHandle): Promise<{ pid: number; workers: string; lockTimeout: string }[]> {
   const settings = await Promise.all([1, 2].map(() => handle.db.transaction().execute(async (trx) => {
-    const { rows: [row] } = await sql<{ pid: number; workers: string }>`select pg_backend_pid() as pid,
-      current_setting('max_parallel_workers_per_gather') as workers`.execute(trx)
+    const { rows: [row] } = await sql<{ pid: number; workers: string; lockTimeout: string }>`select pg_backend_pid() as pid,
+      current_setting('max_parallel_workers_per_gather') as workers, current_setting('lock_timeout') as "lockTimeout"`.execute(trx)
     // Held a moment, so that the other transaction cannot take this connection.
     await sql`select pg_sleep(0.05)`.execute(trx)
     assert.ok(row)
@@ -30,7 +30,8 @@ for (const engine of testEngines().filter((e) => e === 'postgres')) {
     before(async () => { location = await createTestDatabase(engine) })
     after(() => location.cleanup())
 
-    for (const [setting, expected] of [[undefined, '0'], ['2', '2']] as const) {
+    // 3, not PostgreSQL's own default of 2: a setting not sent at all must not pass for one sent.
+    for (const [setting, expected] of [[undefined, '0'], ['3', '3']] as const) {
       it(`plan ${expected} parallel workers on every connection of the pool with DATABASE_PARALLEL_WORKERS ${setting ?? 'unset'}`, async () => {
         const handle = await openDatabase(loadConfig({ DATABASE_URL: location.url, ...(setting && { DATABASE_PARALLEL_WORKERS: setting }) }).database)
         try {
@@ -40,5 +41,16 @@ for (const engine of testEngines().filter((e) => e === 'postgres')) {
         }
       })
     }
+
+    it('keep the options the DATABASE_URL carries beside the service\'s own', async () => {
+      const url = new URL(location.url)
+      url.searchParams.set('options', '-c lock_timeout=1234')
+      const handle = await openDatabase(loadConfig({ DATABASE_URL: url.toString() }).database)
+      try {
+        assert.deepEqual((await twoConnections(handle)).map((s) => [s.lockTimeout, s.workers]), [['1234ms', '0'], ['1234ms', '0']])
+      } finally {
+        await handle.close()
+      }
+    })
   })
 }

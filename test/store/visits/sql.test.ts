@@ -90,6 +90,12 @@ const CASES: Case[] = [
     indexes: [{ uses: ['session_terms_pk', 'PRIMARY KEY'] }],
   },
   {
+    name: 'list: a term leads, the text filters\' ids probed on its visits as a set',
+    run: (db, p, s) => listSessions(db, p, { cutoff: 0 }, PAGE, { terms: [term.type('USER_REPORT')], ids: [s, 'other'] },
+      { drive: 'filter', driver: { term: term.type('USER_REPORT') } }),
+    indexes: [{ uses: ['session_terms_pk', 'PRIMARY KEY'], hashed: true }],
+  },
+  {
     name: 'list: the text filters\' matches lead (their ids, found once): each visit that passes the other filters read by its id',
     run: (db, p, s) => listSessions(db, p, { cutoff: 0 }, PAGE, { ids: [s, 'other'], terms: [term.errors] }, { drive: 'filter', driver: { ids: [s, 'other'] } }),
     indexes: [{ uses: ['sessions_pk', 'sqlite_autoindex_sessions_1'] }],
