@@ -7,7 +7,8 @@ import { createProject } from '../../../src/projects/service.ts'
 import { DAY_MS } from '../../../src/shared/time.ts'
 import { deleteExpired } from '../../../src/visits/delete.ts'
 import { setIssueStatus, type EventGroup } from '../../../src/visits/issues.ts'
-import { countFiltered, countIssues, findIssue, issueEventsPerDay, latestIssueEvent, listIssues } from '../../../src/visits/read.ts'
+import { countFiltered, countIssues, findIssue, issueEventsPerDay, latestIssueEvent, listIssues, searchSessions } from '../../../src/visits/read.ts'
+import { term } from '../../../src/visits/search.ts'
 import { writeBatches, type AppendResult } from '../../../src/visits/write.ts'
 import { openTestDatabase } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
@@ -35,8 +36,11 @@ for (const engine of testEngines()) {
       return all.find((i) => i.title === `Error ${fp}`)
     }
 
+    /** Every statement the handle ran, in order. */
+    const statements: string[] = []
+
     before(async () => {
-      handle = await openTestDatabase(engine)
+      handle = await openTestDatabase(engine, { onQuery: (q) => { statements.push(q.sql) } })
       db = handle.db
       projectId = (await createProject(db, { name: 'Issues', domain: 'issues.example' })).id
     })
@@ -162,6 +166,51 @@ for (const engine of testEngines()) {
       assert.deepEqual((await listIssues(db, projectId, { status: 'ignored' }, { limit: 10, offset: 0 })).map((i) => i.title), ['Error A'])
       assert.equal(await countIssues(db, projectId, { from: now - 3500, to: now }), 1)
       assert.equal(await countIssues(db, other, {}), 1)
+    })
+
+    it('a walk led by an issue or a user probes a list of its visits once on PostgreSQL, and still checks every other filter', async () => {
+      const other = (await createProject(db, { name: 'Listed', domain: 'listed.example' })).id
+      const job = (key: string, events: EventRecord[], user?: string) => {
+        const base = writeJob(other, key, events, now, 0, events.map((e) => (e.type === 'ERROR' ? group(e.message ?? '') : null)))
+        return user === undefined ? base : { ...base, seed: { ...base.seed, user: { id: user, traits: null } } }
+      }
+      // 40 visits: 3 hit issue R (one of them user u1's), and u1 has a calm visit too. A first page of one walks ~13
+      // entries of the list order; listing the driver's 2–3 visits once costs less than probing its index for each.
+      await writeBatches(db, [
+        ...Array.from({ length: 36 }, (_, i) => job(`calm-${String(i)}`, [eventRecord(`c${String(i)}`, now - 10_000 + i, 'CLICK')])),
+        job('u1-calm', [eventRecord('u1c', now - 7000, 'CLICK')], 'u1'),
+        job('r-old', [error('r1', now - 9000, 'R')]),
+        job('r-mid', [error('r2', now - 5000, 'R')], 'u1'),
+        job('r-new', [error('r3', now - 1000, 'R')]),
+      ])
+      const r = (await listIssues(db, other, {}, { limit: 10, offset: 0 })).find((i) => i.title === 'Error R')
+      assert.ok(r)
+      const keys = (rows: readonly { session_key: string }[]) => rows.map((row) => row.session_key)
+      const page = { limit: 1, offset: 0 }
+
+      // The issue leads (3 visits; has:errors ties and comes later): on PostgreSQL its links are listed once and the
+      // page probes that list, not issue_sessions; the term is still probed.
+      statements.length = 0
+      const byIssue = await searchSessions(db, other, { cutoff: 0 }, page, { issue: r.id, terms: [term.errors] })
+      assert.deepEqual([byIssue.total, keys(byIssue.rows)], [3, ['r-new']])
+      const issuePage = statements.at(-1) ?? ''
+      if (engine === 'postgres') {
+        assert.ok(statements.some((text) => /json_agg/.test(text) && text.includes('issue_sessions')), 'the issue\'s visits listed once')
+        assert.ok(issuePage.includes('in (select unnest(') && !issuePage.includes('issue_sessions') && issuePage.includes('session_terms'),
+          `the page probes the list and the term, not the issue's links: ${issuePage}`)
+      }
+
+      // The user leads (2 visits against the issue's 3): listed on PostgreSQL, the user's filter is its list, and the
+      // issue is still probed, which leaves out u1's calm visit.
+      statements.length = 0
+      const byUser = await searchSessions(db, other, { cutoff: 0 }, page, { issue: r.id, user: 'u1' })
+      assert.deepEqual([byUser.total, keys(byUser.rows)], [1, ['r-mid']])
+      const userPage = statements.at(-1) ?? ''
+      if (engine === 'postgres') {
+        assert.ok(userPage.includes('in (select unnest(') && userPage.includes('issue_sessions') && !userPage.includes(`(user_id || '')`),
+          `the page probes the list and the issue, not the user again: ${userPage}`)
+      }
+      assert.deepEqual(keys((await searchSessions(db, other, { cutoff: 0 }, { limit: 10, offset: 0 }, { issue: r.id, user: 'u1' })).rows), ['r-mid'])
     })
   })
 }
