@@ -50,11 +50,8 @@ export function postgresDialect(pg: PgDriver, options: PostgresOptions): Postgre
   types.setTypeParser(pg.types.builtins.INT8, Number)
   types.setTypeParser(pg.types.builtins.NUMERIC, Number)
   const pool = new pg.Pool({
-    /*
-     * No parallel workers by default (DEFAULT_PARALLEL_WORKERS): each statement here is an index walk or probe meant
-     * to stop after a page, and a parallel plan splits a scan the serial plan would not make at all. Sent as a startup
-     * option, as statement_timeout is: no round trip of its own.
-     */
+    // DATABASE_PARALLEL_WORKERS (why none by default: DEFAULT_PARALLEL_WORKERS), sent as a startup option, as
+    // statement_timeout is: no round trip of its own.
     ...withStartupOptions(options.url, `-c max_parallel_workers_per_gather=${String(options.parallelWorkers)}`),
     max: options.poolSize,
     // A stuck query fails instead of holding a pooled connection forever.
