@@ -62,18 +62,26 @@ export async function textMatchSessions(
     ? sql`select session_id from session_texts where project_id = ${projectId} and ${ilike(column, needle)} limit ${limit + 1}`
     : sql`select x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
       where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId} limit ${limit + 1}`
-  const found = await collectIds(db, rows)
-  return found.rows > limit ? null : [...new Set(found.ids)]
+  const found = await collectIds(db, rows, limit)
+  return found.ids === null ? null : [...new Set(found.ids)]
 }
 
 /**
  * The `session_id`s a query lists, and how many rows it listed, as one row of a JSON array the engine builds: 10,000
- * rows handed to the service one by one cost it ~10 ms.
+ * rows handed to the service one by one cost it ~10 ms. Given `most`, the ids only when the query listed at most that
+ * many rows, else null: the engine still aggregates them, but they are not turned into text, sent and parsed for
+ * nothing (a text search refused as too broad, 10,001 ids: 45.9 against 53.3 ms through pg, median of 31, where a
+ * statement that counted them first, materialized, cost the searches it answers 1.4 ms more).
  */
-export async function collectIds(db: Db, rows: Expression<unknown>): Promise<{ rows: number; ids: string[] }> {
-  const ids = isPostgres(db) ? sql`coalesce(json_agg(m.session_id), '[]')::text` : sql`json_group_array(m.session_id)`
-  const { rows: [found] } = await sql<{ n: number | string; ids: string }>`select count(*) as n, ${ids} as ids from (${rows}) as m`.execute(db)
-  return found ? { rows: Number(found.n), ids: JSON.parse(found.ids) as string[] } : { rows: 0, ids: [] }
+export async function collectIds(db: Db, rows: Expression<unknown>): Promise<{ rows: number; ids: string[] }>
+export async function collectIds(db: Db, rows: Expression<unknown>, most: number): Promise<{ rows: number; ids: string[] | null }>
+export async function collectIds(db: Db, rows: Expression<unknown>, most?: number): Promise<{ rows: number; ids: string[] | null }> {
+  const all = isPostgres(db) ? sql`coalesce(json_agg(m.session_id), '[]')::text` : sql`json_group_array(m.session_id)`
+  const ids = most === undefined ? all : sql`case when count(*) <= ${most} then ${all} end`
+  const statement = sql<{ n: number | string; ids: string | null }>`select count(*) as n, ${ids} as ids from (${rows}) as m`
+  const { rows: [found] } = await statement.execute(db)
+  if (!found) return { rows: 0, ids: [] }
+  return { rows: Number(found.n), ids: found.ids === null ? null : JSON.parse(found.ids) as string[] }
 }
 
 /**

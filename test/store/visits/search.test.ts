@@ -11,6 +11,7 @@ import { term } from '../../../src/visits/search.ts'
 import { writeBatches } from '../../../src/visits/write.ts'
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../../common/limits.ts'
 import { AppError } from '../../../src/errors.ts'
+import { collectIds, idRows } from '../../../src/db/sql.ts'
 import { openTestDatabase, storedTermBits, storedTerms } from '../../helpers/databases.ts'
 import { eventRecord, writeJob } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
@@ -309,6 +310,14 @@ for (const engine of testEngines()) {
       assert.equal(await countFiltered(handle.db, other, { cutoff }, { user: 'zed', q: ['COMMON-word'] }), 1, 'read per visit for one user')
       assert.equal(await countFiltered(handle.db, other, { cutoff }, { user: 'zed', q: ['absent-word'] }), 0)
       assert.equal(await countFiltered(handle.db, projectId, { cutoff }, { q: ['common-word'] }), 0, 'another project\'s text is not counted')
+    })
+
+    it('lists the ids a query finds only up to a bound, and beyond it only counts them (a refused text search sends none)', async () => {
+      const listed = ['id-a', 'id-b', 'id-c']
+      assert.deepEqual(await collectIds(handle.db, idRows(handle.db, listed)), { rows: 3, ids: listed })
+      assert.deepEqual(await collectIds(handle.db, idRows(handle.db, listed), 3), { rows: 3, ids: listed }, 'at the bound: listed')
+      assert.deepEqual(await collectIds(handle.db, idRows(handle.db, listed), 2), { rows: 3, ids: null }, 'past it: counted, not listed')
+      assert.deepEqual(await collectIds(handle.db, idRows(handle.db, []), 0), { rows: 0, ids: [] }, 'none found')
     })
   })
 }
