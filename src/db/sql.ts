@@ -58,20 +58,31 @@ const ilike = (column: 'page' | 'body', needle: string, alias = ''): RawBuilder<
 export async function textMatchSessions(
   db: Db, projectId: string, column: 'page' | 'body', needle: string, limit: number,
 ): Promise<string[] | null> {
-  const rows = isPostgres(db)
-    ? sql`select session_id from session_texts where project_id = ${projectId} and ${ilike(column, needle)} limit ${limit + 1}`
-    : sql`select x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
-      where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId} limit ${limit + 1}`
-  const found = await collectIds(db, rows, limit)
+  const found = await collectIds(db, textMatchRows(db, projectId, column, needle, limit + 1), limit)
   return found.ids === null ? null : [...new Set(found.ids)]
 }
+
+/** The rows of text (`session_id`, a visit's as often as it has texts that match) textMatchSessions reads, at most `rows`. */
+export const textMatchRows = (db: Db, projectId: string, column: 'page' | 'body', needle: string, rows: number): RawBuilder<{ session_id: string }> =>
+  (isPostgres(db)
+    ? sql`select session_id from session_texts where project_id = ${projectId} and ${ilike(column, needle)} limit ${rows}`
+    : sql`select x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
+      where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId} limit ${rows}`)
+
+/**
+ * Whether a search by text alone (url=, q=, no other filter, no from/to range) is answered in one statement: the
+ * matches, their count and the page (src/visits/text-alone.ts). On PostgreSQL each statement is a round trip, and the
+ * matches' ids otherwise go through the service and back as the page's parameter: ~6 ms of q="pay button"'s ~24
+ * (5,030 matches, the 1M-visit benchmark). SQLite runs its statements in-process, where the ids' trip costs little.
+ */
+export const answersTextsInOneStatement = (db: Db): boolean => isPostgres(db)
 
 /**
  * The `session_id`s a query lists, and how many rows it listed, as one row of a JSON array the engine builds: 10,000
  * rows handed to the service one by one cost it ~10 ms. Given `most`, the ids only when the query listed at most that
- * many rows, else null: the engine still aggregates them, but they are not turned into text, sent and parsed for
- * nothing (a text search refused as too broad, 10,001 ids: 45.9 against 53.3 ms through pg, median of 31, where a
- * statement that counted them first, materialized, cost the searches it answers 1.4 ms more).
+ * many rows, else null: the engine still builds the array (a CASE does not stop an aggregate), but it is not sent and
+ * parsed for nothing (a text search refused as too broad, 10,001 ids: 45.9 against 53.3 ms through pg, median of 31;
+ * a statement that materialized and counted the rows first spared as much, and cost the searches it answers 1.2 ms).
  */
 export async function collectIds(db: Db, rows: Expression<unknown>): Promise<{ rows: number; ids: string[] }>
 export async function collectIds(db: Db, rows: Expression<unknown>, most: number): Promise<{ rows: number; ids: string[] | null }>
@@ -106,8 +117,13 @@ export const idRows = (db: Db, ids: readonly string[]): RawBuilder<{ session_id:
  * json_each's values once.
  */
 export const inIds = (db: Db, column: string, ids: readonly string[]): RawBuilder<boolean> => (isPostgres(db)
-  ? sql<boolean>`(${sql.ref(column)} in (${idRows(db, ids)})) is true`
+  ? inRows(db, column, idRows(db, ids))
   : sql<boolean>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(ids)}))`)
+
+/** Whether `column` is one of the `session_id`s a query lists (inIds' form: on PostgreSQL, a hashed subplan). */
+export const inRows = (db: Db, column: string, rows: Expression<{ session_id: string }>): RawBuilder<boolean> => (isPostgres(db)
+  ? sql<boolean>`(${sql.ref(column)} in (${rows})) is true`
+  : sql<boolean>`${sql.ref(column)} in (${rows})`)
 
 /**
  * Whether one visit's searchable text contains `needle` (case-insensitively), read from its own session_texts rows:

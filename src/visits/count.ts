@@ -2,7 +2,7 @@
  * Exact counts of the session list (list.ts) without counting its rows one by one: a range's visits, or a term's,
  * from the day counters; several terms from their bitmaps (term_bits); and the row count of any query.
  */
-import { sql, type Expression, type SelectQueryBuilder } from 'kysely'
+import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { bitsAndAll, bitsCount, unindexed } from '../db/sql.ts'
 import { DAY_MS } from '../shared/time.ts'
@@ -38,6 +38,11 @@ export async function countRows(db: Db, q: Expression<unknown>): Promise<number>
  * PostgreSQL where they were two to four, each on the index it was written for (the plan test holds them).
  */
 export async function countSessions(db: Db, projectId: string, range: SessionRange, term?: string): Promise<number> {
+  return Number((await db.selectNoFrom(liveCount(db, projectId, range, term).as('n')).executeTakeFirstOrThrow()).n)
+}
+
+/** countSessions' count as an expression, for a statement that needs it beside other values (text-alone.ts). */
+export function liveCount(db: Db, projectId: string, range: SessionRange, term?: string): RawBuilder<number | string> {
   const firstFull = range.from === undefined ? undefined : Math.ceil(range.from / DAY_MS)
   const endFull = range.to === undefined ? undefined : Math.floor(range.to / DAY_MS)
   const parts: Expression<unknown>[] = []
@@ -54,8 +59,7 @@ export async function countSessions(db: Db, projectId: string, range: SessionRan
     .where('project_id', '=', projectId).where('last_seen_at', '<', range.cutoff), term)
   if (range.from !== undefined) expired = expired.where(unindexed('started_at'), '>=', range.from)
   if (range.to !== undefined) expired = expired.where(unindexed('started_at'), '<', range.to)
-  const live = sql<number | string>`${sql.join(parts.map((part) => sql`coalesce(${part}, 0)`), sql` + `)} - ${expired}`
-  return Number((await db.selectNoFrom(live.as('n')).executeTakeFirstOrThrow()).n)
+  return sql<number | string>`${sql.join(parts.map((part) => sql`coalesce(${part}, 0)`), sql` + `)} - ${expired}`
 }
 
 /** Visits (with `term`) that started on days [first, end), from the day counters (null when none did). */

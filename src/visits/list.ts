@@ -2,15 +2,15 @@
  * The session list's reads: a page in list order, its exact total, and the search filters (API v1 search,
  * the dashboard, an issue's visits). The rest of a visit's reads are in read.ts, which re-exports these.
  */
-import { sql, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
+import { sql, type AliasableExpression, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
 import { asKey, collectIds, idRows, inIds, listedIdCosts, rowAfter, rowReadInProbes, textMatchSessions, textProbe, unindexed, unindexedText } from '../db/sql.ts'
-import { invalidParameter } from '../errors.ts'
 import { DAY_MS } from '../shared/time.ts'
 import type { SessionTable } from './tables.ts'
 import { FACT_COLUMNS } from './facts.ts'
 import { countRows, countSessions, countWithTerms, expiredAmong } from './count.ts'
+import { searchTextsAlone, textFilters, textsAlone, tooBroad } from './text-alone.ts'
 
 /** A session as the reads return it: its own columns, with its visitor facts (facts.ts) after its times. */
 export const sessionColumns = [
@@ -57,10 +57,15 @@ export function listSessions(
   const q = liveSessions(db, projectId, range, filters, plan, page.after)
     .orderBy(plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset)
   if (plan.sparse !== true) return json === undefined ? q.execute() : q.clearSelect().select(['id', 'last_seen_at', json.as('json')]).execute()
-  const keys = q.clearSelect().select(['id as key_id', 'last_seen_at as key_seen'])
-  const rows = db.selectFrom(keys.as('k')).crossJoin('sessions').select(sessionColumns.map((c) => `sessions.${c}` as const))
-    .where('sessions.project_id', '=', projectId).whereRef('sessions.id', '=', 'k.key_id').orderBy('k.key_seen', 'desc').orderBy('k.key_id', 'desc')
+  const rows = byKeys(db, projectId, q).orderBy('k.key_seen', 'desc').orderBy('k.key_id', 'desc')
   return json === undefined ? rows.execute() : rows.clearSelect().select(['sessions.id', 'sessions.last_seen_at', json.as('json')]).execute()
+}
+
+/** The rows of a walk's page read last, by id (Plan.sparse): the walk `q` takes only the keys, as `k.key_id`, `k.key_seen`. */
+export function byKeys(db: Db, projectId: string, q: ReturnType<typeof liveSessions>) {
+  const keys = q.clearSelect().select(['id as key_id', 'last_seen_at as key_seen'])
+  return db.selectFrom(keys.as('k')).crossJoin('sessions').select(sessionColumns.map((c) => `sessions.${c}` as const))
+    .where('sessions.project_id', '=', projectId).whereRef('sessions.id', '=', 'k.key_id')
 }
 
 /**
@@ -123,14 +128,9 @@ export interface Plan {
   sparse?: boolean
 }
 /** Visits a walk passes for each row of its page from which it reads keys first (Plan.sparse). */
-const SPARSE_WALK = 8
+export const SPARSE_WALK = 8
 /** A filter a count or a page can start from: its own index lists its visits (`ids`: the text filters' matches). */
 export type Driver = { term: string } | { user: string } | { issue: string } | { ids: readonly string[] }
-interface TextFilter {
-  name: 'url' | 'q'
-  column: 'page' | 'body'
-  needle: string
-}
 
 /**
  * The plan of a page read without searchSessions' count: from the issue, the user or the ids; else along the list
@@ -172,6 +172,7 @@ export async function searchSessions(
 export async function searchSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
 ): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
+  if (json === undefined && textsAlone(db, range, filters)) return searchTextsAlone(db, projectId, range, page, filters)
   const { total, driver, size, filters: resolved } = await countPlanned(db, projectId, range, filters)
   if (page.offset >= total) return { total, rows: [] }
   // Few matches: start from the driver, probe the other filters on its visits and read the rows of those that pass;
@@ -286,10 +287,7 @@ async function resolveTexts(
   let ids = filters.ids
   for (const t of texts) {
     const found = await textMatchSessions(db, projectId, t.column, t.needle, SEARCH_TEXT_MATCH_LIMIT)
-    if (found === null) {
-      throw invalidParameter(t.name, `${t.name} "${t.needle}" occurs in more than ${SEARCH_TEXT_MATCH_LIMIT} texts of this project, too many to count `
-        + `exactly at once: add words, or a filter or from/to range that leaves at most ${SEARCH_TEXT_PROBE_MAX} visits to search`)
-    }
+    if (found === null) throw tooBroad(t)
     ids = within(ids, found)
   }
   const { url: _url, q: _q, ...rest } = filters
@@ -380,7 +378,12 @@ function probed(db: Db, projectId: string, filters: SessionFilters, driver: Driv
  * for 5,000 matches of 1M, measured for an earlier shape of this query).
  */
 function fromDriver(db: Db, projectId: string, range: SessionRange, filters: SessionFilters, driver: Driver, after?: SessionKey) {
-  let q = db.selectFrom(probed(db, projectId, filters, driver).as('c')).crossJoin('sessions')
+  return fromVisits(db, projectId, range, probed(db, projectId, filters, driver), after)
+}
+
+/** The live sessions in the range among the visits `visits` lists (`session_id`), after `after`, each row read by its id. */
+export function fromVisits(db: Db, projectId: string, range: SessionRange, visits: AliasableExpression<{ session_id: string }>, after?: SessionKey) {
+  let q = db.selectFrom(visits.as('c')).crossJoin('sessions')
     .select(sessionColumns.map((c) => `sessions.${c}` as const))
     .where('sessions.project_id', '=', projectId).whereRef('sessions.id', '=', 'c.session_id')
     .where(unindexed('sessions.last_seen_at'), '>=', range.cutoff)
@@ -389,12 +392,6 @@ function fromDriver(db: Db, projectId: string, range: SessionRange, filters: Ses
   if (range.to !== undefined) q = q.where('sessions.started_at', '<', range.to)
   return q
 }
-
-/** The text filters: `url` searches pages, each `q` word the body. */
-const textFilters = (f: SessionFilters): TextFilter[] => [
-  ...(f.url === undefined ? [] : [{ name: 'url' as const, column: 'page' as const, needle: f.url }]),
-  ...(f.q ?? []).map((needle) => ({ name: 'q' as const, column: 'body' as const, needle })),
-]
 
 /** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
 export function liveSessions(

@@ -1,0 +1,79 @@
+/**
+ * A search by text alone (src/visits/text-alone.ts: one statement on PostgreSQL; SQLite answers it through
+ * searchSessions' general plan): the same pages and totals as a walk of the list order that reads each visit's text,
+ * whichever way the count chose to read the page.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { CompiledQuery } from 'kysely'
+import { createProject } from '../../../src/projects/service.ts'
+import { DAY_MS } from '../../../src/shared/time.ts'
+import { listSessions, searchSessions, type SessionFilters } from '../../../src/visits/read.ts'
+import { writeBatches } from '../../../src/visits/write.ts'
+import { openTestDatabase } from '../../helpers/databases.ts'
+import { eventRecord, writeJob } from '../../helpers/factories.ts'
+import { testEngines } from '../../helpers/engines.ts'
+
+for (const engine of testEngines()) {
+  describe(`search by text alone [${engine}]`, () => {
+    let handle: Awaited<ReturnType<typeof openTestDatabase>>
+    const now = Date.UTC(2026, 10, 21, 15, 0, 0)
+    const cutoff = now - 30 * DAY_MS
+    /** Every statement run, as the engine gets it; the last with its parameters. */
+    const statements: string[] = []
+    let last: CompiledQuery | undefined
+
+    before(async () => {
+      handle = await openTestDatabase(engine, { onQuery: (q) => { statements.push(q.sql); last = q } })
+    })
+    after(() => handle.close())
+
+    it('answers a search by text alone as a walk of the list order reads it, from its matches, along the order or by keys', async () => {
+      const other = (await createProject(handle.db, { name: 'Texts', domain: 'texts.example' })).id
+      // 80 visits, the fourth past retention. Of the 79 live: alpha-word in 2, few enough for the page to read each
+      // match's row; beta-word in 9, a walk of the list order that reads keys first (79 ≥ SPARSE_WALK × 9); gamma-word
+      // in 19, a walk that reads each visit it passes.
+      await writeBatches(handle.db, Array.from({ length: 80 }, (_, i) => {
+        const message = [i < 2 ? 'alpha-word' : '', i < 10 ? 'beta-word' : '', i < 20 ? 'gamma-word' : '', 'filler'].join(' ')
+        const at = i === 3 ? now - 40 * DAY_MS : now - 1000 * (i + 1)
+        return writeJob(other, `text-${String(i).padStart(2, '0')}`, [eventRecord(`text-${String(i)}`, at, 'CLICK', { message })], now, now - 90 * DAY_MS)
+      }))
+      const keys = (rows: readonly { session_key: string }[]) => rows.map((r) => r.session_key)
+      /** Which way of reading the page PostgreSQL's one statement took (its branches in order), from its plan. */
+      const branchRead = async (): Promise<number> => {
+        assert.ok(last)
+        const { rows: [explained] } = await handle.db.executeQuery<{ 'QUERY PLAN': unknown }>(
+          CompiledQuery.raw(`explain (analyze, format json) ${last.sql}`, [...last.parameters]))
+        type Node = { 'Node Type': string; 'Actual Rows'?: number; Plans?: Node[] }
+        const find = (n: Node): Node | undefined => (n['Node Type'] === 'Append' ? n : n.Plans?.map(find).find((x) => x !== undefined))
+        const append = find((explained?.['QUERY PLAN'] as [{ Plan: Node }])[0].Plan)
+        return append?.Plans?.findIndex((n) => (n['Actual Rows'] ?? 0) > 0) ?? -1
+      }
+      const cases: [string, SessionFilters, number, string][] = [
+        ['alpha-word', { q: ['alpha-word'] }, 2, 'from the matches'], ['beta-word', { q: ['beta-word'] }, 9, 'by keys'],
+        ['gamma-word', { q: ['gamma-word'] }, 19, 'along the order'], ['two words', { q: ['gamma-word', 'BETA-word'] }, 9, 'by keys'],
+      ]
+      for (const [name, filters, total, way] of cases) {
+        const all = await listSessions(handle.db, other, { cutoff }, { limit: 100, offset: 0 }, filters)
+        assert.equal(all.length, total, `${name}: the walk of the list order, probing each visit's text`)
+        for (const offset of [0, 1, total - 1, total, total + 5]) {
+          const found = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset }, filters)
+          assert.deepEqual([found.total, keys(found.rows)], [total, keys(all.slice(offset, offset + 1))], `${name}, offset ${String(offset)}`)
+          if (engine === 'postgres' && offset === 0) {
+            assert.equal(statements.at(-1), last?.sql)
+            assert.ok(/text_matches/.test(last?.sql ?? ''), `${name}: one statement`)
+            assert.equal(await branchRead(), ['from the matches', 'along the order', 'by keys'].indexOf(way), `${name}: read ${way}`)
+          }
+        }
+        const first = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, filters)
+        const cursor = first.rows[0]
+        assert.ok(cursor)
+        const next = await searchSessions(handle.db, other, { cutoff }, { limit: 3, offset: 0, after: [cursor.last_seen_at, cursor.id] }, filters)
+        assert.deepEqual([next.total, keys(next.rows)], [total, keys(all.slice(1, 4))], `${name}, after a cursor`)
+      }
+      statements.length = 0
+      assert.deepEqual(await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { q: ['absent-word'] }), { total: 0, rows: [] })
+      if (engine === 'postgres') assert.equal(statements.length, 1, 'one statement')
+    })
+  })
+}
