@@ -202,7 +202,7 @@ export const rowReadInProbes = (db: Db): number => (isPostgres(db) ? 5 : 10)
 /**
  * What listing a filter's visits once costs, per visit listed, and probing a walked entry in that list (inIds) then
  * costs, per entry — both in probes of the filter's own index by id — where listing can pay; null where it cannot. A
- * walk of the list order probes its rare filter's index for every entry it passes (list.ts searchSessions). Measured
+ * walk of the list order probes its rare filter's index for every entry it passes (list.ts searchByPlan). Measured
  * on the 1M-visit benchmark: on PostgreSQL such a probe takes ~7.5 µs, listing ~2.5 µs a visit (the statement that
  * lists them, then planning and hashing them as the next statement's array) and a hashed probe ~0.6 µs: `type=`'s page
  * (5,000 visits, ~10,000 entries walked) took 17 ms listed against 71 probing, `issue=`'s (20,000 visits, ~2,500

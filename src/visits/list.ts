@@ -10,7 +10,7 @@ import { DAY_MS } from '../shared/time.ts'
 import type { SessionTable } from './tables.ts'
 import { FACT_COLUMNS } from './facts.ts'
 import { countRows, countSessions, countWithTerms, expiredAmong } from './count.ts'
-import { searchTextsAlone, textFilters, textsAlone, tooBroad } from './text-alone.ts'
+import { textFilters, tooBroad } from './texts.ts'
 
 /** A session as the reads return it: its own columns, with its visitor facts (facts.ts) after its times. */
 export const sessionColumns = [
@@ -29,7 +29,7 @@ export interface SessionRange {
 /**
  * One page of sessions, most recent activity first, id breaking ties so pages never overlap.
  * A range that is exactly one UTC day walks `sessions_day_last_seen_idx`, already in list order.
- * With filters, `plan` says where the planner starts (searchSessions decides it from the exact count).
+ * With filters, `plan` says where the planner starts (searchByPlan decides it from the exact count).
  * Given `json`, each row is the session as the API writes it, made by the statement (SessionJsonRow).
  */
 export function listSessions(
@@ -101,10 +101,10 @@ export interface SessionFilters {
   /** Each of these texts occurs in the visit's searchable text (case-insensitive, 3+ characters each). */
   q?: readonly string[]
   /**
-   * Only these visits, each id once: what `url` and `q` matched, found once in the trigram index (searchSessions does
+   * Only these visits, each id once: what `url` and `q` matched, found once in the trigram index (searchByPlan does
    * it, and drops them), then, with other filters, those of them that pass every one (countMatching lists them, and
    * drops those filters); or the visits of a rare term, issue or user that a walk of the list order probes in a list
-   * (searchSessions lists them, within the text's ids if any, and drops that filter). Not a search parameter of its own.
+   * (searchByPlan lists them, within the text's ids if any, and drops that filter). Not a search parameter of its own.
    */
   ids?: readonly string[]
 }
@@ -133,8 +133,8 @@ export const SPARSE_WALK = 8
 export type Driver = { term: string } | { user: string } | { issue: string } | { ids: readonly string[] }
 
 /**
- * The plan of a page read without searchSessions' count: from the issue, the user or the ids; else along the list
- * order, with `url` and `q` read per visit (searchSessions reads them from the trigram index instead).
+ * The plan of a page read without searchByPlan's count: from the issue, the user or the ids; else along the list
+ * order, with `url` and `q` read per visit (searchByPlan reads them from the trigram index instead).
  */
 const defaultPlan = (f: SessionFilters): Plan => {
   if (f.issue !== undefined) return { drive: 'filter', driver: { issue: f.issue } }
@@ -160,21 +160,12 @@ export const isFiltered = (f: SessionFilters): boolean => (f.terms?.length ?? 0)
  * list (listedIdCosts). A page past the last match is empty without reading it. The text filters are looked up in
  * the trigram index once, for the count and the page (resolveTexts).
  */
-export async function searchSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
-): Promise<{ total: number; rows: SessionListRow[] }>
-export async function searchSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json: RawBuilder<string>,
-): Promise<{ total: number; rows: SessionJsonRow[] }>
-export async function searchSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json: RawBuilder<string> | undefined,
-): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }>
-export async function searchSessions(
+export async function searchByPlan(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
 ): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
-  if (json === undefined && textsAlone(db, range, filters)) return searchTextsAlone(db, projectId, range, page, filters)
   const { total, driver, size, filters: resolved } = await countPlanned(db, projectId, range, filters)
   if (page.offset >= total) return { total, rows: [] }
+  // (text-alone.ts writes this plan in SQL for a search by text alone, whose one driver is the matches.)
   // Few matches: start from the driver, probe the other filters on its visits and read the rows of those that pass;
   // many: walk the list order (limit × visits / matches index entries, each probed once per filter, or in a list of
   // the driver's visits, below). After a cursor the walk starts at its key, so it reads as much as a first page: its

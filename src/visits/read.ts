@@ -8,10 +8,34 @@ import type { KeyShape } from '../shared/cursor.ts'
 import { ERROR_TYPES } from '../events/types.ts'
 import { term } from './search.ts'
 import type { EventTable, IssueStatus, IssueTable, RecordingChunkTable } from './tables.ts'
-import { liveSessions, sessionColumns, type SessionListRow, type SessionRange } from './list.ts'
+import {
+  liveSessions, searchByPlan, sessionColumns, type SessionFilters, type SessionJsonRow, type SessionListRow, type SessionPage, type SessionRange,
+} from './list.ts'
+import { searchTextsAlone, textsAlone } from './text-alone.ts'
 
 export * from './list.ts'
 export { countSessions } from './count.ts'
+
+/**
+ * A filtered page with its exact total: a search by text alone in one statement where the engine gains by it
+ * (text-alone.ts), any other as list.ts plans it from its count (searchByPlan). Given `json`, each row is the session's
+ * JSON the statement wrote: only SQLite's statements write it (sql.ts writesListJson), and text-alone.ts is PostgreSQL's.
+ */
+export function searchSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
+): Promise<{ total: number; rows: SessionListRow[] }>
+export function searchSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json: RawBuilder<string>,
+): Promise<{ total: number; rows: SessionJsonRow[] }>
+export function searchSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json: RawBuilder<string> | undefined,
+): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }>
+export function searchSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
+): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
+  if (json === undefined && textsAlone(db, range, filters)) return searchTextsAlone(db, projectId, range, page, filters)
+  return searchByPlan(db, projectId, range, page, filters, json)
+}
 
 export const eventColumns = [
   'seq', 'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',

@@ -1,39 +1,22 @@
 /**
  * A search by text alone (`url=`, `q=`: no other filter, no from/to range) in one statement, where the engine gains
- * by it (src/db/sql.ts answersTextsInOneStatement: PostgreSQL). searchSessions (list.ts) answers it in four: the
+ * by it (src/db/sql.ts answersTextsInOneStatement: PostgreSQL). searchByPlan (list.ts) answers it in four: the
  * trigram index's matches as ids, those past retention, the project's visits, and the page with the ids as its
  * parameter — each a round trip, and 5,030 ids through the service and back (q="pay button" on the 1M-visit
  * benchmark: 24 ms, ~6 of them the trip). Here the matches stay in the statement, and the page is read the way
- * searchSessions would plan it from the count, each of its three ways a branch that runs only when the count chose it
+ * searchByPlan would plan it from the count, each of its three ways a branch that runs only when the count chose it
  * (a condition on the count alone, which PostgreSQL checks once, before the branch).
  */
 import { sql } from 'kysely'
 import type { Db } from '../db/database.ts'
-import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
-import { invalidParameter } from '../errors.ts'
+import { SEARCH_TEXT_MATCH_LIMIT } from '../../common/limits.ts'
 import { answersTextsInOneStatement, inRows, rowReadInProbes, textMatchRows, unindexed } from '../db/sql.ts'
 import { liveCount } from './count.ts'
+import { textFilters, tooBroad } from './texts.ts'
 import {
   byKeys, fromVisits, isFiltered, liveSessions, SPARSE_WALK, sessionColumns,
   type SessionFilters, type SessionListRow, type SessionPage, type SessionRange,
 } from './list.ts'
-
-/** A text filter: `url` searches a visit's pages, each `q` word all its text (session_texts' `page` and `body`). */
-export interface TextFilter {
-  name: 'url' | 'q'
-  column: 'page' | 'body'
-  needle: string
-}
-
-/** The answer to a text filter whose matches are too many to count exactly at once (SEARCH_TEXT_MATCH_LIMIT rows of text). */
-export const tooBroad = (t: TextFilter) => invalidParameter(t.name, `${t.name} "${t.needle}" occurs in more than ${SEARCH_TEXT_MATCH_LIMIT} texts of `
-  + `this project, too many to count exactly at once: add words, or a filter or from/to range that leaves at most ${SEARCH_TEXT_PROBE_MAX} visits to search`)
-
-/** A search's text filters, `url` first, in the order their matches are read (and the first too broad refused). */
-export const textFilters = (f: SessionFilters): TextFilter[] => [
-  ...(f.url === undefined ? [] : [{ name: 'url' as const, column: 'page' as const, needle: f.url }]),
-  ...(f.q ?? []).map((needle) => ({ name: 'q' as const, column: 'body' as const, needle })),
-]
 
 /** Whether searchTextsAlone answers these filters over this range on this engine. */
 export const textsAlone = (db: Db, range: SessionRange, filters: SessionFilters): boolean => answersTextsInOneStatement(db)
@@ -41,7 +24,7 @@ export const textsAlone = (db: Db, range: SessionRange, filters: SessionFilters)
   && !isFiltered({ ...filters, url: undefined, q: undefined })
 
 /**
- * The page and exact total of a search by text alone: as searchSessions answers it (each text's matches read from the
+ * The page and exact total of a search by text alone: as searchByPlan answers it (each text's matches read from the
  * trigram index, at most SEARCH_TEXT_MATCH_LIMIT rows of text each, else refused naming it; the visits in all of
  * them, less those past retention), in one statement.
  */
@@ -54,25 +37,30 @@ export async function searchTextsAlone(
   const found = texts.map((_, i) => sql`(select count(*) from ${text(i)})`)
   // The visits in every text's matches, none when a text matched too many rows to count.
   const inAll = [...found.map((n) => sql`${n} <= ${most}`), ...texts.slice(1).map((_, i) => sql`text_0.session_id in (select session_id from ${text(i + 1)})`)]
-  const matched = sql<{ session_id: string }>`(select session_id from text_matches)`
+  const matched = sql<{ session_id: string }>`select session_id from text_matches`
   const expired = db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).where('project_id', '=', projectId)
     .where('last_seen_at', '<', range.cutoff).where(inRows(db, 'id', matched))
-  // searchSessions' plan from the count (T) and the project's visits (V): from the matches when reading each one's row
-  // costs less than the walk of the list order a page takes; a walk by keys when few of the visits it passes match.
+  // searchByPlan's plan from the count (T) and the project's visits (V), for its one driver, the matches (no other filter
+  // to probe: its `probes` is 1): from the matches when reading each one's row costs less than the entries a walk of
+  // the list order passes for the page; a walk by keys when few of the visits it passes match. The weights are written
+  // as literals: a bound parameter would take the type of the count it multiplies (bigint), which a tuned 2.5 is not.
   const total = sql`(text_counts.matched - text_counts.expired)`
   const visits = sql`cast(text_counts.visits as double precision)`
   const walked = sql`least(${visits}, ${page.limit + page.offset} * ${visits} / greatest(${total}, 1))`
-  const fromMatches = sql<boolean>`${total} > ${page.offset} and ${total} * ${rowReadInProbes(db)} < ${walked}`
-  const walk = sql<boolean>`${total} > ${page.offset} and ${total} * ${rowReadInProbes(db)} >= ${walked}`
-  const sparse = sql<boolean>`${visits} >= ${SPARSE_WALK} * ${total}`
+  const fromMatches = sql<boolean>`${total} > ${page.offset} and ${total} * ${sql.lit(rowReadInProbes(db))} < ${walked}`
+  const walk = sql<boolean>`${total} > ${page.offset} and ${total} * ${sql.lit(rowReadInProbes(db))} >= ${walked}`
+  const sparse = sql<boolean>`${visits} >= ${sql.lit(SPARSE_WALK)} * ${total}`
   const order = liveSessions(db, projectId, range, {}, { drive: 'order' }, page.after).where(inRows(db, 'id', matched))
     .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset)
   const branches = [
-    fromVisits(db, projectId, range, matched, page.after).where(fromMatches)
+    fromVisits(db, projectId, range, sql<{ session_id: string }>`(${matched})`, page.after).where(fromMatches)
       .orderBy(unindexed('sessions.last_seen_at'), 'desc').orderBy('sessions.id', 'desc').limit(page.limit).offset(page.offset),
     order.where(sql<boolean>`${walk} and not ${sparse}`),
     byKeys(db, projectId, order.where(sql<boolean>`${walk} and ${sparse}`)),
   ]
+  // text_counts' columns beside the page's in each row: none of them is a session column's name. A word too broad still
+  // has every text's matches counted (each bounded), where searchByPlan stops at the first: the refusal's cost is the
+  // reading, ~10,001 rows of text a word.
   const { rows } = await sql<Record<string, unknown>>`with ${sql.join(texts.map((t, i) =>
     sql`${text(i)} as materialized (${textMatchRows(db, projectId, t.column, t.needle, most + 1)})`))},
     text_matches as materialized (select distinct text_0.session_id from text_0 where ${sql.join(inAll, sql` and `)}),
