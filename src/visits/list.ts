@@ -154,7 +154,8 @@ export const isFiltered = (f: SessionFilters): boolean => (f.terms?.length ?? 0)
   || f.url !== undefined || (f.q?.length ?? 0) > 0 || f.ids !== undefined
 
 /**
- * A filtered page with its exact total. A single term is counted from term_days (no scan, whatever it matches);
+ * The general plan of a filtered page with its exact total (read.ts searchSessions calls it, or answers a search by
+ * text alone in one statement instead, text-alone.ts). A single term is counted from term_days (no scan, whatever it matches);
  * several filters are counted from the one the fewest visits match, probing the others per visit; the count
  * then says where the page starts (Plan); along the order, the driver's visits may be listed once and probed in that
  * list (listedIdCosts). A page past the last match is empty without reading it. The text filters are looked up in

@@ -3,7 +3,7 @@
  * by it (src/db/sql.ts answersTextsInOneStatement: PostgreSQL). searchByPlan (list.ts) answers it in four: the
  * trigram index's matches as ids, those past retention, the project's visits, and the page with the ids as its
  * parameter — each a round trip, and 5,030 ids through the service and back (q="pay button" on the 1M-visit
- * benchmark: 24 ms, ~6 of them the trip). Here the matches stay in the statement, and the page is read the way
+ * benchmark: ~5.5 ms of 25.8 at the client, docs/performance.md). Here the matches stay in the statement, and the page is read the way
  * searchByPlan would plan it from the count, each of its three ways a branch that runs only when the count chose it
  * (a condition on the count alone, which PostgreSQL checks once, before the branch).
  */

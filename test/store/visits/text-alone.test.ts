@@ -1,6 +1,6 @@
 /**
  * A search by text alone (src/visits/text-alone.ts: one statement on PostgreSQL; SQLite answers it through
- * searchSessions' general plan): the same pages and totals as a walk of the list order that reads each visit's text,
+ * list.ts searchByPlan's general plan): the same pages and totals as a walk of the list order that reads each visit's text,
  * whichever way the count chose to read the page.
  */
 import assert from 'node:assert/strict'
@@ -67,17 +67,18 @@ for (const engine of testEngines()) {
           statements.length = 0
           const found = await searchSessions(handle.db, other, { cutoff }, { limit, offset }, filters)
           const where = `${name}, limit ${String(limit)}, offset ${String(offset)}`
-          assert.deepEqual([found.total, keys(found.rows)], [total, keys(all.slice(offset, offset + limit))], where)
+          assert.deepEqual([found.total, keys(found.rows)], [total, keys(all.slice(offset, offset + limit))], `${where}: the walk's page and count`)
           if (engine === 'postgres') assert.equal(statements.length, 1, `${where}: one statement`)
           if (engine === 'postgres' && limit === 1 && offset === 0) {
             assert.equal(await branchRead(), ['from the matches', 'along the order', 'by keys'].indexOf(way), `${name}: read ${way}`)
           }
         }
-        const first = await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, filters)
-        const cursor = first.rows[0]
-        assert.ok(cursor)
+        const cursor = all[0]
+        assert.ok(cursor, `${name}: a first visit`)
+        statements.length = 0
         const next = await searchSessions(handle.db, other, { cutoff }, { limit: 3, offset: 0, after: [cursor.last_seen_at, cursor.id] }, filters)
-        assert.deepEqual([next.total, keys(next.rows)], [total, keys(all.slice(1, 4))], `${name}, after a cursor`)
+        assert.deepEqual([next.total, keys(next.rows)], [total, keys(all.slice(1, 4))], `${name}, after a cursor: the walk's next page`)
+        if (engine === 'postgres') assert.equal(statements.length, 1, `${name}, after a cursor: one statement`)
       }
       // More rows of text than SEARCH_TEXT_MATCH_LIMIT holding a page and a word: refused, naming the first text too broad.
       for (let i = 0; i <= SEARCH_TEXT_MATCH_LIMIT; i += 1000) {
@@ -86,8 +87,12 @@ for (const engine of testEngines()) {
         }))).execute()
       }
       const refused = (name: string) => (e: unknown) => e instanceof AppError && e.statusCode === 400 && e.message.startsWith(`${name} "common-`)
-      await assert.rejects(searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { q: ['beta-word', 'common-word'] }), refused('q'))
-      await assert.rejects(searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { url: 'common-page', q: ['common-word'] }), refused('url'))
+      for (const [filters, name] of [[{ q: ['beta-word', 'common-word'] }, 'q'], [{ url: 'common-page', q: ['common-word'] }, 'url']] as const) {
+        statements.length = 0
+        await assert.rejects(searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, filters), refused(name),
+          `${JSON.stringify(filters)}: 400 naming the first text too broad (${name})`)
+        if (engine === 'postgres') assert.equal(statements.length, 1, `${JSON.stringify(filters)}: refused after one statement`)
+      }
       statements.length = 0
       assert.deepEqual(await searchSessions(handle.db, other, { cutoff }, { limit: 1, offset: 0 }, { q: ['absent-word'] }), { total: 0, rows: [] })
       if (engine === 'postgres') assert.equal(statements.length, 1, 'one statement')
