@@ -47,8 +47,9 @@ export async function searchTextsAlone(
   const total = sql`(text_counts.matched - text_counts.expired)`
   const visits = sql`cast(text_counts.visits as double precision)`
   const walked = sql`least(${visits}, ${page.limit + page.offset} * ${visits} / greatest(${total}, 1))`
-  const fromMatches = sql<boolean>`${total} > ${page.offset} and ${total} * ${sql.lit(rowReadInProbes(db))} < ${walked}`
-  const walk = sql<boolean>`${total} > ${page.offset} and ${total} * ${sql.lit(rowReadInProbes(db))} >= ${walked}`
+  const readsRows = sql<boolean>`${total} * ${sql.lit(rowReadInProbes(db))} < ${walked}`
+  const fromMatches = sql<boolean>`${total} > ${page.offset} and ${readsRows}`
+  const walk = sql<boolean>`${total} > ${page.offset} and not ${readsRows}`
   const sparse = sql<boolean>`${visits} >= ${sql.lit(SPARSE_WALK)} * ${total}`
   const order = liveSessions(db, projectId, range, {}, { drive: 'order' }, page.after).where(inRows(db, 'id', matched))
     .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset)
