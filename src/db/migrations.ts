@@ -374,6 +374,8 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0012_project_changes': projectChanges(engine),
     '0013_term_bits': termBits(engine, key),
     '0014_text_index_pending': textIndexPending(engine),
+    // Each session's list JSON in its row; its trigger, and the rows' JSON, come after the migrations (list-json.ts).
+    '0015_session_list_json': { up: async (db: Kysely<unknown>) => { await db.schema.alterTable('sessions').addColumn('list_json', 'text').execute() } },
   }
 }
 

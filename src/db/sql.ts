@@ -176,10 +176,11 @@ export const nextSessionNum = (db: Db): RawBuilder<number> => (isPostgres(db)
   : sql<number>`(select coalesce(max(num), 0) + 1 from sessions)`)
 
 /*
- * JSON written by the database: on SQLite a list page's sessions come out of the statement as the API's JSON text
- * (src/sessions/views.ts `sessionJson`), so the service reads one string a row instead of decoding a score of values
- * and serializing them again. Each piece writes exactly the bytes the response schema's serializer writes
- * (test/store/visits/json.test.ts holds it to them).
+ * JSON written by the database: each session's list JSON is kept in its row (`sessions.list_json`, src/visits/list-json.ts
+ * keeps it with a trigger written from src/sessions/views.ts `sessionJsonOf`), and on SQLite a visit's events come out of
+ * getSession's statement as the API's JSON text (views.ts `eventJson`), so the service reads one string a row instead of
+ * decoding a score of values and serializing them again. Each piece writes exactly the bytes the response schema's
+ * serializer writes (test/store/visits/json.test.ts holds it to them).
  */
 
 /**
@@ -238,29 +239,93 @@ export const rowsOfArrays = (columns: readonly (readonly [unknown[], string])[])
   sql`(select * from unnest(${sql.join(columns.map(([values, type]) => sql`cast(${values} as ${sql.raw(type)}[])`))}))`
 
 /**
- * Whether a list page's statement writes its JSON: on SQLite that costs ~5 µs a row in-process, where decoding a
+ * Whether getSession's statement writes its events' JSON: on SQLite that costs ~5 µs a row in-process, where decoding a
  * row's values and serializing them cost the service ~10. PostgreSQL's to_json and to_char cost its server ~11 µs
  * a row more than the driver's decoding saves the service, on the same cores (docs/performance.md): it sends values.
  */
-export const writesListJson = (db: Db): boolean => !isPostgres(db)
-
-/** A text column as a JSON string, `null` when null: json_quote escapes exactly as JSON.stringify does. */
-export const jsonString = (column: string): RawBuilder<string> => sql<string>`coalesce(json_quote(${sql.ref(column)}), 'null')`
+export const writesEventJson = (db: Db): boolean => !isPostgres(db)
 
 /**
- * A column of epoch milliseconds as a JSON string in ISO 8601 UTC with milliseconds, as src/shared/time.ts `toIso` writes
- * it, years 0000 to 9999 (an instant before 1970 is negative).
+ * The statements that keep `column` of `table` written by a trigger from the row's other columns: `value(row)` is its
+ * expression, each column read from `row` (PostgreSQL's `new`) or, given none, from the row an UPDATE is at; with the
+ * columns it reads, whose change writes it again. PostgreSQL sets it before the row is written; SQLite's triggers cannot
+ * change the row they fire for, so the row is written again, found by its rowid, setting only `column`, which fires
+ * no trigger.
  */
-export const jsonInstant = (column: string): RawBuilder<string> => {
-  const ms = sql.ref(column)
+export function keptColumnTrigger(
+  db: Db, table: string, column: string, value: (row?: string) => { json: RawBuilder<string>; columns: readonly string[] },
+): string[] {
+  const trigger = `${table}_${column}`
+  if (isPostgres(db)) {
+    const { json, columns } = value('new')
+    return [
+      `create or replace function sessionwatch_${trigger}() returns trigger language plpgsql as $body$
+        begin new.${column} := ${json.compile(db).sql}; return new; end $body$`,
+      `drop trigger if exists ${trigger} on ${table}`,
+      `create trigger ${trigger} before insert or update of ${columns.join(', ')} on ${table}
+        for each row execute function sessionwatch_${trigger}()`,
+    ]
+  }
+  const { json, columns } = value()
+  const write = `update ${table} set ${column} = ${json.compile(db).sql} where rowid = new.rowid`
+  return [
+    `drop trigger if exists ${trigger}_insert`,
+    `drop trigger if exists ${trigger}_update`,
+    `create trigger ${trigger}_insert after insert on ${table} begin ${write}; end`,
+    `create trigger ${trigger}_update after update of ${columns.join(', ')} on ${table} begin ${write}; end`,
+  ]
+}
+
+/** How a database writes a row's columns as the API's JSON: `table` qualifies each column (a trigger's `new`). */
+export interface JsonWriter {
+  /** A text column as a JSON string, `null` when null, escaped exactly as JSON.stringify escapes. */
+  string: (column: string) => RawBuilder<string>
+  /**
+   * A column of epoch milliseconds as a JSON string in ISO 8601 UTC with milliseconds, as src/shared/time.ts `toIso`
+   * writes it, years 0000 to 9999 (an instant before 1970 is negative).
+   */
+  instant: (column: string) => RawBuilder<string>
+  /** A column whose value is its own JSON (stored JSON text, an integer) as it is, `null` when null. */
+  asIs: (column: string) => RawBuilder<string>
+}
+
+export function jsonWriter(db: Db, table?: string): JsonWriter {
+  const ref = (column: string): RawBuilder<unknown> => sql.ref(table === undefined ? column : `${table}.${column}`)
+  // PostgreSQL's to_json escapes as JSON.stringify does (the two short escapes, \u00xx in lower case for the other
+  // controls, nothing else), and its text holds no NUL and no lone surrogate to differ on.
+  if (isPostgres(db)) {
+    return {
+      string: (column) => sql<string>`coalesce(cast(to_json(${ref(column)}) as text), 'null')`,
+      instant: (column) => postgresInstant(ref(column)),
+      asIs: (column) => jsonAsIs(ref(column)),
+    }
+  }
+  return {
+    string: (column) => sql<string>`coalesce(json_quote(${ref(column)}), 'null')`,
+    instant: (column) => sqliteInstant(ref(column)),
+    asIs: (column) => jsonAsIs(ref(column)),
+  }
+}
+
+const jsonAsIs = (value: RawBuilder<unknown>): RawBuilder<string> => sql<string>`coalesce(${value}, 'null')`
+
+function sqliteInstant(ms: RawBuilder<unknown>): RawBuilder<string> {
   // Whole seconds and milliseconds apart, in integers: a fractional second would be rounded by the formatting. SQLite's
   // `/` and `%` truncate toward zero, so before 1970 the milliseconds are taken up from the second below.
   const part = sql`((${ms} % 1000 + 1000) % 1000)`
   return sql<string>`'"' || strftime('%Y-%m-%dT%H:%M:%S', (${ms} - ${part}) / 1000, 'unixepoch') || printf('.%03dZ"', ${part})`
 }
 
-/** A column whose value is its own JSON (stored JSON text, an integer) as it is, `null` when null. */
-export const jsonAsIs = (column: string): RawBuilder<string> => sql<string>`coalesce(${sql.ref(column)}, 'null')`
+function postgresInstant(ms: RawBuilder<unknown>): RawBuilder<string> {
+  // A timestamp without time zone: no session setting changes the text, and adding whole milliseconds is exact. PostgreSQL
+  // counts no year 0: toIso's 0000 is its 1 BC, which its YYYY writes as 0001.
+  const at = sql`(timestamp '1970-01-01' + ${ms} * interval '1 millisecond')`
+  const time = '-MM-DD"T"HH24:MI:SS.MS"Z"'
+  return sql<string>`('"' || case when ${ms} < ${sql.lit(YEAR_1_MS)} then '0000' || to_char(${at}, ${sql.lit(time)})
+    else to_char(${at}, ${sql.lit(`YYYY${time}`)}) end || '"')`
+}
+/** 0001-01-01T00:00:00.000Z in epoch milliseconds. */
+const YEAR_1_MS = -62_135_596_800_000
 
 /**
  * A column of double precision as a JSON number where SQLite writes it as JavaScript does: `null`, or a whole number

@@ -13,14 +13,14 @@ import type { SessionFilters } from '../visits/read.ts'
 import type { ListQuery } from './schema.ts'
 import * as store from '../visits/read.ts'
 import { streamSession } from './stream.ts'
-import type { EventView, SessionDetailView, SessionView } from './schema.ts'
-import { eventJson, sessionJson, toDetailView, toEventTexts, toEventViews, toSessionView } from './views.ts'
+import type { EventView, SessionDetailView } from './schema.ts'
+import { eventJson, sessionJson, toDetailView, toEventTexts, toEventViews } from './views.ts'
 
 export interface ListResult extends ListPage {
   project: Project
   total: number
-  /** Each session as the API's JSON where the engine's statement writes it (views.ts `sessionJson`), else as values. */
-  sessions: string[] | SessionView[]
+  /** Each session as the API's JSON, as its row keeps it (views.ts `sessionJson`). */
+  sessions: string[]
 }
 
 /** Where a page of a list is: `offset` its first row's position (also after a cursor), `next` the cursor after it. */
@@ -64,20 +64,20 @@ export function parseRange(query: Pick<ListQuery, 'date' | 'from' | 'to'>): { fr
 }
 
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
-  const { total, page, rows } = await listSessionRows(db, project, query, now, sessionJson(db))
-  return { project: publicProject(project), total, ...page, sessions: rows.map((row) => ('json' in row ? row.json : toSessionView(row))) as string[] | SessionView[] }
+  const { total, page, rows } = await listSessionRows(db, project, query, now, sessionJson())
+  return { project: publicProject(project), total, ...page, sessions: rows.map((row) => row.json) }
 }
 
 /**
  * The list's rows and exact total for a query of the list (the read API's and the dashboard's, the same parameters);
- * given `json`, each row is the session's JSON that the statement wrote (store.SessionJsonRow).
+ * given `json`, each row is the session's JSON that its row keeps (store.SessionJsonRow).
  */
 export async function listSessionRows(
   db: Db, project: ProjectContext, query: ListQuery, now?: number,
 ): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] }>
 export async function listSessionRows(
-  db: Db, project: ProjectContext, query: ListQuery, now: number, json: RawBuilder<string> | undefined,
-): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] | store.SessionJsonRow[] }>
+  db: Db, project: ProjectContext, query: ListQuery, now: number, json: RawBuilder<string>,
+): Promise<{ total: number; page: ListPage; rows: store.SessionJsonRow[] }>
 export async function listSessionRows(
   db: Db, project: ProjectContext, query: ListQuery, now = Date.now(), json?: RawBuilder<string>,
 ): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] | store.SessionJsonRow[] }> {

@@ -8,7 +8,7 @@ import type { ResolvedFrame } from '../sourcemaps/schema.ts'
 import { FACT_LAYOUT, factsOf, type VisitorFacts } from '../visits/facts.ts'
 import type { Db } from '../db/database.ts'
 import {
-  fractionOf, jsonAsIs, jsonInstant, jsonObject, jsonString, jsonWholeNumber, writesListJson, type JsonMember,
+  fractionOf, jsonObject, jsonWholeNumber, jsonWriter, writesEventJson, type JsonMember, type JsonWriter,
 } from '../db/sql.ts'
 import { ResolvedFrameSchema } from '../sourcemaps/schema.ts'
 import { EventSchema, SessionSchema, CountersSchema } from './schema.ts'
@@ -25,15 +25,28 @@ export function toSessionView(row: SessionListRow): SessionView {
 }
 
 /**
- * toSessionView in SQL, where the engine writes a list page's JSON (src/db/sql.ts `writesListJson`; undefined
- * elsewhere): every property of the schema in the schema's order, so a page reads one string a row.
+ * Each session of a list page as the API's JSON: the text its row keeps (`sessions.list_json`, which
+ * src/visits/list-json.ts keeps written as `sessionJsonOf` writes it), so a page reads one string a row.
+ */
+export const sessionJson = (): RawBuilder<string> => LIST_JSON
+const LIST_JSON = sql.ref<string>('sessions.list_json')
+
+/**
+ * toSessionView in SQL: every property of the schema in the schema's order, from the columns of `table` (a trigger's
+ * `new`) or of the row the statement is at; with the columns it reads, which a trigger must watch.
  * test/store/visits/json.test.ts holds it to the response serializer's bytes.
  */
-export function sessionJson(db: Db): RawBuilder<string> | undefined {
-  if (!writesListJson(db)) return undefined
-  return once(compiledSessionJson, db, () => compiled(db, sessionJsonSql()))
+export function sessionJsonOf(db: Db, table?: string): { json: RawBuilder<string>; columns: readonly string[] } {
+  const columns = new Set<string>()
+  const read = <T>(piece: (column: string) => T) => (column: string): T => {
+    columns.add(column)
+    return piece(column)
+  }
+  const writer = jsonWriter(db, table)
+  const json: JsonWriter = { string: read(writer.string), instant: read(writer.instant), asIs: read(writer.asIs) }
+  const expression = sessionJsonSql(json, read((column) => sql.ref(table === undefined ? column : `${table}.${column}`)))
+  return { json: compiled(db, expression), columns: [...columns] }
 }
-const compiledSessionJson = new WeakMap<Db, RawBuilder<string>>()
 
 /**
  * toEventView in SQL, where the engine writes the list's JSON (undefined elsewhere): every property of the schema in
@@ -41,9 +54,9 @@ const compiledSessionJson = new WeakMap<Db, RawBuilder<string>>()
  * test/store/visits/json.test.ts holds it to the response serializer's bytes.
  */
 export function eventJson(db: Db): EventJsonSql | undefined {
-  if (!writesListJson(db)) return undefined
+  if (!writesEventJson(db)) return undefined
   return once(compiledEventJson, db, () => {
-    const { json, duration } = eventJsonSql()
+    const { json, duration } = eventJsonSql(db)
     return { json: compiled(db, json), duration: compiled(db, duration) }
   })
 }
@@ -62,16 +75,16 @@ function once<T>(cache: WeakMap<Db, T>, db: Db, make: () => T): T {
 /** An expression without parameters as its SQL text for this database: compiled once, it costs a request no query building. */
 const compiled = <T>(db: Db, expression: RawBuilder<T>): RawBuilder<T> => sql.raw<T>(expression.compile(db).sql)
 
-function sessionJsonSql(): RawBuilder<string> {
+function sessionJsonSql(json: JsonWriter, ref: (column: string) => RawBuilder<unknown>): RawBuilder<string> {
   const counters: Record<keyof SessionView['events'], RawBuilder<unknown>> = {
-    total: sql.ref('events_total'), errors: sql.ref('events_errors'), slow: sql.ref('events_slow'),
+    total: ref('events_total'), errors: ref('events_errors'), slow: ref('events_slow'),
   }
   const fields: Record<keyof SessionView, RawBuilder<unknown>> = {
-    id: jsonString('id'),
-    sessionKey: jsonString('session_key'),
-    startedAt: jsonInstant('started_at'),
-    lastSeenAt: jsonInstant('last_seen_at'),
-    ...factsJson(),
+    id: json.string('id'),
+    sessionKey: json.string('session_key'),
+    startedAt: json.instant('started_at'),
+    lastSeenAt: json.instant('last_seen_at'),
+    ...factsJson(json, ref),
     events: jsonObject(inOrder(CountersSchema, counters)),
   }
   return jsonObject(inOrder(SessionSchema, fields))
@@ -81,11 +94,11 @@ function sessionJsonSql(): RawBuilder<string> {
  * The visitor facts in SQL: a text fact quoted, an object-valued one as its stored JSON text (JSON.stringify wrote it,
  * so it is already what the serializer writes), `user` put together from its two columns.
  */
-function factsJson(): Record<keyof VisitorFacts, RawBuilder<string>> {
-  return Object.fromEntries(FACT_LAYOUT.map(({ key, columns: [first = 'ip', traits = 'user_traits'], json }) => {
-    if (key !== 'user') return [key, json ? jsonAsIs(first) : jsonString(first)]
-    const user = jsonObject([['id', jsonString(first)], ['traits', jsonAsIs(traits)]])
-    return [key, sql<string>`case when ${sql.ref(first)} is null then 'null' else ${user} end`]
+function factsJson(json: JsonWriter, ref: (column: string) => RawBuilder<unknown>): Record<keyof VisitorFacts, RawBuilder<string>> {
+  return Object.fromEntries(FACT_LAYOUT.map(({ key, columns: [first = 'ip', traits = 'user_traits'], json: isJson }) => {
+    if (key !== 'user') return [key, isJson ? json.asIs(first) : json.string(first)]
+    const user = jsonObject([['id', json.string(first)], ['traits', json.asIs(traits)]])
+    return [key, sql<string>`case when ${ref(first)} is null then 'null' else ${user} end`]
   })) as Record<keyof VisitorFacts, RawBuilder<string>>
 }
 
@@ -106,7 +119,8 @@ function inOrder(schema: { properties: object; required?: readonly string[]; $id
 /** A member the statement writes null and the service may write in (fillMember): frames, and a fractional durationMs. */
 const FILLED_LATER = sql<string>`'null'`
 
-function eventJsonSql(): EventJsonSql {
+function eventJsonSql(db: Db): EventJsonSql {
+  const { string: jsonString, instant: jsonInstant, asIs: jsonAsIs } = jsonWriter(db)
   const fields: Record<keyof EventView, JsonMember> = {
     id: jsonString('id'),
     type: jsonString('type'),

@@ -19,7 +19,7 @@ export { countSessions } from './count.ts'
 /**
  * A filtered page with its exact total: a search by text alone in one statement where the engine gains by it
  * (text-alone.ts), any other as list.ts plans it from its count (searchByPlan). Given `json`, each row is the session's
- * JSON the statement wrote: only SQLite's statements write it (sql.ts writesListJson), and text-alone.ts is PostgreSQL's.
+ * JSON, as its row keeps it (src/sessions/views.ts `sessionJson`).
  */
 export function searchSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
@@ -33,7 +33,7 @@ export function searchSessions(
 export function searchSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
 ): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
-  if (json === undefined && textsAlone(db, range, filters)) return searchTextsAlone(db, projectId, range, page, filters)
+  if (textsAlone(db, range, filters)) return searchTextsAlone(db, projectId, range, page, filters, json)
   return searchByPlan(db, projectId, range, page, filters, json)
 }
 

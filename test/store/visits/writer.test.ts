@@ -244,7 +244,10 @@ for (const engine of testEngines()) {
         return {
           issues,
           // num is each visit's place in term_bits, compared there (two projects' visits cannot share one).
-          sessions: sessions.map(({ id: _id, project_id: _p, num: _n, terms: t, ...rest }) => ({ ...rest, terms: t === null ? null : (JSON.parse(t) as string[]).sort() })),
+          // The kept list JSON names the visit's id, which differs between the projects: compared with it taken out.
+          sessions: sessions.map(({ id, project_id: _p, num: _n, terms: t, list_json: json, ...rest }) => ({
+            ...rest, terms: t === null ? null : (JSON.parse(t) as string[]).sort(), list_json: json?.replace(JSON.stringify(id), '"…"'),
+          })),
           events: events.map((e) => `${keyOf.get(e.session_id) ?? '?'} ${e.seq} ${e.id} ${e.type}`).sort(),
           terms: terms.map((t) => `${keyOf.get(t.session_id) ?? '?'} ${t.term}`).sort(),
           termDays,
