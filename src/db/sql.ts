@@ -276,6 +276,15 @@ export function keptColumnTrigger(
   ]
 }
 
+/**
+ * Lifts the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS) for the rest of the transaction `trx`: for work done once
+ * on every row, such as writing every session's JSON again after a schema change (1M sessions: ~10 s on SQLite, longer
+ * on PostgreSQL). SQLite has no statement timeout.
+ */
+export async function withoutStatementTimeout(trx: Db): Promise<void> {
+  if (isPostgres(trx)) await sql`set local statement_timeout = 0`.execute(trx)
+}
+
 /** How a database writes a row's columns as the API's JSON: `table` qualifies each column (a trigger's `new`). */
 export interface JsonWriter {
   /** A text column as a JSON string, `null` when null, escaped exactly as JSON.stringify escapes. */

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Db } from '../db/database.ts'
-import { keptColumnTrigger } from '../db/sql.ts'
+import { keptColumnTrigger, withoutStatementTimeout } from '../db/sql.ts'
 import { sessionJsonOf } from '../sessions/views.ts'
 
 /** The meta row naming the trigger in place, by a digest of its statements. */
@@ -32,6 +32,7 @@ export async function keepListJson(db: Db, progress: (line: string) => void = ()
       .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('meta.value') }))).execute()
     if (await inPlace(trx)) return
     for (const statement of statements) await sql.raw(statement).execute(trx)
+    await withoutStatementTimeout(trx)
     const started = Date.now()
     const { n } = await trx.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
     if (Number(n) > 0) progress(`sessions: writing the list JSON of ${Number(n).toLocaleString('en-US')} visits (a new schema)`)
