@@ -49,7 +49,7 @@ export function sessionJsonOf(db: Db, table?: string): { json: RawBuilder<string
 }
 
 /**
- * toEventView in SQL, where the engine writes the list's JSON (undefined elsewhere): every property of the schema in
+ * toEventView in SQL, where the engine writes events' JSON (src/db/sql.ts writesEventJson; undefined elsewhere): every property of the schema in
  * the serializer's order, `frames` null (toEventTexts writes in the frames reads resolve).
  * test/store/visits/json.test.ts holds it to the response serializer's bytes.
  */

@@ -30,7 +30,7 @@ export interface SessionRange {
  * One page of sessions, most recent activity first, id breaking ties so pages never overlap.
  * A range that is exactly one UTC day walks `sessions_day_last_seen_idx`, already in list order.
  * With filters, `plan` says where the planner starts (searchByPlan decides it from the exact count).
- * Given `json`, each row is the session as the API writes it, made by the statement (SessionJsonRow).
+ * Given `json`, each row is the session as the API writes it, as its row keeps it (SessionJsonRow).
  */
 export function listSessions(
   db: Db, projectId: string, range: SessionRange, page: SessionPage, filters?: SessionFilters, plan?: Plan,
@@ -69,7 +69,7 @@ export function byKeys(db: Db, projectId: string, q: ReturnType<typeof liveSessi
 }
 
 /**
- * A session of a page as one string of the API's JSON, which the statement wrote (src/db/sql.ts): one value to
+ * A session of a page as one string of the API's JSON, which its row keeps (src/visits/list-json.ts): one value to
  * decode a row instead of a score, and nothing to serialize again. With its place in list order, for the cursor.
  */
 export interface SessionJsonRow {

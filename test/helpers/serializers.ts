@@ -6,7 +6,8 @@ import { ResolvedFrameSchema } from '../../src/sourcemaps/schema.ts'
 
 /*
  * The read API's answers as their routes' response schemas serialize them, compiled as Fastify compiles them: where a
- * statement writes the JSON (src/db/sql.ts writesListJson), an answer must still be exactly these bytes.
+ * row keeps the JSON or a statement writes it (src/visits/list-json.ts, src/db/sql.ts writesEventJson), an answer must
+ * still be exactly these bytes.
  */
 const refs = {
   schema: {
@@ -20,3 +21,6 @@ export const serializeList = fastJson(ListResponse, refs)
 
 /** getSession's answer. */
 export const serializeDetail = fastJson(DetailResponse, refs)
+
+/** One session of listSessions' answer. */
+export const serializeSession = fastJson(SessionSchema, refs)

@@ -204,7 +204,7 @@ for (const engine of testEngines()) {
     })
 
     it('writes every visitor fact as the response schema serializes it, hostile text included, on any filter path', async () => {
-      // On SQLite the statement writes each session's JSON (src/db/sql.ts writesListJson): the answer must be the
+      // Each session's row keeps its JSON (src/visits/list-json.ts): the answer must be the
       // bytes the schema's serializer writes for the same values, and the values those stored.
       const hostile = `${Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('')}"\\/\u2028é😀</script>`
       const other = await t.newProject('Facts')

@@ -8,7 +8,7 @@ import { eventJson, sessionJson, toEventTexts, toEventViews, toSessionView } fro
 import type { SourceMapResolver } from '../../../src/sourcemaps/resolve.ts'
 import type { ResolvedFrame } from '../../../src/sourcemaps/schema.ts'
 import { ResolvedFrameSchema } from '../../../src/sourcemaps/schema.ts'
-import { factColumns, noFacts, type VisitorFacts } from '../../../src/visits/facts.ts'
+import { FACT_COLUMNS, factColumns, noFacts, type VisitorFacts } from '../../../src/visits/facts.ts'
 import { eventsAfter, listEvents, listSessions, searchSessions } from '../../../src/visits/read.ts'
 import type { EventTable } from '../../../src/visits/tables.ts'
 import { keepListJson } from '../../../src/visits/list-json.ts'
@@ -41,6 +41,8 @@ const visits: { id: string; startedAt: number; lastSeenAt: number; facts: Visito
   // Before 1970 an instant is negative, and SQL's division and remainder truncate toward zero (import takes years 0000-9999).
   { id: 'before-1970', startedAt: -315_619_199_877, lastSeenAt: -1, facts: noFacts(), counters: [1, 0, 0] },
   { id: 'year-0000', startedAt: -62_167_219_200_000 + 1, lastSeenAt: -62_167_219_200_000 + 86_399_999, facts: noFacts(), counters: [1, 0, 0] },
+  // Past 2^53 microseconds (about the year 4254) a double no longer holds every millisecond's count of them.
+  { id: 'late', startedAt: 150_000_000_000_001, lastSeenAt: 253_402_300_799_997, facts: noFacts(), counters: [1, 0, 0] },
 ]
 
 /** A retention cutoff that keeps every visit above, the ones last seen before 1970 too. */
@@ -120,6 +122,17 @@ for (const engine of testEngines()) {
       await assertKept('a shown column set to the value it had')
     })
 
+    it('writes it again when any one column it shows is set alone', async () => {
+      const numbers = new Set(['started_at', 'last_seen_at', 'events_total', 'events_errors', 'events_slow'])
+      const objects = new Set(['utm', 'user_traits', 'tags'])
+      for (const column of ['started_at', 'last_seen_at', ...FACT_COLUMNS, 'events_total', 'events_errors', 'events_slow']) {
+        await sql`update sessions set list_json = 'aside' where id = 'plain'`.execute(handle.db)
+        const value = numbers.has(column) ? sql`${sql.ref(column)} + 1` : objects.has(column) ? '{"k":"x"}' : `v-${column}`
+        await sql`update sessions set ${sql.ref(column)} = ${value} where id = 'plain'`.execute(handle.db)
+        await assertKept(`${column} set alone`)
+      }
+    })
+
     it('puts the trigger in place and writes every row again when the schema it was written from changes, once', async () => {
       await sql`update sessions set list_json = 'stale'`.execute(handle.db)
       const lines: string[] = []
@@ -127,9 +140,14 @@ for (const engine of testEngines()) {
       const stale = await handle.db.selectFrom('sessions').select('id').where(sql<boolean>`list_json = 'stale'`).execute()
       assert.equal(stale.length, visits.length, 'the trigger in place is this schema\'s: nothing is written again')
       assert.equal(lines.length, 0, 'and nothing said')
+      // A schema before this one, whose trigger is gone: the trigger is put back, and every row written again.
+      const drops = engine === 'postgres' ? ['drop trigger sessions_list_json on sessions'] : ['drop trigger sessions_list_json_insert', 'drop trigger sessions_list_json_update']
+      for (const drop of drops) await sql.raw(drop).execute(handle.db)
       await handle.db.updateTable('meta').set({ value: 'a schema before this one' }).where('key', '=', 'sessions.list_json').execute()
       await keepListJson(handle.db, (line) => lines.push(line))
       await assertKept('written again')
+      await handle.db.updateTable('sessions').set((eb) => ({ events_total: eb('events_total', '+', 1) })).where('id', '=', 'plain').execute()
+      await assertKept('the trigger in place again')
       assert.match(lines[0] ?? '', new RegExp(`^sessions: writing the list JSON of ${String(visits.length)} visits`))
       assert.match(lines[1] ?? '', /^sessions: list JSON written in \d+\.\d s$/)
       const [version] = await handle.db.selectFrom('meta').select('value').where('key', '=', 'sessions.list_json').execute()

@@ -234,6 +234,7 @@ for (const engine of testEngines()) {
       const state = async (p: string) => {
         const sessions = await handle.db.selectFrom('sessions').selectAll().where('project_id', '=', p).orderBy('session_key').execute()
         const keyOf = new Map(sessions.map((s) => [s.id, s.session_key]))
+        assert.deepEqual(sessions.filter((s) => s.list_json === null).map((s) => s.session_key), [], 'every visit keeps its list JSON')
         const events = await handle.db.selectFrom('events').select(['session_id', 'id', 'seq', 'type']).where('project_id', '=', p).execute()
         const terms = await handle.db.selectFrom('session_terms').select(['term', 'session_id']).where('project_id', '=', p).execute()
         const termDays = await handle.db.selectFrom('term_days').select(['term', 'day', 'sessions']).where('project_id', '=', p)
