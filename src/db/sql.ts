@@ -326,10 +326,10 @@ function sqliteInstant(ms: RawBuilder<unknown>): RawBuilder<string> {
 }
 
 function postgresInstant(ms: RawBuilder<unknown>): RawBuilder<string> {
-  // A timestamp without time zone: no session setting changes the text, and adding whole milliseconds is exact. PostgreSQL
-  // counts no year 0: toIso's 0000 is its 1 BC, which its YYYY writes as 0001.
-  // Whole seconds and the milliseconds apart: PostgreSQL multiplies an interval by a double, which holds a whole count
-  // of microseconds exactly only up to 2^53 (about the year 4254 in milliseconds), and a count of seconds in every year.
+  // A timestamp without time zone: no session setting changes the text. Whole seconds and the milliseconds are added
+  // apart: PostgreSQL multiplies an interval by a double, which holds a count of microseconds exactly only up to 2^53
+  // (about the year 4254), and a count of seconds in every year. PostgreSQL counts no year 0: toIso's 0000 is its
+  // 1 BC, which its YYYY writes as 0001.
   const at = sql`(timestamp '1970-01-01' + ${ms} / 1000 * interval '1 second' + ${ms} % 1000 * interval '1 millisecond')`
   const time = '-MM-DD"T"HH24:MI:SS.MS"Z"'
   return sql<string>`('"' || case when ${ms} < ${sql.lit(YEAR_1_MS)} then '0000' || to_char(${at}, ${sql.lit(time)})

@@ -49,8 +49,8 @@ export function sessionJsonOf(db: Db, table?: string): { json: RawBuilder<string
 }
 
 /**
- * toEventView in SQL, where the engine writes events' JSON (src/db/sql.ts writesEventJson; undefined elsewhere): every property of the schema in
- * the serializer's order, `frames` null (toEventTexts writes in the frames reads resolve).
+ * toEventView in SQL, where the engine writes events' JSON (src/db/sql.ts writesEventJson; undefined elsewhere): every
+ * property of the schema in the serializer's order, `frames` null (toEventTexts writes in the frames reads resolve).
  * test/store/visits/json.test.ts holds it to the response serializer's bytes.
  */
 export function eventJson(db: Db): EventJsonSql | undefined {

@@ -16,7 +16,7 @@ import { sessionJsonOf } from '../sessions/views.ts'
 const META_KEY = 'sessions.list_json'
 
 /** The statements that put the trigger in place, on this engine: the same text for the same schema. */
-export const listJsonTrigger = (db: Db): string[] => keptColumnTrigger(db, 'sessions', 'list_json', (row) => sessionJsonOf(db, row))
+const listJsonTrigger = (db: Db): string[] => keptColumnTrigger(db, 'sessions', 'list_json', (row) => sessionJsonOf(db, row))
 
 /**
  * Puts the list JSON's trigger in place if the one there is not this schema's, and then writes every session's JSON
