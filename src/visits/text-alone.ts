@@ -55,13 +55,13 @@ export async function searchTextsAlone(
     .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset)
   // Given `json`, each branch selects the session's kept JSON where it would select its columns.
   const columns = json === undefined ? sessionColumns : ['id', 'last_seen_at', 'json'] as const
-  const asJson = (q: Compilable & { clearSelect(): { select(selection: readonly AliasedRawBuilder<unknown, string>[]): Compilable } }, table: string): Compilable =>
-    (json === undefined ? q : q.clearSelect().select([sql.ref(`${table}.id`).as('id'), sql.ref(`${table}.last_seen_at`).as('last_seen_at'), json.as('json')]))
+  const asJson = (q: Compilable & { clearSelect(): { select(selection: readonly AliasedRawBuilder<unknown, string>[]): Compilable } }): Compilable =>
+    (json === undefined ? q : q.clearSelect().select([sql.ref('sessions.id').as('id'), sql.ref('sessions.last_seen_at').as('last_seen_at'), json.as('json')]))
   const branches = [
     asJson(fromVisits(db, projectId, range, sql<{ session_id: string }>`(${matched})`, page.after).where(fromMatches)
-      .orderBy(unindexed('sessions.last_seen_at'), 'desc').orderBy('sessions.id', 'desc').limit(page.limit).offset(page.offset), 'sessions'),
-    asJson(order.where(sql<boolean>`${walk} and not ${sparse}`), 'sessions'),
-    asJson(byKeys(db, projectId, order.where(sql<boolean>`${walk} and ${sparse}`)), 'sessions'),
+      .orderBy(unindexed('sessions.last_seen_at'), 'desc').orderBy('sessions.id', 'desc').limit(page.limit).offset(page.offset)),
+    asJson(order.where(sql<boolean>`${walk} and not ${sparse}`)),
+    asJson(byKeys(db, projectId, order.where(sql<boolean>`${walk} and ${sparse}`))),
   ]
   // text_counts' columns beside the page's in each row: none of them is a session column's name. A word too broad still
   // has every text's matches counted (each bounded), where searchByPlan stops at the first: the refusal's cost is the
