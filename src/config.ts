@@ -45,6 +45,11 @@ export interface Config {
    * messages carry none, and a DSN is on the address the server was reached at (the CLI: localhost:PORT).
    */
   readonly publicUrl: string | null
+  /**
+   * DEMO: whether `/demo` is served (it hands out a project's ingest key). null (unset): only while the project the
+   * first start created is the only one, so a real deployment does not serve it unless asked.
+   */
+  readonly demo: boolean | null
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, private and other non-public addresses (a LAN chat server). */
   readonly webhooks: { readonly allowPrivate: boolean }
   /** Estimated bytes of parsed source maps a process keeps in memory for reads (an LRU bounded by this). */
@@ -84,14 +89,14 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     if (raw === undefined || raw.trim() === '') return fallback
     const result = parse(raw.trim())
     if ('problem' in result) {
-      problems.push(`${name}=${JSON.stringify(raw)}: ${result.problem}`)
+      problems.push(`${shown(name, raw)}: ${result.problem}`)
       return fallback
     }
     return result.value
   }
 
   const database = parseDatabaseUrl(env.DATABASE_URL, cwd)
-  if (typeof database === 'string') problems.push(`DATABASE_URL=${JSON.stringify(env.DATABASE_URL)}: ${database}`)
+  if (typeof database === 'string') problems.push(`${shown('DATABASE_URL', env.DATABASE_URL ?? '')}: ${database}`)
   const poolSize = read('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, (raw) =>
     /^\d+$/.test(raw) && Number(raw) >= MIN_POOL_SIZE && Number(raw) <= MAX_POOL_SIZE
       ? ok(Number(raw)) : bad(`must be a whole number from ${MIN_POOL_SIZE} to ${MAX_POOL_SIZE}`),
@@ -136,8 +141,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       ? ok(raw) : bad(`must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters (unset: one is generated on first start and printed)`),
   )
   const publicUrl = read<string | null>('PUBLIC_URL', null, parsePublicUrl)
-  const allowPrivate = read('WEBHOOK_ALLOW_PRIVATE', false, (raw) =>
-    raw === 'true' ? ok(true) : raw === 'false' ? ok(false) : bad('must be true or false'))
+  const allowPrivate = read('WEBHOOK_ALLOW_PRIVATE', false, parseBoolean)
+  const demo = read<boolean | null>('DEMO', null, parseBoolean)
   const sourceMapCacheBytes = read('SOURCEMAP_CACHE_BYTES', DEFAULT_SOURCEMAP_CACHE_BYTES, (raw) =>
     /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw))
       ? ok(Number(raw)) : bad('must be a whole number of bytes (0 keeps no parsed map: each read parses again)'),
@@ -162,6 +167,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     adminPassword,
     publicUrl,
     webhooks: Object.freeze({ allowPrivate }),
+    demo,
     sourceMapCacheBytes,
     ipStorage,
     heapGrowthPercent,
@@ -188,9 +194,23 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Pick<Dat
   return `must be file:PATH, sqlite:PATH or a postgres:// URL (unset: ${DEFAULT_SQLITE_FILE})`
 }
 
+/** Settings whose whole value is a secret: a problem with one names its length, never its text. */
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(['ADMIN_PASSWORD'])
+
+/**
+ * A setting as a configuration error shows it: logs and terminals keep what is printed, so a secret value is never
+ * echoed, nor the password of a URL (DATABASE_URL's `postgres://user:PASSWORD@host`, read even when the URL is not
+ * valid, up to its last `@`).
+ */
+function shown(name: string, raw: string): string {
+  if (SECRET_SETTINGS.has(name)) return `${name} (${raw.length} characters, not shown)`
+  return `${name}=${JSON.stringify(raw.replace(/^([^:/?#@]+:\/\/[^:/?#@]*:)[^\n]*@/, '$1***@'))}`
+}
+
 type Parsed<T> = { value: T } | { problem: string }
 const ok = <T>(value: T): Parsed<T> => ({ value })
 const bad = (problem: string): { problem: string } => ({ problem })
+const parseBoolean = (raw: string): Parsed<boolean> => raw === 'true' ? ok(true) : raw === 'false' ? ok(false) : bad('must be true or false')
 
 function parsePublicUrl(raw: string): Parsed<string> {
   let url: URL

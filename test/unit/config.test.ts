@@ -65,6 +65,24 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ RECORDING_MAX_CHUNK_BYTES: '2000000', ADMIN_PASSWORD: 'short' }), (error: unknown) =>
       error instanceof ConfigError && error.problems.length === 2 && /1 MiB request/.test(error.message) && /at least 8/.test(error.message))
   })
+  it('never echoes ADMIN_PASSWORD or the password inside DATABASE_URL in a configuration error', () => {
+    const problems = (env: Record<string, string>): string => {
+      try {
+        loadConfig(env)
+      } catch (error) {
+        if (error instanceof ConfigError) return error.message
+      }
+      throw new Error('expected a ConfigError')
+    }
+    const password = problems({ ADMIN_PASSWORD: 's3cr' })
+    assert.doesNotMatch(password, /s3cr/)
+    assert.match(password, /ADMIN_PASSWORD \(4 characters, not shown\): must be at least 8/)
+    for (const url of ['postgres://sw:hunter2-p@ss@db:99999/sw', 'postgresql://sw:hunter2@[bad/sw', 'mysql://sw:hunter2@db/sw']) {
+      const message = problems({ DATABASE_URL: url })
+      assert.doesNotMatch(message, /hunter2/, url)
+      assert.match(message, /DATABASE_URL="[a-z]+:\/\/sw:\*\*\*@/, url)
+    }
+  })
   it('reads IP_STORAGE as full, truncated or none, full by default', () => {
     assert.equal(loadConfig({}).ipStorage, 'full')
     assert.equal(loadConfig({ IP_STORAGE: 'truncated' }).ipStorage, 'truncated')
