@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { describeKeys, withDsn } from './projects/format.ts'
 import { ensurePassword } from './dashboard/auth.ts'
 import { claimOnce } from './db/meta.ts'
-import { countProjects, createProject } from './projects/service.ts'
+import { countProjects, createProject, FIRST_PROJECT_CLAIM } from './projects/service.ts'
 
 /**
  * What every start prints once it listens: on the first start the dashboard password (unless ADMIN_PASSWORD
@@ -28,7 +28,7 @@ async function firstStart(app: FastifyInstance, base: string): Promise<void> {
     ].join('\n'))
   }
   if ((await countProjects(app.db)) > 0) return
-  if (!(await claimOnce(app.db, 'first_project', new Date().toISOString()))) return
+  if (!(await claimOnce(app.db, FIRST_PROJECT_CLAIM, new Date().toISOString()))) return
   const project = withDsn(await createProject(app.db, { name: 'My website', domain: 'localhost' }), app.config.publicUrl ?? base)
   process.stdout.write([
     '',

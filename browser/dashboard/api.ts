@@ -44,4 +44,5 @@ export type { DashboardSession as SessionRow, DashboardSessionList as SessionRow
 export type { IpStorage }
 
 /** What GET /projects says besides the list: the server's settings a project follows unless it chooses its own. */
-export interface ServerDefaults { ipStorage: IpStorage }
+/** Server settings the dashboard shows: the IP storage a project may follow, and whether /demo is served (DEMO). */
+export interface ServerDefaults { ipStorage: IpStorage; demo: boolean }

@@ -49,7 +49,7 @@ async function route(): Promise<void> {
     if (tab === 'api') renderApiTab(body, project)
     else if (tab === 'settings') renderSettings(body, project, defaults)
     else if (tab === 'issues') await renderIssues(body, project, params)
-    else await renderSessions(body, project, params)
+    else await renderSessions(body, project, params, defaults.demo)
   } catch (error) {
     if (error instanceof ApiError && error.code === 'not_signed_in') return
     main.append(h('p', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error)))

@@ -1,14 +1,31 @@
-import type { FastifyPluginCallback } from 'fastify'
+import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
+import { AppError } from '../errors.ts'
 import { FAVICON_LINK } from '../home/brand.ts'
-import { listProjects } from '../projects/service.ts'
+import { firstRunProjectAlone, listProjects } from '../projects/service.ts'
+
+/**
+ * Whether the demo shop is served. It hands out the first project's ingest key, which is harmless while that project
+ * is a newcomer's first try and not once real sites record: DEMO=true or false says, and unset it is on only while
+ * the project the first start created is the only one.
+ */
+export async function demoEnabled(app: Pick<FastifyInstance, 'db' | 'config'>): Promise<boolean> {
+  return app.config.demo ?? firstRunProjectAlone(app.db)
+}
 
 /**
  * `GET /demo`: a page with the SDK installed and buttons that cause each kind of event, so a
  * newcomer sees real data in the API within a minute of `npm start`. It records into the project whose
  * ingest key is in its query (`/demo?key=sw_ing_…`, as each project's empty sessions list links it), else
- * into the oldest project (ingest keys are public and write-only by design).
+ * into the oldest project (ingest keys are public and write-only by design). Off (demoEnabled), every /demo route
+ * is a 404.
  */
 export const demoRoutes: FastifyPluginCallback = (app, _opts, done) => {
+  app.addHook('onRequest', async () => {
+    if (!(await demoEnabled(app))) {
+      throw new AppError(404, 'route_not_found',
+        'The demo shop is off: set DEMO=true to serve it (unset, it is on only while the project created at first start is the only one)')
+    }
+  })
   const csp = "default-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; connect-src 'self'"
   app.get('/demo', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/html; charset=utf-8').header('Content-Security-Policy', csp).send(DEMO_PAGE))

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { webhookRoutes } from '../alerts/routes.ts'
+import { demoEnabled } from '../assets/demo.ts'
 import { eraseRoutes } from '../privacy/routes.ts'
 import { AppError } from '../errors.ts'
 import { withDsn } from '../projects/format.ts'
@@ -62,10 +63,12 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
     return reply.code(204).send()
   })
 
-  // The server's IP storage comes along: a project that leaves it unset follows it, and Settings says which it is.
-  // Each project comes with its Sentry DSN, on PUBLIC_URL or else the address the dashboard was opened at.
+  // The server's IP storage comes along: a project that leaves it unset follows it, and Settings says which it is; and
+  // whether /demo is served, which an empty project's list links. Each project comes with its Sentry DSN, on
+  // PUBLIC_URL or else the address the dashboard was opened at.
   app.get('/projects', { schema: hide }, async (request) => ({
-    projects: (await listProjects(app.db)).map((p) => withDsn(p, publicBase(request))), defaults: { ipStorage: app.config.ipStorage },
+    projects: (await listProjects(app.db)).map((p) => withDsn(p, publicBase(request))),
+    defaults: { ipStorage: app.config.ipStorage, demo: await demoEnabled(app) },
   }))
 
   app.post('/projects', { schema: { ...hide, body: NewProjectBody } }, async (request, reply) =>

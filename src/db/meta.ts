@@ -9,3 +9,8 @@ export async function claimOnce(db: Db, key: string, value: string): Promise<boo
     .onConflict((oc) => oc.column('key').doNothing()).returning('key').executeTakeFirst()
   return row !== undefined
 }
+
+/** The value of a one-time fact, or undefined when nobody has claimed it. */
+export async function metaValue(db: Db, key: string): Promise<string | undefined> {
+  return (await db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst())?.value
+}

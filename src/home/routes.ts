@@ -1,4 +1,5 @@
 import type { FastifyPluginCallback } from 'fastify'
+import { demoEnabled } from '../assets/demo.ts'
 import { publicBase } from '../http/public-url.ts'
 import { FAVICON_LINK } from './brand.ts'
 
@@ -6,7 +7,7 @@ import { FAVICON_LINK } from './brand.ts'
 export const homeRoutes: FastifyPluginCallback = (app, _opts, done) => {
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
     return reply.type('text/html; charset=utf-8')
-      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'").send(homePage(escapeHtml(publicBase(request))))
+      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'").send(homePage(escapeHtml(publicBase(request)), await demoEnabled(app)))
   })
   done()
 }
@@ -15,7 +16,7 @@ export const homeRoutes: FastifyPluginCallback = (app, _opts, done) => {
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
-const homePage = (base: string) => `<!doctype html>
+const homePage = (base: string, demo: boolean) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Sessionwatch</title>${FAVICON_LINK}
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem;color:#1d2330}
@@ -28,7 +29,7 @@ code,pre{background:#f3f4f7;border-radius:4px;padding:.1em .3em}pre{padding:.8em
 API key (reads) and ingest key (writes). Lost the API key? Rotate it in the dashboard's API tab, or with
 <code>npx sessionwatch project rotate-key --project ID</code>. Lost the password?
 <code>npx sessionwatch admin reset-password</code>.</li>
-<li><b>Send data.</b> Open the <a href="/demo">demo shop</a> and press its buttons, or add the SDK to your site:
+<li><b>Send data.</b> ${demo ? 'Open the <a href="/demo">demo shop</a> and press its buttons, or add' : 'Add'} the SDK to your site:
 <pre>&lt;script src="${base}/sdk.js"&gt;&lt;/script&gt;
 &lt;script&gt;Sessionwatch.init({ ingestKey: 'sw_ing_…', endpoint: '${base}' })&lt;/script&gt;</pre></li>
 <li><b>Watch it.</b> The <a href="/app">dashboard</a> lists the sessions; open one for its events and replay.</li>

@@ -2,6 +2,7 @@ import {
   DEFAULT_RETENTION_DAYS, IP_STORAGE_MODES, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
 } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
+import { metaValue } from '../db/meta.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'
 import { newId } from '../shared/ids.ts'
@@ -211,6 +212,19 @@ const toSummary = (r: store.ProjectRow): ProjectSummary => ({
 })
 
 export const countProjects = (db: Db): Promise<number> => store.countProjects(db)
+
+/** The meta row the first start claims before it creates a project for a newcomer (first-run.ts). */
+export const FIRST_PROJECT_CLAIM = 'first_project'
+
+/**
+ * Whether the project the first start created is still the only one: projects are numbered in creation order and
+ * never deleted, so it is project 1, alone, in a database whose first start claimed FIRST_PROJECT_CLAIM.
+ */
+export async function firstRunProjectAlone(db: Db): Promise<boolean> {
+  const projects = await store.listProjects(db)
+  if (projects.length !== 1 || projects[0]?.number !== 1) return false
+  return (await metaValue(db, FIRST_PROJECT_CLAIM)) !== undefined
+}
 
 /**
  * Replaces the API key (and the ingest key, with the DSN key derived from it, when asked). The old API key stops

@@ -35,7 +35,7 @@ const LABELS: Record<string, string> = {
 }
 
 /** The sessions list: a search box and filter chips that are the read API's parameters, kept in the URL, and rows that say what broke. */
-export async function renderSessions(body: HTMLElement, project: ProjectSummary, params: URLSearchParams): Promise<void> {
+export async function renderSessions(body: HTMLElement, project: ProjectSummary, params: URLSearchParams, demo: boolean): Promise<void> {
   // Links from before the chips said errors=1 and recording=1.
   for (const flag of ['errors', 'recording']) if (params.get(flag) === '1') params.set(flag, 'true')
   const offset = Math.max(0, Number(params.get('offset')) || 0)
@@ -63,7 +63,7 @@ export async function renderSessions(body: HTMLElement, project: ProjectSummary,
     return
   }
 
-  if (page.sessions.length === 0) body.append(emptyList(project, offset, active.length > 0, () => { location.hash = base }))
+  if (page.sessions.length === 0) body.append(emptyList(project, offset, active.length > 0, demo, () => { location.hash = base }))
   else body.append(h('ol', { class: 'rows', id: 'sessions', 'aria-label': 'Visits, most recent activity first' }, ...page.sessions.map((s) => sessionRow(project, s))))
   const shown = `${page.sessions.length === 0 ? 0 : offset + 1}–${offset + page.sessions.length}`
   body.append(h('nav', { class: 'pager', 'aria-label': 'Pages' },
@@ -140,18 +140,20 @@ function chips(project: ProjectSummary, active: [string, string][], go: (next: R
   return list
 }
 
-function emptyList(project: ProjectSummary, offset: number, filtered: boolean, clearAll: () => void): HTMLElement {
+function emptyList(project: ProjectSummary, offset: number, filtered: boolean, demo: boolean, clearAll: () => void): HTMLElement {
   if (offset > 0) return h('p', { class: 'empty', id: 'no-sessions' }, 'No more sessions.')
   if (filtered) {
     return h('p', { class: 'empty', id: 'no-sessions' }, 'No visits match these filters. ',
       h('button', { type: 'button', class: 'link', onclick: clearAll }, 'Show every visit'))
   }
-  // The demo shop records into the project whose ingest key it is given: this one.
+  // The demo shop, where the server serves it (DEMO), records into the project whose ingest key it is given: this one.
   return h('div', { class: 'empty card', id: 'no-sessions' },
     h('p', {}, h('b', {}, 'No visits recorded yet.')),
-    h('p', {}, 'Add the SDK to your site (', h('a', { href: `#/p/${encodeURIComponent(project.id)}/api` }, 'the API tab'),
-      ' has the snippet), or ', h('a', { href: `/demo?key=${encodeURIComponent(project.ingestKey)}`, target: '_blank', rel: 'noopener', id: 'demo-link' },
-        'open the demo shop for this project'), ' and press its buttons.'))
+    h('p', {}, 'Add the SDK to your site (', h('a', { href: `#/p/${encodeURIComponent(project.id)}/api` }, 'the API tab'), ' has the snippet)',
+      ...demo
+        ? [', or ', h('a', { href: `/demo?key=${encodeURIComponent(project.ingestKey)}`, target: '_blank', rel: 'noopener', id: 'demo-link' },
+          'open the demo shop for this project'), ' and press its buttons.']
+        : ['.']))
 }
 
 /** What a headline event says in one line: a failed request as method, page and status; a report in quotes. */

@@ -25,7 +25,7 @@ describe('dashboard, in Chromium', () => {
   before(async () => {
     // A webhook receiver on this machine: allowed by WEBHOOK_ALLOW_PRIVATE; the worker polls often.
     receiver = await startReceiver([200])
-    ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD, WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: { pollMs: 100 } }))
+    ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD, WEBHOOK_ALLOW_PRIVATE: 'true', DEMO: 'true' }, { webhooks: { pollMs: 100 } }))
     sessionId = await recordHostileVisit()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })

@@ -49,7 +49,7 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
   const pageErrors: string[] = []
 
   before(async () => {
-    ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD }))
+    ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD, DEMO: 'true' }))
     desktopVisit = await recordCheckout({ viewport: { width: 1280, height: 720 } }, true)
     // A phone page without a viewport meta: laid out 980 px wide and recorded so.
     phoneVisit = await recordCheckout({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }, false)

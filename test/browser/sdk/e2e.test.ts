@@ -50,7 +50,7 @@ describe('browser SDK, end to end in Chromium', () => {
   let t: TestApp
   let browser: Browser
   let base: string
-  before(async () => { ({ t, base, browser } = await startBrowserTest({ TRUST_PROXY: 'true' })) })
+  before(async () => { ({ t, base, browser } = await startBrowserTest({ TRUST_PROXY: 'true', DEMO: 'true' })) })
   after(() => closeBrowserTest({ t, browser }))
 
   it('records every event type and the last batch of a closing tab arrives exactly once', async () => {
