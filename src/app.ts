@@ -92,6 +92,11 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     const writer = createWriter(database.db, { onCommitted: () => { status.written() }, lanes: config.database.writers })
     app.decorate('writer', writer)
     installErrorHandler(base)
+    // No browser guesses a type other than the one sent (an uploaded or recorded body served as JSON never runs as a script).
+    base.addHook('onRequest', (_request, reply, done) => {
+      void reply.header('X-Content-Type-Options', 'nosniff')
+      done()
+    })
     for (const schema of [ErrorBody, ...sourceMapSchemas, ...sharedSchemas, ...issueSchemas, ...recordingSchemas, ...ingestSchemas, ...sentrySchemas, Health]) app.addSchema(schema)
 
     await registerOpenApi(base)

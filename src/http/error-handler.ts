@@ -73,7 +73,7 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
   const json = JSON.stringify(errorBody(status, code, message))
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(json)}\r\n`
-      + `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`)
+      + `Content-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${json}`)
   }
   socket.destroy(error)
 }
@@ -83,6 +83,8 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
  * so it fails before any route, its key check or the error handler.
  */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  // Sent before any hook, so without the onRequest hook's header.
+  void reply.header('X-Content-Type-Options', 'nosniff')
   send(reply, error.code === 'FST_ERR_BAD_URL'
     ? errorBody(400, 'malformed_request', 'The path cannot be decoded: a % must start an escape of two hex digits (%2F).')
     : errorBody(400, 'malformed_request', error.message))

@@ -11,11 +11,11 @@ export async function realHttp(app: FastifyInstance) {
   const { port } = app.server.address() as AddressInfo
   // An array value goes out as that many header lines (Node's types allow it for custom headers only).
   return (method: string, path: string, headers: Record<string, string | string[]> = {}, body?: string) =>
-    new Promise<{ status: number; body: string; json: () => Record<string, unknown> }>((resolve, reject) => {
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; json: () => Record<string, unknown> }>((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port, method, path, headers: headers as OutgoingHttpHeaders }, (res) => {
         let text = ''
         res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => {
-          resolve({ status: res.statusCode ?? 0, body: text, json: () => JSON.parse(text) as Record<string, unknown> })
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) as Record<string, unknown> })
         })
       })
       req.on('error', reject)
