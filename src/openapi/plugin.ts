@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { TAG_PARAMETER } from '../sessions/schema.ts'
 import { ERROR_RULES, READ_API_DESCRIPTION } from './description.ts'
 import { LOGO_SVG } from '../home/brand.ts'
+import { ERROR_TEXT, ErrorBody } from '../shared/schema.ts'
 
 const ONE_KEY = 'Send exactly one key: the same key in both headers is accepted, different keys (also in repeated '
   + 'headers) answer 401 invalid_api_key.'
@@ -52,11 +53,20 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    // A parameter the route's querystring schema holds as a pattern (tag.<key>), which the generator skips.
     transformObject: (documentObject) => {
       const doc = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject
-      const list = (doc.paths as Record<string, { get?: { parameters?: unknown[] } }> | undefined)?.['/api/v1/sessions']?.get
-      list?.parameters?.splice(-2, 0, TAG_PARAMETER)
+      const paths = (doc.paths ?? {}) as Record<string, Record<string, { parameters?: unknown[]; responses?: Record<string, unknown> }>>
+      // A parameter the route's querystring schema holds as a pattern (tag.<key>), which the generator skips.
+      paths['/api/v1/sessions']?.get?.parameters?.splice(-2, 0, TAG_PARAMETER)
+      // Answers any operation can get before its route runs: a head over Node's 16 KiB, and for a path with
+      // parameters, a 404 for one outside its schema (the error handler answers those as a missing resource).
+      for (const [path, operations] of Object.entries(paths)) {
+        for (const operation of Object.values(operations)) {
+          operation.responses ??= {}
+          operation.responses['431'] ??= errorResponse(431)
+          if (path.includes('{')) operation.responses['404'] ??= errorResponse(404)
+        }
+      }
       return doc
     },
     refResolver: {
@@ -83,6 +93,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   })
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
 }
+
+/** An error answer as the generated document writes one: its words, and the ApiError body. */
+const errorResponse = (status: 404 | 431) => ({
+  description: ERROR_TEXT[status], content: { 'application/json': { schema: { $ref: `#/components/schemas/${String((ErrorBody as { $id?: string }).$id)}` } } },
+})
 
 /** The reference in the dashboard's colours: its dark header, and the mark at a readable size. */
 const API_DOCS_CSS = `.swagger-ui .topbar { background: #111a2b; padding: 6px 0; }

@@ -69,17 +69,21 @@ export const EventSchema = Type.Object({
 export const TAG_PARAM = `^tag\\.[A-Za-z0-9_.:-]{1,${MAX_META_KEY_LENGTH}}$`
 
 /**
- * `tag.<key>` as the OpenAPI document lists it: a parameter per tag key has no fixed name, so the document
- * names it with a placeholder (`tag.{key}`) and says how to spell it; the list route validates it through
- * ListQuery's patternProperties.
+ * `tag.<key>` as the OpenAPI document lists it. A parameter per tag key has no fixed name, and OpenAPI names each
+ * parameter: the family is one object parameter in the form style, each of its properties a parameter of its own
+ * (`{"tag.plan":"pro"}` is sent as `tag.plan=pro`), so clients and fuzzers send the names the server reads. The list
+ * route validates them through ListQuery's patternProperties.
  */
 export const TAG_PARAMETER = {
-  name: 'tag.{key}', in: 'query', required: false,
-  description: 'Only visits tagged key=value by Sessionwatch.setTags at some point of the visit: write the tag\'s key in place of '
-    + `{key}, e.g. \`tag.plan=pro\`. Keys are letters, digits and \`_ . : -\` (up to ${MAX_META_KEY_LENGTH} characters), values 1 to `
+  name: 'tags', in: 'query', required: false, style: 'form', explode: true,
+  description: 'Only visits tagged key=value by Sessionwatch.setTags at some point of the visit: one parameter `tag.<key>=<value>` per tag, '
+    + `e.g. \`tag.plan=pro\`. Keys are letters, digits and \`_ . : -\` (up to ${MAX_META_KEY_LENGTH} characters), values 1 to `
     + `${MAX_META_VALUE_LENGTH} characters; several tag parameters must all hold.`,
-  schema: { type: 'string', minLength: 1, maxLength: MAX_META_VALUE_LENGTH },
-  example: 'pro',
+  schema: {
+    type: 'object', propertyNames: { pattern: TAG_PARAM },
+    additionalProperties: { type: 'string', minLength: 1, maxLength: MAX_META_VALUE_LENGTH },
+  },
+  example: { 'tag.plan': 'pro' },
 }
 
 /** The list's search parameters (API v1 extensions): each narrows the list, all must hold, `total` counts exactly what matches. */

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto'
 import { DEFAULT_LIMIT, MAX_CURSOR_LENGTH } from '../../common/limits.ts'
 import { invalidParameter } from '../errors.ts'
+import { CURSOR_PATTERN } from './schema.ts'
 
 /** A sort key's parts, as the list orders by them: an integer (times, counts) or a string (ids). */
 export type KeyPart = number | string
@@ -17,6 +18,7 @@ export type KeyShape = readonly ('integer' | 'string')[]
 /** The key a shape describes: `['integer', 'string']` is `[number, string]`. */
 export type KeyOf<S extends KeyShape> = { readonly [I in keyof S]: S[I] extends 'integer' ? number : string }
 
+// Changing it changes what every cursor opens with: CURSOR_PATTERN (schema.ts) says `[1,"`.
 const VERSION = 1
 
 /** What a cursor carries once read: where the next page starts and the key it starts after. */
@@ -33,6 +35,8 @@ export function listScope(kind: string, projectId: string, filters: unknown): st
   return createHash('sha256').update(JSON.stringify([kind, projectId, filters])).digest('base64url').slice(0, 16)
 }
 
+const CURSOR_RE = new RegExp(CURSOR_PATTERN)
+
 export function makeCursor(scope: string, position: number, key: readonly KeyPart[]): string {
   return Buffer.from(JSON.stringify([VERSION, scope, position, ...key])).toString('base64url')
 }
@@ -43,7 +47,7 @@ export function makeCursor(scope: string, position: number, key: readonly KeyPar
  */
 export function readCursor<S extends KeyShape>(scope: string, raw: string, shape: S): Cursor<S> {
   const bad = () => invalidParameter('after', `after must be the \`next\` cursor of an earlier answer of this list, as given (got ${JSON.stringify(clip(raw))})`)
-  if (raw.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(raw)) throw bad()
+  if (raw.length > MAX_CURSOR_LENGTH || !CURSOR_RE.test(raw)) throw bad()
   let parts: unknown
   try {
     parts = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))

@@ -51,7 +51,7 @@ const ERROR_HEADERS: Partial<Record<number, Record<string, { type: string; descr
 export const errorResponses = (...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503)[]) =>
   Object.fromEntries(statuses.map((s) => [s, ref(ErrorBody, { description: ERROR_TEXT[s], ...(ERROR_HEADERS[s] && { headers: ERROR_HEADERS[s] }) })]))
 
-const ERROR_TEXT: Record<number, string> = {
+export const ERROR_TEXT: Record<number, string> = {
   400: 'A parameter or the body is invalid; `parameter` names it and `message` says what is allowed.',
   401: 'The key is missing or wrong (read API: with a `WWW-Authenticate: Bearer` header).',
   403: 'The request lacks the dashboard\'s X-Sessionwatch header (cross-site request protection).',
@@ -59,6 +59,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'The request conflicts with stored data.',
   413: 'The request is larger than allowed.',
   415: 'The Content-Type is not accepted.',
+  431: 'The request line and headers are larger than allowed (16 KiB).',
   429: 'Too many failed sign-ins from this address; retry after the `Retry-After` seconds.',
   503: 'The database is unreachable, its disk is full, or ingest is over capacity; retry after the `Retry-After` seconds.',
 }
@@ -81,6 +82,13 @@ export const periodQuery = (field: string) => ({
   })),
 })
 
+/**
+ * What every cursor looks like (cursor.ts makeCursor): base64url of a JSON array that opens with the version, 1, and
+ * the scope's quote, `[1,"`, which encode to these five characters. The `after` parameter's pattern, so the document
+ * says as much of what the server takes as a pattern can (which list a cursor belongs to, it cannot).
+ */
+export const CURSOR_PATTERN = '^WzEsI[A-Za-z0-9_-]+$'
+
 /** `limit`, `offset` and `after` of a list of `noun`, as every list of the API pages. */
 export const pageQuery = (noun: string) => ({
   limit: Type.Optional(Type.Integer({
@@ -92,9 +100,10 @@ export const pageQuery = (noun: string) => ({
       + 'to page through a whole list, follow `next` with `after` instead.',
   })),
   after: Type.Optional(Type.String({
-    minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$',
+    minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: CURSOR_PATTERN,
     description: `Extension: the \`next\` cursor of the previous page; the answer is the page after it, at the cost of a first page however deep. `
-      + 'Repeat the previous request\'s filters (limit may change); not combined with offset.',
+      + 'Repeat the previous request\'s filters (limit may change); not combined with offset. Any value the server did not give '
+      + 'for this list (with these filters) answers 400 invalid_parameter naming `after`.',
   })),
 })
 

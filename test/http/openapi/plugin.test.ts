@@ -5,9 +5,10 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { MAX_CURSOR_LENGTH } from '../../../common/limits.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
+import { TAG_PARAM } from '../../../src/sessions/schema.ts'
 
 type Media = Record<string, { schema: { $ref?: string } }>
-type Op = { requestBody?: { content: Media }; operationId: string; parameters?: { name: string; in: string; required?: boolean; schema: Record<string, unknown> }[]; responses: Record<string, unknown>; security: unknown[] }
+type Op = { requestBody?: { content: Media }; operationId: string; parameters?: { name: string; in: string; required?: boolean; style?: string; explode?: boolean; schema: Record<string, unknown> }[]; responses: Record<string, unknown>; security: unknown[] }
 interface Doc {
   openapi: string
   info: { version: string; description: string }
@@ -37,16 +38,18 @@ describe('OpenAPI document', () => {
     assert.ok(list && get)
     assert.equal(list.operationId, 'listSessions')
     assert.equal(get.operationId, 'getSession')
-    assert.deepEqual(Object.keys(list.responses).sort(), ['200', '400', '401', '503'])
-    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404', '503'])
+    assert.deepEqual(Object.keys(list.responses).sort(), ['200', '400', '401', '431', '503'])
+    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404', '431', '503'])
     assert.deepEqual(get.parameters?.map((p) => [p.name, p.in, p.required]), [['id', 'path', true]])
   })
 
   it('states the parameter bounds and defaults of the spec', () => {
     const params = Object.fromEntries((doc.paths['/api/v1/sessions']?.get?.parameters ?? []).map((p) => [p.name, p]))
     assert.deepEqual(Object.keys(params).sort(), ['after', 'browser', 'country', 'date', 'errors', 'from', 'issue', 'limit', 'offset', 'os', 'q', 'recording',
-      'status', 'tag.{key}', 'to', 'type', 'url', 'user'])
-    assert.deepEqual(params.after?.schema, { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' })
+      'status', 'tags', 'to', 'type', 'url', 'user'])
+    assert.deepEqual(params.after?.schema, { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^WzEsI[A-Za-z0-9_-]+$' })
+    assert.deepEqual([params.tags?.style, params.tags?.explode, params.tags?.schema.propertyNames], ['form', true, { pattern: TAG_PARAM }],
+      'tag.<key> parameters as the properties of a form-style object, each sent as a parameter of its own')
     assert.deepEqual(doc.components.schemas.SessionList?.properties.next?.type, ['string', 'null'], 'every list answer carries next')
     assert.deepEqual(params.limit?.schema, { type: 'integer', minimum: 1, maximum: 200, default: 50 })
     assert.deepEqual(params.offset?.schema, { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
@@ -97,7 +100,7 @@ describe('OpenAPI document', () => {
     const op = doc.paths['/ingest/v1/batch']?.post
     assert.ok(op)
     assert.equal(op.operationId, 'ingestBatch')
-    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415', '503'])
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415', '431', '503'])
   })
 
   it('documents the source map upload as the API key\'s one write, with the map as the raw body', () => {
@@ -105,7 +108,7 @@ describe('OpenAPI document', () => {
     assert.ok(op)
     assert.equal(op.operationId, 'uploadSourceMap')
     assert.deepEqual(op.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
-    assert.deepEqual(Object.keys(op.responses).sort(), ['201', '400', '401', '413', '415', '503'])
+    assert.deepEqual(Object.keys(op.responses).sort(), ['201', '400', '401', '413', '415', '431', '503'])
     assert.deepEqual(op.parameters?.map((p) => [p.name, p.in, p.required === true]), [
       ['url', 'query', true], ['release', 'query', false], ['debugId', 'query', false], ['file', 'query', false],
     ])
@@ -122,7 +125,7 @@ describe('OpenAPI document', () => {
     assert.equal(list?.operationId, 'getSessionRecording')
     assert.equal(chunk?.operationId, 'getSessionRecordingChunk')
     assert.deepEqual(list.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
-    assert.deepEqual(Object.keys(chunk.responses).sort(), ['200', '401', '404', '503'])
+    assert.deepEqual(Object.keys(chunk.responses).sort(), ['200', '401', '404', '431', '503'])
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/app')), [])
   })
 
@@ -134,7 +137,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(list.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
     assert.deepEqual((list.parameters ?? []).map((p) => p.name).sort(), ['after', 'from', 'limit', 'offset', 'sort', 'status', 'to'])
     assert.deepEqual(doc.components.schemas.IssueList?.properties.next?.type, ['string', 'null'])
-    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404', '503'])
+    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404', '431', '503'])
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/issues')), ['/api/v1/issues', '/api/v1/issues/{id}'])
   })
 
@@ -143,5 +146,23 @@ describe('OpenAPI document', () => {
     const page = res.statusCode === 302 ? await t.app.inject({ url: String(res.headers.location) }) : res
     assert.equal(page.statusCode, 200)
     assert.match(String(page.headers['content-type']), /text\/html/)
+  })
+})
+
+describe('OpenAPI document: what the server answers before its routes', () => {
+  let t: TestApp
+  before(async () => { t = await startTestApp('sqlite') })
+  after(() => t.close())
+
+  it('lists 431 on every operation and 404 on every one with path parameters, as the server answers them', async () => {
+    const doc = json<Doc>(await t.app.inject({ url: '/api/v1/openapi.json' }))
+    for (const [route, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        assert.ok('431' in op.responses, `${method} ${route}: 431`)
+        if (route.includes('{')) assert.ok('404' in op.responses, `${method} ${route}: 404`)
+      }
+    }
+    const envelope = await t.app.inject({ method: 'POST', url: '/api/x1/envelope/?sentry_key=abc', payload: '{}' })
+    assert.equal(envelope.statusCode, 404, 'a project id outside its pattern')
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { dayOf, parseDate, parseInstant, toIso } from '../../../src/shared/time.ts'
+import { dayOf, INSTANT_PATTERN, parseDate, parseInstant, toIso } from '../../../src/shared/time.ts'
 
 describe('parseDate', () => {
   it('reads YYYY-MM-DD as that day\'s UTC midnight', () => {
@@ -58,5 +58,33 @@ describe('toIso and dayOf', () => {
     assert.equal(dayOf(-1), -1)
     assert.equal(dayOf(Date.UTC(1970, 0, 2)), 1)
     assert.equal(dayOf(Date.UTC(2026, 0, 2) - 1), dayOf(Date.UTC(2026, 0, 1)))
+  })
+})
+
+describe('INSTANT_PATTERN', () => {
+  const pattern = new RegExp(INSTANT_PATTERN, 'u')
+  const agree = (value: string) => {
+    assert.equal(pattern.test(value), parseInstant(value) !== null, `${value}: the pattern and the parser disagree`)
+  }
+
+  it('matches exactly the dates parseInstant reads: every month and day, leap years and centuries', () => {
+    for (const year of ['0000', '0004', '1900', '1996', '2000', '2023', '2024', '2100', '2400', '9999']) {
+      for (let month = 0; month <= 13; month++) {
+        for (let day = 0; day <= 32; day++) agree(`${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`)
+      }
+    }
+  })
+
+  it('matches exactly the times and offsets parseInstant reads', () => {
+    const two = (n: number) => String(n).padStart(2, '0')
+    for (const hour of [0, 9, 19, 23, 24, 29]) {
+      for (const minute of [0, 59, 60]) {
+        for (const second of ['', ':00', ':59', ':60', ':59.1', ':59.123456789', ':59.1234567890', '.5']) {
+          for (const zone of ['Z', 'z', '+00:00', '-23:59', '+24:00', '+05:60', '+0530', '', '+5:30']) {
+            for (const separator of ['T', 't', ' ', '_']) agree(`2026-11-20${separator}${two(hour)}:${two(minute)}${second}${zone}`)
+          }
+        }
+      }
+    }
   })
 })
