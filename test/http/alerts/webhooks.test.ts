@@ -5,7 +5,7 @@ import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { WEBHOOK_CHAT_MAX_CHARS } from '../../../common/limits.ts'
+import { WEBHOOK_CHAT_MAX_CHARS, WEBHOOK_ERROR_MAX_CHARS } from '../../../common/limits.ts'
 import { addWebhook } from '../../../src/alerts/service.ts'
 import { insertWebhook } from '../../../src/alerts/store.ts'
 import type { WebhookWorkerOptions } from '../../../src/alerts/worker.ts'
@@ -23,14 +23,20 @@ const BACKOFF_MS = 300
 /** Polls every 50 ms and retries after 300 ms, so a test sees a retry without waiting out production's 10 s. */
 const FAST: WebhookWorkerOptions = { pollMs: POLL_MS, backoffBaseMs: BACKOFF_MS }
 
-/** DNS as an attacker's name server answers: rebind.test resolves to this machine. */
+/** Where the attacker's name server points each of its host names: rebind.test at this machine, the others at cloud metadata. */
+const REBOUND: Record<string, string> = {
+  'rebind.test': '127.0.0.1', 'aws.test': '169.254.169.254', 'linklocal.test': 'fe80::1', 'ec2v6.test': 'fd00:ec2::254', 'azure.test': '168.63.129.16',
+}
+/** DNS as an attacker's name server answers (REBOUND); other names as the system resolves them. */
 const rebinding: LookupFunction = (hostname, options, callback) => {
-  if (hostname !== 'rebind.test') {
+  const address = REBOUND[hostname]
+  if (address === undefined) {
     dns.lookup(hostname, options, callback)
     return
   }
-  if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }])
-  else callback(null, '127.0.0.1', 4)
+  const family = address.includes(':') ? 6 : 4
+  if (options.all) callback(null, [{ address, family }])
+  else callback(null, address, family)
 }
 
 type Row = Awaited<ReturnType<typeof storedDeliveries>>[number]
@@ -138,6 +144,45 @@ for (const engine of testEngines()) {
         await receiver.close()
         await database.cleanup()
       }
+    })
+
+    describe('to a receiver that answers 500 at length', () => {
+      receiverAndApp(engine, [500], privateOk, { webhooks: { ...FAST, backoffBaseMs: 60_000 } })
+
+      it(`keeps only the first ${WEBHOOK_ERROR_MAX_CHARS} characters of the answer`, async () => {
+        receiver.answer = () => `Internal error. ${'x'.repeat(5000)}`
+        await addWebhook(t.app.db, t.project.id, receiver.url, t.app.config.webhooks)
+        await enqueueCommitted(t.app.db, issueAlert(t.project.id))
+        const [row] = await settled(t, t.project.id, (r) => r.attempts === 1, 'the failed attempt')
+        assert.equal(row?.last_status, 500)
+        assert.equal(row.last_error, `Internal error. ${'x'.repeat(5000)}`.slice(0, WEBHOOK_ERROR_MAX_CHARS))
+        assert.ok(row.last_error.length <= 300, `a short excerpt, not ${row.last_error.length} characters of the receiver's page`)
+      })
+    })
+
+    describe('with WEBHOOK_ALLOW_PRIVATE, to link-local and cloud metadata addresses', () => {
+      receiverAndApp(engine, [200], privateOk, { webhooks: { ...FAST, lookup: rebinding } })
+
+      it('refuses them on adding and at connect time, however the host name resolves, and records why', async () => {
+        for (const host of ['169.254.169.254', '[fe80::1]', '[fd00:ec2::254]', '168.63.129.16']) {
+          await assert.rejects(addWebhook(t.app.db, t.project.id, `http://${host}/hook`, t.app.config.webhooks), /link-local or cloud metadata/, host)
+        }
+        // Host names pass the check on adding: only their addresses say where they lead.
+        const named = ['aws.test', 'linklocal.test', 'ec2v6.test', 'azure.test']
+        for (const host of named) await addWebhook(t.app.db, t.project.id, `http://${host}:${receiver.port}/hook`, t.app.config.webhooks)
+        const planted = ['169.254.169.254', '[fe80::1]', '[fd00:ec2::254]', '168.63.129.16', '[::ffff:169.254.1.1]']
+        for (const [i, host] of planted.entries()) {
+          await insertWebhook(t.app.db, { project_id: t.project.id, id: `wh_planted_${i}`, url: `http://${host}:${receiver.port}/hook`, created_at: i })
+        }
+        await enqueueCommitted(t.app.db, issueAlert(t.project.id))
+        const rows = await settled(t, t.project.id, (r) => r.status === 'failed', 'the refusals')
+        assert.equal(rows.length, named.length + planted.length)
+        assert.equal(receiver.received.length, 0, 'nothing reached the receiver')
+        for (const row of rows) {
+          assert.match(row.last_error ?? '', /^refused: .*link-local or cloud metadata address/, row.webhook_id)
+          assert.deepEqual([row.attempts, row.last_status, row.next_attempt_at], [1, null, null], 'failed at once, no retries')
+        }
+      })
     })
 
     describe('without WEBHOOK_ALLOW_PRIVATE', () => {
