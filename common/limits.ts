@@ -240,9 +240,13 @@ export const WEBHOOK_RATE_WINDOW_MS = 600_000
 /** How long a receiver has to answer a delivery in full (the 10 s that Highlight's receivers are held to). */
 export const WEBHOOK_TIMEOUT_MS = 10_000
 /** Bytes of a receiver's answer read at most: enough for WEBHOOK_ERROR_MAX_CHARS characters of any text. */
-export const WEBHOOK_RESPONSE_MAX_BYTES = 8192
-/** Characters of a failed answer's body (or of the error) kept for the delivery log. */
-export const WEBHOOK_ERROR_MAX_CHARS = 2000
+export const WEBHOOK_RESPONSE_MAX_BYTES = 1024
+/**
+ * Characters of a failed answer's body (or of the error) kept for the delivery log: enough for a status line or a
+ * chat service's error (`invalid_token`, Discord's JSON error), not for a page a receiver answers with, which may
+ * echo the alert's visitor text or hold the receiver's own data and would live as long as the log.
+ */
+export const WEBHOOK_ERROR_MAX_CHARS = 256
 /** Longest `content` of a delivery: Discord refuses a message over 2000 characters. */
 export const WEBHOOK_CHAT_MAX_CHARS = 2000
 /** Characters of an issue's title (and of its culprit) in the chat message; the `issue` object has them whole. */

@@ -1,7 +1,7 @@
 /*
- * Text rules the service and the browser SDK share: truncation with a visible marker, and masking of passwords and
- * payment card numbers, so the page and the server mask alike. Pure and dependency-free (no Node, no DOM, no
- * imports): the SDK bundles it, and it must never throw.
+ * Text rules the service and the browser SDK share: truncation with a visible marker, and masking of payment card
+ * numbers (scrub.ts masks them with the secrets, in one pass), so the page and the server mask alike. Pure and
+ * dependency-free (no Node, no DOM, no imports): the SDK bundles it, and it must never throw.
  */
 
 /** Marks where a value was cut; the count says how much is missing. */
@@ -14,91 +14,6 @@ export function truncate(value: string, max: number): string {
   let keep = max - truncationMarker(value.length - max).length
   keep = max - truncationMarker(value.length - keep).length
   return value.slice(0, Math.max(0, keep)) + truncationMarker(value.length - Math.max(0, keep))
-}
-
-const EXACT_KEYS = new Set(['pass', 'pin', 'otp', 'ssn', 'auth', 'cvv', 'cvc', 'cvv2'])
-const KEY_PARTS = [
-  'password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'api_key', 'api-key',
-  'authorization', 'credential', 'cardnumber', 'card_number', 'card-number', 'private_key', 'privatekey',
-]
-
-export const MASK = '***'
-
-/**
- * Whether a JSON key or form field name looks like it holds a password or another secret, or is one of
- * `extra` (a project's or a page's own maskFields, compared without regard to case).
- */
-export function isSensitiveKey(key: string, extra: readonly string[] = []): boolean {
-  const k = key.toLowerCase()
-  return EXACT_KEYS.has(k) || KEY_PARTS.some((part) => k.includes(part)) || extra.some((name) => name.toLowerCase() === k)
-}
-
-/**
- * Masks password-like values in a request body: JSON (at any depth), URL-encoded forms, and,
- * for text that does not parse (a truncated JSON body, say), `"password": "…"` pairs found by pattern.
- * The client masks too; this is the safety net for clients that did not. Unchanged bodies come back as is.
- */
-export function maskSecrets(body: string, extra: readonly string[] = []): string {
-  const trimmed = body.trim()
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      const parsed: unknown = JSON.parse(trimmed)
-      const masked = maskValue(parsed, extra)
-      return masked.changed ? JSON.stringify(masked.value) : body
-    } catch {
-      return maskByPattern(body, extra)
-    }
-  }
-  if (/^[^\s={}&]+=[^&]*(?:&[^\s={}&]+=[^&]*)*$/.test(trimmed)) return maskForm(body, extra)
-  return maskByPattern(body, extra)
-}
-
-function maskValue(value: unknown, extra: readonly string[]): { value: unknown; changed: boolean } {
-  if (Array.isArray(value)) {
-    const items = value.map((item) => maskValue(item, extra))
-    return { value: items.map((i) => i.value), changed: items.some((i) => i.changed) }
-  }
-  if (value !== null && typeof value === 'object') {
-    let changed = false
-    const out: Record<string, unknown> = {}
-    for (const [key, inner] of Object.entries(value)) {
-      if (isSensitiveKey(key, extra)) {
-        changed ||= inner !== MASK
-        out[key] = MASK
-      } else {
-        const masked = maskValue(inner, extra)
-        changed ||= masked.changed
-        out[key] = masked.value
-      }
-    }
-    return { value: out, changed }
-  }
-  return { value, changed: false }
-}
-
-function maskForm(body: string, extra: readonly string[]): string {
-  return body
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=')
-      const rawKey = pair.slice(0, eq)
-      let key = rawKey
-      try {
-        key = decodeURIComponent(rawKey.replace(/\+/g, ' '))
-      } catch {
-        // A malformed escape still names the field well enough to test.
-      }
-      return isSensitiveKey(key, extra) ? `${rawKey}=${MASK}` : pair
-    })
-    .join('&')
-}
-
-const JSON_PAIR = /("([^"\\]{1,64})"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/g
-
-function maskByPattern(body: string, extra: readonly string[]): string {
-  return body.replace(JSON_PAIR, (whole: string, head: string, key: string) =>
-    isSensitiveKey(key, extra) ? `${head}"${MASK}"` : whole,
-  )
 }
 
 /*

@@ -60,7 +60,8 @@ Commands:
                                           Set an issue's status (a resolved issue reopens when it occurs again)
   webhook add --project ID --url URL [--json]
                                           Post the project's new issues and regressions to URL (Slack, Discord
-                                          and Mattermost incoming-webhook URLs work as they are)
+                                          and Mattermost incoming-webhook URLs work as they are); prints the
+                                          signing secret (secret with --json) once
   webhook list --project ID [--json]      List the project's webhooks
   webhook remove --project ID WEBHOOK_ID  Remove a webhook (its pending deliveries are not sent)
   admin reset-password                    Set a new generated dashboard password and print it
@@ -257,7 +258,9 @@ async function webhookCommand(db: Kysely<Database>, config: Config, sub: string 
   if (sub === 'add') {
     const { values } = args(rest, { project: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean' } })
     const added = await webhooks.addWebhook(db, required(values, 'project'), required(values, 'url'), config.webhooks)
-    print(values.json ? JSON.stringify(added) : `Webhook ${added.id} added: new issues and regressions are posted to ${added.url}`)
+    // The secret is shown here only: the service keeps it to sign deliveries and never prints it again.
+    print(values.json ? JSON.stringify(added) : `Webhook ${added.id} added: new issues and regressions are posted to ${added.url}\n`
+      + `Signing secret (shown once; the webhook-signature header is signed with it): ${added.secret}`)
     return 0
   }
   if (sub === 'list') {

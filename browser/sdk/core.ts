@@ -1,6 +1,7 @@
 import { CONSENT_QUEUE_MAX } from '../../common/limits.ts'
 import { makeQueue, type SdkEvent } from './queue.ts'
-import { maskEventCards } from './scrub.ts'
+import { scrub } from '../../common/scrub.ts'
+import { scrubEvent } from './scrub.ts'
 import { sendWithRetry, type ChunkQuery, type SendResult, type Transport } from './transport.ts'
 import type { VisitorFields } from './visitor.ts'
 
@@ -43,7 +44,9 @@ const rand = () => Math.random().toString(36).slice(2, 10)
  * `fields` gives what every batch of events says of its visitor (identify, setTags, release, environment), read
  * when the batch is built.
  */
-export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionStore, page: string, fields: () => VisitorFields) {
+export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionStore, landing: string, fields: () => VisitorFields) {
+  // The landing page's URL leaves with every batch: a token in it (an OAuth redirect's fragment) is scrubbed once here.
+  const page = scrub(landing)
   const queue = makeQueue(o.maxQueue)
   /** Events captured while waiting for consent: at most CONSENT_QUEUE_MAX, the oldest dropped first. */
   const held: SdkEvent[] = []
@@ -67,7 +70,7 @@ export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionSt
   let currentKey = granted ? sessionKey() : ''
 
   const record = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => {
-    const queued = { ...maskEventCards(event), id: `${rand()}${rand()}`, createdAt: Date.now() }
+    const queued = { ...scrubEvent(event), id: `${rand()}${rand()}`, createdAt: Date.now() }
     if (granted) {
       currentKey = sessionKey()
       queue.push(queued)

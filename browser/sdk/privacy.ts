@@ -1,5 +1,5 @@
 import { MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS } from '../../common/limits.ts'
-import { isSensitiveKey, maskCards, maskSecrets } from '../../common/text.ts'
+import { isSensitiveKey, scrub } from '../../common/scrub.ts'
 import type { SdkEvent } from './queue.ts'
 
 /*
@@ -55,15 +55,15 @@ const bodyText = (body: unknown): string | null => (typeof body === 'string' ? b
 
 /**
  * The event of a finished request, or null when it neither failed nor was slow. A failed request's bodies are kept
- * when `bodies` takes its URL, masked before they are cut: a cut JSON body no longer parses, and a cut card number no
- * longer passes Luhn.
+ * when `bodies` takes its URL, scrubbed (with `maskFields`) before they are cut: a cut JSON body no longer parses, and
+ * a cut card number no longer passes Luhn.
  */
 export function requestEvent(
   opts: RequestOptions, url: string, method: string, status: number | null, durationMs: number, reqBody: unknown, resBody: string | null,
 ): Omit<SdkEvent, 'id' | 'createdAt'> | null {
   if (status === null || status >= 400) {
     const keep = opts.bodies(url)
-    const body = (text: string | null) => (keep && text ? maskCards(maskSecrets(text, opts.maskFields)).slice(0, opts.maxBodyChars) : null)
+    const body = (text: string | null) => (keep && text ? scrub(text, opts.maskFields).slice(0, opts.maxBodyChars) : null)
     return { type: 'HTTP_ERROR', url, method, statusCode: status, durationMs, reqBody: body(bodyText(reqBody)), resBody: body(resBody) }
   }
   return durationMs > opts.slowThresholdMs ? { type: 'SLOW_REQUEST', url, method, statusCode: status, durationMs } : null

@@ -1,3 +1,4 @@
+import { scrub } from '../../common/scrub.ts'
 import { record } from '@rrweb/record'
 import { gzipSync } from 'fflate'
 import { RECORD_CHUNK_MS } from '../../common/limits.ts'
@@ -207,6 +208,9 @@ export function startRecorder(host: RecorderHost): Recording | null {
           cut(false)
           sinceSnapshot = 0
         }
+        // Every snapshot opens with the page's URL: a token in it (an OAuth redirect's fragment) is scrubbed as in events.
+        const meta = (event.type as number) === META ? event.data as { href?: unknown } : null
+        if (typeof meta?.href === 'string') meta.href = scrub(meta.href)
         const text = JSON.stringify(event)
         parts.push(text)
         chars += text.length

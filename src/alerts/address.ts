@@ -27,11 +27,17 @@ const RANGE_NAMES: Record<string, string> = {
 }
 
 /**
- * Cloud metadata services (AWS, GCP, Azure, Oracle: 169.254.169.254; AWS over IPv6: fd00:ec2::254; Alibaba:
- * 100.100.100.200). They stay refused with WEBHOOK_ALLOW_PRIVATE: no chat server lives there, and they hand out
- * the machine's cloud credentials.
+ * Refused even with WEBHOOK_ALLOW_PRIVATE: link-local addresses (169.254.0.0/16, fe80::/10), where the cloud
+ * metadata services of AWS, GCP, Azure and Oracle answer at 169.254.169.254; AWS's metadata over IPv6
+ * (fd00:ec2::/32); Azure's wire server (168.63.129.16); Alibaba's metadata (100.100.100.200). No chat server lives
+ * there, and they hand out the machine's cloud credentials.
  */
-const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200'].map((a) => ipaddr.parse(a).toNormalizedString()))
+const ALWAYS_REFUSED: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [
+  '169.254.0.0/16', 'fe80::/10', 'fd00:ec2::/32', '168.63.129.16/32', '100.100.100.200/32',
+].map((cidr) => ipaddr.parseCIDR(cidr))
+
+const alwaysRefused = (address: ipaddr.IPv4 | ipaddr.IPv6): boolean =>
+  ALWAYS_REFUSED.some(([range, bits]) => address.kind() === range.kind() && address.match(range, bits))
 
 /** The IPv4 address an IPv4-mapped or NAT64 (64:ff9b::/96, 64:ff9b:1::/48) IPv6 address reaches, if it is one. */
 function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
@@ -43,8 +49,9 @@ function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
 
 /**
  * Why a webhook may not connect to `address`, or null when it may. Public (ipaddr.js `unicast`) addresses are
- * allowed; every other range is refused unless `allowPrivate`, and even then the unspecified address and the
- * cloud metadata services (also inside IPv4-mapped and NAT64 addresses) stay refused.
+ * allowed; every other range is refused unless `allowPrivate`, and even then the unspecified address, link-local
+ * addresses and the cloud metadata services (ALWAYS_REFUSED, also inside IPv4-mapped and NAT64 addresses) stay
+ * refused.
  *
  * @example
  * addressRefusal('10.0.0.5', false) // "10.0.0.5 is a private (LAN) address; …"
@@ -55,7 +62,9 @@ export function addressRefusal(address: string, allowPrivate: boolean): string |
   const parsed = ipaddr.parse(address)
   const range = parsed.range()
   const inner = parsed instanceof ipaddr.IPv6 ? embeddedIpv4(parsed) : null
-  if (METADATA.has((inner ?? parsed).toNormalizedString())) return `${address} is a cloud metadata address`
+  if (alwaysRefused(inner ?? parsed)) {
+    return `${address} is a link-local or cloud metadata address; webhooks never reach these, even with WEBHOOK_ALLOW_PRIVATE=true`
+  }
   if (range === 'unicast') return null
   if (range === 'unspecified') return `${address} is ${RANGE_NAMES.unspecified ?? range}`
   if (allowPrivate) return null

@@ -1,6 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { ProjectParams } from '../dashboard/schema.ts'
-import { DeliveryLog, NewWebhookBody, WebhookList, WebhookParams, WebhookView } from './schema.ts'
+import { AddedWebhook, DeliveryLog, NewWebhookBody, WebhookList, WebhookParams } from './schema.ts'
 import { addWebhook, deliveryLog, listWebhooks, removeWebhook } from './service.ts'
 
 const hide = { hide: true }
@@ -13,7 +13,7 @@ export const webhookRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
   app.get('/', { schema: { ...hide, params: ProjectParams, response: { 200: WebhookList } } }, async (request) =>
     ({ webhooks: await listWebhooks(app.db, request.params.projectId) }))
 
-  app.post('/', { schema: { ...hide, params: ProjectParams, body: NewWebhookBody, response: { 201: WebhookView } } }, async (request, reply) =>
+  app.post('/', { schema: { ...hide, params: ProjectParams, body: NewWebhookBody, response: { 201: AddedWebhook } } }, async (request, reply) =>
     reply.code(201).send(await addWebhook(app.db, request.params.projectId, request.body.url, app.config.webhooks)))
 
   app.delete('/:webhookId', { schema: { ...hide, params: WebhookParams } }, async (request, reply) => {

@@ -24,6 +24,15 @@ export const WebhookView = Type.Object({
 }, { additionalProperties: false })
 export type WebhookView = Static<typeof WebhookView>
 
+export const AddedWebhook = Type.Object({
+  ...WebhookView.properties,
+  secret: Type.String({
+    pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+    description: 'The signing secret of the Standard Webhooks signature (webhook-signature) on every delivery: shown only here, once.',
+  }),
+}, { additionalProperties: false })
+export type AddedWebhook = Static<typeof AddedWebhook>
+
 export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookView) }, { additionalProperties: false })
 export type WebhookList = Static<typeof WebhookList>
 

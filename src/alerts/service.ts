@@ -10,7 +10,8 @@ import { newId } from '../shared/ids.ts'
 import { toIso } from '../shared/time.ts'
 import { addressRefusal, literalAddress } from './address.ts'
 import type { AlertFacts } from './payload.ts'
-import type { DeliveryView, WebhookView } from './schema.ts'
+import type { AddedWebhook, DeliveryView, WebhookView } from './schema.ts'
+import { newWebhookSecret } from './sign.ts'
 import * as store from './store.ts'
 
 /**
@@ -39,9 +40,10 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): string {
   return url.href
 }
 
-const toView = (row: store.WebhookRow): WebhookView => ({ id: row.id, url: row.url, createdAt: toIso(row.created_at) })
+const toView = (row: Omit<store.WebhookRow, 'secret'>): WebhookView => ({ id: row.id, url: row.url, createdAt: toIso(row.created_at) })
 
-export async function addWebhook(db: Db, projectId: string, rawUrl: string, opts: { allowPrivate: boolean }, now = Date.now()): Promise<WebhookView> {
+/** Adds a webhook with a new signing secret; the answer is the only place the secret is ever shown. */
+export async function addWebhook(db: Db, projectId: string, rawUrl: string, opts: { allowPrivate: boolean }, now = Date.now()): Promise<AddedWebhook> {
   const project = await getProject(db, projectId)
   const url = checkWebhookUrl(rawUrl, opts.allowPrivate)
   const existing = await store.listWebhooks(db, project.id)
@@ -50,9 +52,9 @@ export async function addWebhook(db: Db, projectId: string, rawUrl: string, opts
   if (existing.length >= MAX_WEBHOOKS_PER_PROJECT) {
     throw invalidBody(`A project can have at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks; remove one first`, 'url')
   }
-  const row: store.WebhookRow = { project_id: project.id, id: newId('wh_', 9), url, created_at: now }
+  const row: store.WebhookRow = { project_id: project.id, id: newId('wh_', 9), url, secret: newWebhookSecret(), created_at: now }
   await store.insertWebhook(db, row)
-  return toView(row)
+  return { ...toView(row), secret: row.secret }
 }
 
 export async function listWebhooks(db: Db, projectId: string): Promise<WebhookView[]> {

@@ -56,7 +56,8 @@ export async function insertWebhook(db: Db, row: WebhookRow): Promise<void> {
   await db.insertInto('webhooks').values(row).execute()
 }
 
-export function listWebhooks(db: Db, projectId: string): Promise<WebhookRow[]> {
+/** A project's webhooks, without their secrets: those are shown once, when added. */
+export function listWebhooks(db: Db, projectId: string): Promise<Omit<WebhookRow, 'secret'>[]> {
   return db.selectFrom('webhooks').select(['project_id', 'id', 'url', 'created_at'])
     .where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute()
 }
@@ -85,13 +86,15 @@ export interface DueDelivery extends DeliveryKey {
   created_at: number
   payload: string
   url: string
+  /** The webhook's signing secret. */
+  secret: string
 }
 
 /** Pending deliveries of every project whose time has come, oldest first (webhook_deliveries_due_idx). */
 export function dueDeliveries(db: Db, now: number, limit: number): Promise<DueDelivery[]> {
   return db.selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', (join) => join.onRef('w.project_id', '=', 'd.project_id').onRef('w.id', '=', 'd.webhook_id'))
-    .select(['d.project_id', 'd.id', 'd.next_attempt_at', 'd.attempts', 'd.created_at', 'd.payload', 'w.url'])
+    .select(['d.project_id', 'd.id', 'd.next_attempt_at', 'd.attempts', 'd.created_at', 'd.payload', 'w.url', 'w.secret'])
     .where('d.status', '=', 'pending').where('d.next_attempt_at', '<=', now)
     .orderBy('d.next_attempt_at').limit(limit)
     .$narrowType<{ next_attempt_at: number }>().execute()

@@ -10,6 +10,8 @@ export interface WebhookTable {
   id: string
   /** http(s) URL, checked when added; the address it resolves to is checked on every connection. */
   url: string
+  /** Standard Webhooks signing secret (`whsec_…`, sign.ts): shown once when added, kept to sign every delivery. */
+  secret: string
   created_at: number
 }
 

@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net'
 import { WEBHOOK_BATCH, WEBHOOK_LEASE_MS, WEBHOOK_POLL_MS, WEBHOOK_TIMEOUT_MS } from '../../common/limits.ts'
 import { createSender } from './deliver.ts'
 import { renderBody, type AlertFacts } from './payload.ts'
+import { signedHeaders } from './sign.ts'
 import { attemptRecord, DEFAULT_RETRY, type RetryPolicy } from './service.ts'
 import { claimDelivery, dueDeliveries, recordAttempt, releaseClaim, type DueDelivery } from './store.ts'
 
@@ -42,11 +43,9 @@ export function startWebhookWorker(app: FastifyInstance, options: WebhookWorkerO
 
   const deliver = async (due: DueDelivery, leaseUntil: number): Promise<void> => {
     const body = renderBody(JSON.parse(due.payload) as AlertFacts, app.config.publicUrl)
-    const headers = {
-      'content-type': 'application/json', 'user-agent': USER_AGENT,
-      // Standard Webhooks' names: the id stays the same on every attempt, so a receiver can drop repeats.
-      'webhook-id': due.id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
-    }
+    // Standard Webhooks' headers, signed with the webhook's secret: the id stays the same on every attempt, so a
+    // receiver can drop repeats; the timestamp is this attempt's, so it can refuse an old one replayed.
+    const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(due.secret, due.id, body, Date.now()) }
     const result = await sender.send(due.url, body, headers, stopping.signal)
     if (stopping.signal.aborted) {
       await releaseClaim(app.db, due, leaseUntil, Date.now())

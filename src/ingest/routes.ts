@@ -36,8 +36,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         + 'The API key is refused here. A 200 means the batch is committed to disk. Retrying a batch with the same '
         + 'batchId (or event ids) stores nothing twice. The server sets ip (the connection, or X-Forwarded-For when '
         + 'TRUST_PROXY says so, stored as the project\'s IP storage says: full, truncated or none), country (from the full address), '
-        + 'userAgent, utm and the counters. Request and response bodies are masked: password-like fields, card numbers and the '
-        + 'project\'s own maskFields. Text beyond its limit is cut and ends with '
+        + 'userAgent, utm and the counters. Secrets are masked in every text field and in page: tokens and passwords in URLs, '
+        + 'fragments, bodies and messages, Bearer and Basic credentials, card numbers and the project\'s own maskFields '
+        + '(docs/sdk.md lists them). Text beyond its limit is cut and ends with '
         + `"…[truncated N chars]"; limits: ${textLimitsProse()} `
         + `characters; at most ${MAX_EVENTS_PER_BATCH} events and ${MAX_BATCH_BYTES} bytes per batch. Recording chunks (\`recording\`) are `
         + 'checked to hold rrweb events; one over RECORDING_MAX_CHUNK_BYTES, or past the session\'s '

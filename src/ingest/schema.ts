@@ -61,9 +61,11 @@ export const IngestEvent = Type.Object({
 }, {
   $id: 'IngestEvent', title: 'IngestEvent', additionalProperties: false, allOf: typeRules,
   description: 'Required per known type — ERROR, CLICK, INPUT, USER_REPORT: message; HTTP_ERROR: url, method; '
-    + 'SLOW_REQUEST: url, durationMs; NAVIGATION: url. Unknown fields are dropped. reqBody and resBody are masked '
-    + 'on the server as well (password, passwd, pwd, secret, token, api_key, authorization, … → "***"); Luhn-valid '
-    + 'payment card numbers in url, message, stack, reqBody and resBody become "[card …1234]" (last four digits kept).',
+    + 'SLOW_REQUEST: url, durationMs; NAVIGATION: url. Unknown fields are dropped. Secrets in every text field are '
+    + 'masked on the server as well, as "***": secret JSON keys and query, fragment and form parameters (password, token, '
+    + 'access_token, api_key, secret, code, sig, jwt, session, cookie, authorization, …), GraphQL arguments such as '
+    + 'password: "…", Bearer and Basic credentials and a URL\'s password; Luhn-valid payment card numbers become '
+    + '"[card …1234]" (last four digits kept).',
 })
 export type IngestEvent = Static<typeof IngestEvent>
 

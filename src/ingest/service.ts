@@ -1,4 +1,5 @@
 import { MAX_USER_AGENT_LENGTH } from '../../common/limits.ts'
+import { scrub } from '../../common/scrub.ts'
 import type { Db } from '../db/database.ts'
 import { invalidBody } from '../errors.ts'
 import { normalizeEvent } from '../events/normalize.ts'
@@ -72,7 +73,8 @@ export async function ingestBatch(
     country: visitor.country,
     userAgent,
     utm: extractUtm(landing),
-    entryUrl: landing === undefined ? null : cleanText(landing),
+    // The landing page's URL may carry a token (an OAuth redirect's fragment, a magic link): scrubbed like event URLs.
+    entryUrl: landing === undefined ? null : cleanText(scrub(landing, project.maskFields)),
     browser,
     os,
     // Recorded activity keeps a session alive and can open it, like events do.

@@ -100,7 +100,7 @@ export function validateNewProject(input: NewProject): string[] {
 
 /**
  * What is wrong with a list of masked field names. Names are compared without regard to case, as the masking
- * does (common/text.ts isSensitiveKey); a comma is refused because the CLI and the dashboard take the list
+ * does (common/scrub.ts isSensitiveKey); a comma is refused because the CLI and the dashboard take the list
  * comma-separated, so such a name could never be written back.
  */
 function maskFieldProblems(fields: readonly string[]): string[] {

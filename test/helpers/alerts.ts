@@ -34,9 +34,10 @@ export interface Received {
 
 /**
  * A webhook receiver on a loopback port: it records every request and answers each with the next of `statuses`
- * (the last one repeats); 0 never answers (a receiver that hangs).
+ * (the last one repeats), with the body its `answer` gives (a test may replace it); 0 never answers (a receiver that hangs).
  */
 export async function startReceiver(statuses: number[] = [200]) {
+  const self = { answer: (status: number): string => (status >= 300 ? `receiver says ${status}` : 'ok') }
   const received: Received[] = []
   const server = createServer((request, response) => {
     let body = ''
@@ -44,15 +45,15 @@ export async function startReceiver(statuses: number[] = [200]) {
       received.push({ headers: request.headers, body, at: Date.now() })
       const status = statuses[Math.min(received.length - 1, statuses.length - 1)] ?? 200
       if (status === 0) return
-      response.writeHead(status, { 'content-type': 'text/plain' }).end(status >= 300 ? `receiver says ${status}` : 'ok')
+      response.writeHead(status, { 'content-type': 'text/plain' }).end(self.answer(status))
     })
   })
   await new Promise<void>((resolve) => { server.listen(0, '127.0.0.1', resolve) })
   const { port } = server.address() as AddressInfo
-  return {
+  return Object.assign(self, {
     port,
     url: `http://127.0.0.1:${port}/hook`,
     received,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => { resolve() }) }),
-  }
+  })
 }

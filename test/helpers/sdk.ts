@@ -56,18 +56,18 @@ export const settle = (): Promise<void> => new Promise((resolve) => setImmediate
 
 /**
  * The SDK's functions with a core made on init, over fake I/O. `core()` throws before init. Options: init's
- * release, environment and consent, and the core's own.
+ * release, environment and consent, and the core's own; `page` is the page's URL.
  */
-export function sdkInNode(answer?: () => SendResult) {
+export function sdkInNode(answer?: () => SendResult, page = PAGE) {
   const storage = fakeStorage()
   const transport = fakeTransport(answer)
   let core: Core | null = null
   const api = makeApi((options: ApiOptions & Partial<CoreOptions>, granted, fields) => {
     const started = makeCore({ sessionTimeoutMs: 1_800_000, maxBatchEvents: 50, maxQueue: 1000, ...options, consent: granted },
-      transport.io, () => storage.store, PAGE, fields)
+      transport.io, () => storage.store, page, fields)
     core = started
     return { core: started, recording: () => null, consent: (yes) => { started.consent(yes) } }
-  }, () => PAGE)
+  }, () => page)
   const started = (): Core => {
     if (!core) throw new Error('init first')
     return core

@@ -162,16 +162,20 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     const project = (JSON.parse((await cli(['project', 'create', '--name', 'W', '--domain', 'w.example', '--json'], env)).stdout) as Record<string, string>).id ?? ''
     const added = await cli(['webhook', 'add', '--project', project, '--url', 'https://hooks.slack.com/services/T0/B0/x', '--json'], env)
     assert.equal(added.code, 0, added.stderr)
-    const hook = JSON.parse(added.stdout) as { id: string; url: string }
+    const hook = JSON.parse(added.stdout) as { id: string; url: string; secret: string }
     assert.match(hook.id, /^wh_/)
+    assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'the signing secret, shown once')
     const listed = await cli(['webhook', 'list', '--project', project], env)
+    assert.ok(!listed.stdout.includes(hook.secret), 'and never again')
     assert.match(listed.stdout, new RegExp(`^${hook.id}  https://hooks\\.slack\\.com/services/T0/B0/x  added `))
     const local = await cli(['webhook', 'add', '--project', project, '--url', 'http://127.0.0.1:9000/'], env)
     assert.equal(local.code, 1)
     assert.match(local.stderr, /url is refused: 127\.0\.0\.1 is a loopback address.*WEBHOOK_ALLOW_PRIVATE=true/)
     const allowed = await cli(['webhook', 'add', '--project', project, '--url', 'http://127.0.0.1:9000/'], { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' })
     assert.equal(allowed.code, 0, allowed.stderr)
-    assert.match(allowed.stdout, /^Webhook wh_\S+ added: new issues and regressions are posted to http:\/\/127\.0\.0\.1:9000\//)
+    assert.match(allowed.stdout, /^Webhook wh_\S+ added: new issues and regressions are posted to http:\/\/127\.0\.0\.1:9000\/\nSigning secret \(shown once; .*\): whsec_\S{44}\n$/)
+    const listedJson = (await cli(['webhook', 'list', '--project', project, '--json'], env)).stdout
+    assert.ok(!listedJson.includes('whsec_'), 'list --json shows no secret')
     assert.equal((await cli(['webhook', 'add', '--project', project], env)).code, 2, '--url is required')
     const removed = await cli(['webhook', 'remove', '--project', project, hook.id], env)
     assert.equal(removed.code, 0, removed.stderr)

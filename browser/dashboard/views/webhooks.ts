@@ -1,5 +1,5 @@
 import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_LOG_SIZE } from '../../../common/limits.ts'
-import { api, ApiError, type DeliveryItem, type ProjectSummary, type WebhookItem } from '../api.ts'
+import { api, ApiError, type AddedWebhook, type DeliveryItem, type ProjectSummary, type WebhookItem } from '../api.ts'
 import { formatTime, h, stackedTable } from '../dom.ts'
 
 const KINDS: Record<DeliveryItem['kind'], string> = { new: 'New issue', regression: 'Regression' }
@@ -10,6 +10,8 @@ export function renderWebhooks(body: HTMLElement, project: ProjectSummary): void
   const list = h('ul', { class: 'webhooks', id: 'webhooks' })
   const log = h('div', { id: 'webhook-log' })
   const message = h('p', { role: 'status', id: 'webhook-message' })
+  // The new webhook's signing secret: the add answer is the only time the service shows it.
+  const secret = h('div', { id: 'webhook-secret', hidden: true })
   const say = (className: string, text: string) => {
     message.className = className
     message.textContent = text
@@ -45,9 +47,15 @@ export function renderWebhooks(body: HTMLElement, project: ProjectSummary): void
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     say('', '')
-    api<WebhookItem>('POST', base, { url: url.value }).then((added) => {
+    secret.hidden = true
+    api<AddedWebhook>('POST', base, { url: url.value }).then((added) => {
       url.value = ''
       say('ok', `Added ${added.url}`)
+      secret.replaceChildren(
+        h('p', {}, 'Signing secret: copy it now, it is not shown again. Every delivery carries a webhook-signature header '
+          + 'signed with it (Standard Webhooks); see the API reference for how to verify it.'),
+        h('code', { class: 'secret' }, added.secret))
+      secret.hidden = false
       return load()
     }).catch(fail)
   })
@@ -58,7 +66,7 @@ export function renderWebhooks(body: HTMLElement, project: ProjectSummary): void
     h('h2', {}, 'Webhooks'),
     h('p', { class: 'hint' }, 'A new issue or a regression is posted as JSON to every webhook. Slack, Mattermost and Discord '
       + 'incoming-webhook URLs work as they are; failed deliveries are retried for 24 hours.'),
-    list, form, message,
+    list, form, message, secret,
     h('h3', {}, `Delivery log (latest ${WEBHOOK_LOG_SIZE})`), refresh, log))
   load().catch(fail)
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createHmac } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { enqueueCommitted, issueAlert, startReceiver } from '../../helpers/alerts.ts'
@@ -141,6 +142,8 @@ describe('dashboard, in Chromium', () => {
     await page.fill('#webhook-url', receiver.url)
     await page.click('#add-webhook button[type=submit]')
     await page.locator('#webhooks li', { hasText: receiver.url }).waitFor()
+    const secret = await page.textContent('#webhook-secret code') ?? ''
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'the signing secret is shown once, after adding')
     await page.locator('#no-deliveries').waitFor()
     await enqueueCommitted(t.app.db, issueAlert(t.project.id, { issue: { title: `Checkout failed ${PAYLOAD_IMG}` } }))
     await eventually(() => Promise.resolve(receiver.received.length === 1 ? true : null), 'the webhook delivery')
@@ -151,6 +154,10 @@ describe('dashboard, in Chromium', () => {
     assert.equal(await page.textContent('#deliveries .issue-link'), `Checkout failed ${PAYLOAD_IMG}`, 'the title is shown literally')
     assert.equal(await page.locator('#webhook-log img').count(), 0, 'no title became markup')
     assert.match(await page.textContent('#deliveries tbody tr') ?? '', /New issue.*delivered.*1.*HTTP 200/)
+    const [delivery] = receiver.received
+    const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+      .update(`${String(delivery?.headers['webhook-id'])}.${String(delivery?.headers['webhook-timestamp'])}.${delivery?.body ?? ''}`).digest('base64')
+    assert.equal(delivery?.headers['webhook-signature'], `v1,${expected}`, 'signed with the secret shown')
     await screenshot(page, '04-settings-webhooks')
     await page.click('#webhooks .remove-webhook')
     await page.locator('#no-webhooks').waitFor()

@@ -7,6 +7,7 @@ import { enqueueCommitted, issueAlert } from '../../helpers/alerts.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
+import { newWebhookSecret } from '../../../src/alerts/sign.ts'
 
 const PASSWORD = 'dashboard test password'
 
@@ -141,8 +142,9 @@ for (const engine of testEngines()) {
       const base = `/projects/${owner.id}/webhooks`
       const added = await call('POST', base, { url: 'https://hooks.slack.com/services/T0/B0/secret' })
       assert.equal(added.statusCode, 201, added.body)
-      const hook = json<{ id: string; url: string; createdAt: string }>(added)
+      const { secret, ...hook } = json<{ id: string; url: string; createdAt: string; secret: string }>(added)
       assert.deepEqual(Object.keys(hook), ['id', 'url', 'createdAt'])
+      assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'the signing secret, in the add answer only')
       assert.deepEqual(json(await call('GET', base)), { webhooks: [hook] })
       for (const [url, why] of [['ftp://example.com/x', /url must use http or https, not ftp/], ['https://u:p@example.com/', /credentials/],
         ['http://127.0.0.1:9000/', /127\.0\.0\.1 is a loopback address/], ['http://localhost/', /this machine/],
@@ -164,7 +166,7 @@ for (const engine of testEngines()) {
     it('shows the latest deliveries with the issue title as it came', async () => {
       const owner = await t.newProject('Log')
       // Planted, since adding refuses a loopback URL: the worker refuses it again when connecting.
-      await insertWebhook(t.app.db, { project_id: owner.id, id: 'wh_log', url: 'http://127.0.0.1:9/hook', created_at: Date.now() })
+      await insertWebhook(t.app.db, { project_id: owner.id, id: 'wh_log', url: 'http://127.0.0.1:9/hook', secret: newWebhookSecret(), created_at: Date.now() })
       const alert = issueAlert(owner.id, { kind: 'regression', issue: { title: '<img src=x onerror=alert(1)>' } })
       await enqueueCommitted(t.app.db, alert)
       const log = json<{ deliveries: Record<string, unknown>[] }>(await call('GET', `/projects/${owner.id}/webhooks/deliveries`))

@@ -9,6 +9,7 @@ import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { enqueueCommitted, issueAlert, storedDeliveries } from '../../helpers/alerts.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
+import { newWebhookSecret } from '../../../src/alerts/sign.ts'
 
 const daysAgo = (n: number) => Date.now() - n * DAY_MS
 
@@ -75,7 +76,7 @@ for (const engine of testEngines()) {
 
     it('deletes webhook deliveries past the project\'s retention with its sessions (their payloads hold visitor text)', async () => {
       const brief = await t.newProject('Brief', 1)
-      await insertWebhook(t.app.db, { project_id: brief.id, id: 'wh_brief', url: 'https://hooks.example.com/brief', created_at: Date.now() })
+      await insertWebhook(t.app.db, { project_id: brief.id, id: 'wh_brief', url: 'https://hooks.example.com/brief', secret: newWebhookSecret(), created_at: Date.now() })
       await enqueueCommitted(t.app.db, issueAlert(brief.id))
       assert.equal((await storedDeliveries(t.app.db, brief.id)).length, 1)
       await sweep(t.app.db, Date.now() + 2 * DAY_MS)

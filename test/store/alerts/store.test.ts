@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { WEBHOOK_LEASE_MS, WEBHOOK_RATE_LIMIT } from '../../../common/limits.ts'
 import type { AlertFacts } from '../../../src/alerts/payload.ts'
+import { newWebhookSecret } from '../../../src/alerts/sign.ts'
 import {
   claimDelivery, deleteDeliveriesBefore, deleteWebhook, dueDeliveries, enqueueIssueAlert, insertWebhook, RATE_LIMITED, recordAttempt,
 } from '../../../src/alerts/store.ts'
@@ -15,7 +16,7 @@ for (const engine of testEngines()) {
     let handle: Awaited<ReturnType<typeof openTestDatabase>>
     const project = async (name: string, hooks: number) => {
       const { id } = await createProject(handle.db, { name, domain: 'shop.example' })
-      for (let i = 0; i < hooks; i++) await insertWebhook(handle.db, { project_id: id, id: `wh_${name}_${i}`, url: `https://hooks.example.com/${name}/${i}`, created_at: i })
+      for (let i = 0; i < hooks; i++) await insertWebhook(handle.db, { project_id: id, id: `wh_${name}_${i}`, url: `https://hooks.example.com/${name}/${i}`, secret: newWebhookSecret(), created_at: i })
       return id
     }
     before(async () => { handle = await openTestDatabase(engine) })
@@ -63,7 +64,7 @@ for (const engine of testEngines()) {
       assert.deepEqual(dropped.map((r) => [r.last_error, r.next_attempt_at]), [[RATE_LIMITED, null], [RATE_LIMITED, null]])
       assert.match(RATE_LIMITED, /over 20 alerts of this project in 10 minutes/)
       // The limit is the project's: a webhook added during the burst gets no allowance of its own.
-      await insertWebhook(handle.db, { project_id: id, id: 'wh_Burst_new', url: 'https://hooks.example.com/new', created_at: 1 })
+      await insertWebhook(handle.db, { project_id: id, id: 'wh_Burst_new', url: 'https://hooks.example.com/new', secret: newWebhookSecret(), created_at: 1 })
       await enqueueCommitted(handle.db, issueAlert(id))
       const latest = (await storedDeliveries(handle.db, id)).filter((r) => r.webhook_id === 'wh_Burst_new')
       assert.deepEqual(latest.map((r) => r.status), ['dropped'])

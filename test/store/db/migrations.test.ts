@@ -64,6 +64,24 @@ for (const engine of testEngines()) {
     })
   })
 
+  describe(`0019_webhook_secrets gives existing webhooks a secret each [${engine}]`, () => {
+    let db: Kysely<Database>
+    let close: () => Promise<void>
+    before(async () => { ({ db, close } = await unmigrated(engine)) })
+    after(() => close())
+
+    it('a different whsec_ secret for every webhook', async () => {
+      const migrator = new Migrator({ db, provider: migrationProvider(engine) })
+      assert.equal((await migrator.migrateTo('0015_session_list_json')).error, undefined)
+      await sql`insert into webhooks (project_id, id, url, created_at) values ('p', 'wh_a', 'https://a.example/', 1), ('p', 'wh_b', 'https://b.example/', 2)`.execute(db)
+      assert.equal((await migrator.migrateToLatest()).error, undefined)
+      const rows = await sql<{ id: string; secret: string }>`select id, secret from webhooks order by id`.execute(db)
+      assert.deepEqual(rows.rows.map((r) => r.id), ['wh_a', 'wh_b'])
+      for (const row of rows.rows) assert.match(row.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+      assert.notEqual(rows.rows[0]?.secret, rows.rows[1]?.secret)
+    })
+  })
+
   describe(`0011_project_dsn gives existing projects their DSN [${engine}]`, () => {
     let db: Kysely<Database>
     let close: () => Promise<void>

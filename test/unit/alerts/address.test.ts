@@ -6,7 +6,7 @@ import { AppError } from '../../../src/errors.ts'
 
 /** Every address of triage.md §5.4's table (and the other special ranges), by the words their refusal must use. */
 const REFUSED: [RegExp, string[]][] = [
-  [/cloud metadata/, ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '64:ff9b::a9fe:a9fe']],
+  [/cloud metadata/, ['169.254.169.254', 'fd00:ec2::254', 'fd00:ec2::1', '168.63.129.16', '100.100.100.200', '64:ff9b::a9fe:a9fe']],
   [/carrier-grade NAT/, ['100.64.0.1']], [/private/, ['10.1.2.3', '172.16.0.1', '192.168.1.1']], [/loopback/, ['127.0.0.1', '::1']],
   [/unspecified/, ['0.0.0.0', '::']], [/IPv4-mapped/, ['::ffff:127.0.0.1']], [/NAT64/, ['64:ff9b::a00:1']],
   [/reserved/, ['198.18.0.1', '192.0.0.192']], [/multicast/, ['224.0.0.1']], [/broadcast/, ['255.255.255.255']],
@@ -29,7 +29,7 @@ describe('webhook address policy', () => {
     }
   })
 
-  it('with WEBHOOK_ALLOW_PRIVATE allows LAN and loopback, but never the unspecified or cloud metadata addresses', () => {
+  it('with WEBHOOK_ALLOW_PRIVATE allows LAN and loopback, but never the unspecified, link-local or cloud metadata addresses', () => {
     for (const address of ['127.0.0.1', '::1', '10.1.2.3', '192.168.1.1', '172.16.0.1', 'fd12:3456::1', '100.64.0.1']) {
       assert.equal(addressRefusal(address, true), null, address)
     }
@@ -37,6 +37,12 @@ describe('webhook address policy', () => {
       '64:ff9b::a9fe:a9fe', '0.0.0.0', '::']) {
       assert.notEqual(addressRefusal(address, true), null, address)
     }
+    // Link-local (169.254.0.0/16, fe80::/10), AWS's IPv6 metadata block and Azure's wire server, in any spelling.
+    for (const address of ['169.254.0.1', '169.254.255.254', 'fe80::1', 'febf:ffff::1', 'fd00:ec2::1', 'fd00:ec2:ffff::1',
+      '168.63.129.16', '::ffff:168.63.129.16', '64:ff9b::a83f:8110', '::ffff:169.254.1.1']) {
+      assert.match(addressRefusal(address, true) ?? '', /link-local or cloud metadata address; .*even with WEBHOOK_ALLOW_PRIVATE=true/, address)
+    }
+    for (const address of ['168.63.129.15', '168.63.129.17', 'fd00:ec3::1', 'fec0::1']) assert.equal(addressRefusal(address, true), null, address)
   })
 
   it('reads the IP address a URL host names literally, and nothing from a host name', () => {
@@ -70,6 +76,9 @@ describe('webhook URL check on adding', () => {
     assert.match(refused('http://127.0.0.1:8080/'), /127\.0\.0\.1 is a loopback address/)
     assert.match(refused('http://[::ffff:169.254.169.254]/'), /cloud metadata/)
     assert.match(refused('http://169.254.169.254/latest/meta-data/', true), /cloud metadata/)
+    for (const host of ['169.254.10.10', '[fe80::1]', '[fd00:ec2::254]', '168.63.129.16', '[::ffff:168.63.129.16]']) {
+      assert.match(refused(`http://${host}/hook`, true), /link-local or cloud metadata address/, host)
+    }
     assert.match(refused('http://localhost:9000/'), /localhost is this machine/)
     assert.match(refused('http://api.localhost/'), /this machine/)
     assert.match(refused(`https://example.com/${'a'.repeat(2048)}`), /at most 2048 characters/)
