@@ -68,6 +68,13 @@ export const TEXT_LIMITS: Readonly<Record<'url' | 'method' | 'message' | 'stack'
   fingerprint: 256,
 }
 
+/**
+ * Longest line of a stack read as a frame, in characters: a browser's frame is a function name and a script URL,
+ * rarely over 300. Longer lines are kept in the text but are no frame, which bounds what grouping and source maps
+ * do with one line.
+ */
+export const MAX_STACK_LINE_LENGTH = 2048
+
 // --- Who the visitor is (Sessionwatch.identify, setTags, init's release and environment) ---
 
 /** Longest user id identify() may set. */

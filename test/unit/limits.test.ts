@@ -153,6 +153,7 @@ describe('limits and defaults', () => {
       `follows \`IP_STORAGE\` (default \`${limits.DEFAULT_IP_STORAGE}\`)`,
       `and up to ${limits.ISSUE_VISITS} recent visits that hit it`,
       `the project's ${limits.REGROUP_ISSUES} most recently seen`,
+      `a line over ${limits.MAX_STACK_LINE_LENGTH} characters is no frame`,
       `an ingest body over ${limits.byteSize(limits.MAX_BATCH_BYTES)}`,
       `retry after \`Retry-After\` (${limits.UNAVAILABLE_RETRY_SECONDS} s)`,
       `retry after \`Retry-After\` (${limits.STORAGE_FULL_RETRY_SECONDS} s)`,
