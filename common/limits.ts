@@ -139,8 +139,34 @@ export const MIN_CHUNK_BYTES_SETTING = 1024
 export const MAX_CHUNK_BYTES_SETTING = 783_360 // (MAX_BATCH_BYTES − 4096) × 3/4
 /** Default of RECORDING_MAX_SESSION_BYTES: compressed recording bytes kept per session. */
 export const DEFAULT_MAX_SESSION_BYTES = 33_554_432 // 32 MiB
-/** A chunk that inflates beyond this is treated as too large rather than parsed. */
-export const MAX_CHUNK_JSON_BYTES = 33_554_432 // 32 MiB
+/**
+ * Most bytes one recording chunk (or Sentry replay segment) may inflate to, and the most plain JSON a chunk may be.
+ * The recorder benchmark's heavy page (19,200 elements, 200 changes every 50 ms) records 5.4–6.0 MiB of JSON per
+ * 5-second chunk (440 KiB gzip-compressed): this leaves it 2.7 times that. Beyond it a compressed chunk is a
+ * decompression bomb (413).
+ */
+export const MAX_CHUNK_JSON_BYTES = 16_777_216 // 16 MiB
+
+// --- Compressed request data (recording chunks, Sentry bodies and replay segments) ---
+
+/**
+ * Most bytes all the inflations of one request may give together (its chunks, its Sentry body and replay items):
+ * two of the largest chunks. Beyond it the whole request is refused (413) and nothing of it is stored.
+ */
+export const MAX_REQUEST_INFLATED_BYTES = 33_554_432 // 32 MiB
+/**
+ * Most times its compressed size any data may inflate to (past INFLATE_RATIO_FROM_BYTES). Real rrweb JSON
+ * compresses 7–13 times with gzip (the recorder benchmark's pages: article 11.8, heavy 12.1–13.2), Sentry events
+ * less; a DEFLATE bomb reaches 1032 times, brotli's far more.
+ */
+export const MAX_INFLATE_RATIO = 100
+/** Output below this is never refused for its ratio: small data (an rrweb Meta event, a tiny envelope) says little by its ratio. */
+export const INFLATE_RATIO_FROM_BYTES = 1_048_576 // 1 MiB
+/**
+ * Most bytes of a compressed Sentry envelope inflated to read its header line (a tunnel's `dsn`) before the sender
+ * is authenticated: Sentry's headers are a few hundred bytes.
+ */
+export const SENTRY_HEADER_PEEK_BYTES = 65_536 // 64 KiB
 
 // --- Sentry SDK ingest (envelopes) ---
 

@@ -23,7 +23,7 @@ export const ERROR_CODES = [
   { code: 'not_found', status: 404, meaning: 'unknown, deleted, expired, or another project\'s session or chunk — never told apart' },
   { code: 'route_not_found', status: 404, meaning: 'no such route or method' },
   { code: 'request_timeout', status: 408, meaning: 'the request did not arrive in full in time' },
-  { code: 'payload_too_large', status: 413, meaning: `an ingest body over ${byteSize(MAX_BATCH_BYTES)}, a source map over ${byteSize(MAX_SOURCEMAP_BYTES)}, a Sentry envelope over ${byteSize(SENTRY_MAX_BODY_BYTES)} as sent or ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)} inflated, or an item of it over its limit` },
+  { code: 'payload_too_large', status: 413, meaning: `an ingest body over ${byteSize(MAX_BATCH_BYTES)}, a source map over ${byteSize(MAX_SOURCEMAP_BYTES)}, a Sentry envelope over ${byteSize(SENTRY_MAX_BODY_BYTES)} as sent or ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)} inflated, or an item of it over its limit; compressed data (a recording chunk, a Sentry body or replay segment) that inflates beyond its bounds, refusing the whole request` },
   { code: 'unsupported_media_type', status: 415, meaning: 'an ingest body neither application/json nor text/plain, or a source map upload with a Content-Encoding other than gzip' },
   { code: 'headers_too_large', status: 431, meaning: 'the request line and headers are over 16 KiB' },
   { code: 'too_many_requests', status: 429, meaning: 'too many failed dashboard sign-ins; retry after Retry-After' },

@@ -33,7 +33,10 @@ describe('limits and defaults', () => {
     assert.equal(limits.DEFAULT_MAX_CHUNK_BYTES, 512 * 1024)
     assert.equal(limits.MAX_CHUNK_BYTES_SETTING, Math.floor(((limits.MAX_BATCH_BYTES - 4096) * 3) / 4))
     assert.equal(limits.DEFAULT_MAX_SESSION_BYTES, 32 * 1024 * 1024)
-    assert.equal(limits.MAX_CHUNK_JSON_BYTES, 32 * 1024 * 1024)
+    assert.equal(limits.MAX_CHUNK_JSON_BYTES, 16 * 1024 * 1024)
+    assert.equal(limits.MAX_REQUEST_INFLATED_BYTES, 32 * 1024 * 1024)
+    assert.equal(limits.INFLATE_RATIO_FROM_BYTES, 1024 * 1024)
+    assert.equal(limits.SENTRY_HEADER_PEEK_BYTES, 64 * 1024)
     assert.equal(limits.SENTRY_MAX_BODY_BYTES, 10 * 1024 * 1024)
     assert.equal(limits.SENTRY_MAX_ENVELOPE_BYTES, 20 * 1024 * 1024)
     assert.equal(limits.SENTRY_MAX_EVENT_BYTES, 1024 * 1024)
@@ -157,6 +160,22 @@ describe('limits and defaults', () => {
       `an ingest body over ${limits.byteSize(limits.MAX_BATCH_BYTES)}`,
       `retry after \`Retry-After\` (${limits.UNAVAILABLE_RETRY_SECONDS} s)`,
       `retry after \`Retry-After\` (${limits.STORAGE_FULL_RETRY_SECONDS} s)`,
+    ])
+  })
+
+  it('docs/api.md and docs/sentry.md state the inflation bounds', () => {
+    const bounds = [
+      `${limits.byteSize(limits.MAX_CHUNK_JSON_BYTES)} per chunk`,
+      `${limits.MAX_INFLATE_RATIO} times its compressed size once past ${limits.byteSize(limits.INFLATE_RATIO_FROM_BYTES)}`,
+      `and ${limits.byteSize(limits.MAX_REQUEST_INFLATED_BYTES)} for all the chunks of one request together`,
+    ]
+    states('docs/api.md', bounds)
+    states('README.md', [`inflates beyond ${limits.byteSize(limits.MAX_CHUNK_JSON_BYTES)} a chunk, ${limits.MAX_INFLATE_RATIO} times its size, or ${limits.byteSize(limits.MAX_REQUEST_INFLATED_BYTES)} a request`])
+    states('docs/sentry.md', [
+      `a segment may inflate to ${limits.byteSize(limits.MAX_CHUNK_JSON_BYTES)}`,
+      `any data to ${limits.MAX_INFLATE_RATIO} times its compressed size once past ${limits.byteSize(limits.INFLATE_RATIO_FROM_BYTES)}`,
+      `one request's body and segments to ${limits.byteSize(limits.MAX_REQUEST_INFLATED_BYTES)} together`,
+      `(at most ${limits.byteSize(limits.SENTRY_HEADER_PEEK_BYTES)} of it)`,
     ])
   })
 
