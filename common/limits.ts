@@ -335,6 +335,18 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
 export const DEFAULT_PARALLEL_WORKERS = 0
 /** Largest DATABASE_PARALLEL_WORKERS: PostgreSQL's own bound of max_parallel_workers_per_gather. */
 export const MAX_PARALLEL_WORKERS = 1024
+/**
+ * Default of REQUEST_TIMEOUT_MS: a request's head and body must have arrived in full this long after it started,
+ * or it is answered 408 and nothing of it is stored. A 1 MiB ingest batch arrives in 30 s at 280 kbit/s.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+/** Default of HEADERS_TIMEOUT_MS: a request's line and headers (at most 16 KiB) must have arrived this long after it started. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+/**
+ * How often a process looks for requests past their deadline (Node's connectionsCheckingInterval, 30 s by default,
+ * which would let a 30-second deadline run to a minute); a quarter of a shorter deadline.
+ */
+export const REQUEST_TIMEOUT_CHECK_MS = 1000
 /** Default of PORT. */
 export const DEFAULT_PORT = 8080
 /** Default of HOST: every interface. */

@@ -68,6 +68,7 @@ describe('limits and defaults', () => {
     assert.deepEqual(config.recording, { maxChunkBytes: limits.DEFAULT_MAX_CHUNK_BYTES, maxSessionBytes: limits.DEFAULT_MAX_SESSION_BYTES })
     assert.equal(config.sourceMapCacheBytes, limits.DEFAULT_SOURCEMAP_CACHE_BYTES)
     assert.equal(config.ipStorage, limits.DEFAULT_IP_STORAGE)
+    assert.deepEqual(config.timeouts, { requestMs: limits.DEFAULT_REQUEST_TIMEOUT_MS, headersMs: limits.DEFAULT_HEADERS_TIMEOUT_MS })
   })
 
   it('the README Configuration table states the defaults and bounds', () => {
@@ -86,6 +87,8 @@ describe('limits and defaults', () => {
       RECORDING_MAX_SESSION_BYTES: limits.DEFAULT_MAX_SESSION_BYTES,
       SOURCEMAP_CACHE_BYTES: limits.DEFAULT_SOURCEMAP_CACHE_BYTES,
       IP_STORAGE: limits.DEFAULT_IP_STORAGE,
+      REQUEST_TIMEOUT_MS: limits.DEFAULT_REQUEST_TIMEOUT_MS,
+      HEADERS_TIMEOUT_MS: limits.DEFAULT_HEADERS_TIMEOUT_MS,
     }
     for (const [name, value] of Object.entries(defaults)) assert.equal(table.get(name)?.[0], String(value), `README default of ${name}`)
     const meaning = (name: string) => table.get(name)?.[1] ?? ''
@@ -160,6 +163,8 @@ describe('limits and defaults', () => {
       `an ingest body over ${limits.byteSize(limits.MAX_BATCH_BYTES)}`,
       `retry after \`Retry-After\` (${limits.UNAVAILABLE_RETRY_SECONDS} s)`,
       `retry after \`Retry-After\` (${limits.STORAGE_FULL_RETRY_SECONDS} s)`,
+      `its head within \`HEADERS_TIMEOUT_MS\` (${limits.DEFAULT_HEADERS_TIMEOUT_MS / 1000} s) or all of it within \`REQUEST_TIMEOUT_MS\` (${limits.DEFAULT_REQUEST_TIMEOUT_MS / 1000} s)`,
+      `\`REQUEST_TIMEOUT_MS\` (${limits.DEFAULT_REQUEST_TIMEOUT_MS / 1000} s by default`,
     ])
   })
 
