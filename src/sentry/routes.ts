@@ -55,7 +55,8 @@ export const sentryRoutes: FastifyPluginCallbackTypebox = (app, _options, done) 
           description: `For an unmodified Sentry SDK given the project's DSN (docs/sentry.md). Authenticate with the DSN key: query \`sentry_key\`, `
             + 'the `X-Sentry-Auth: Sentry sentry_key=…` header, or (through a tunnel) the envelope header\'s `dsn`. Any Content-Type; '
             + `Content-Encoding gzip, deflate or br; at most ${byteSize(SENTRY_MAX_BODY_BYTES)} as sent and ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)} `
-            + 'inflated. A 200 means every item kept is on disk; a resent envelope stores nothing twice.',
+            + `inflated; the body and its replay segments together at most ${byteSize(MAX_REQUEST_INFLATED_BYTES)} inflated (413 beyond, storing nothing). `
+            + 'The key is checked before the body is inflated. A 200 means every item kept is on disk; a resent envelope stores nothing twice.',
           security: [{ sentryKeyQuery: [] }, { sentryAuthHeader: [] }],
           params: SentryParams,
           querystring: SentryQuery,
