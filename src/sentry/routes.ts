@@ -74,9 +74,9 @@ export const sentryRoutes: FastifyPluginCallbackTypebox = (app, _options, done) 
         const budget = new InflateBudget(MAX_REQUEST_INFLATED_BYTES)
         const raw = compression === null ? body : await inflateBody(body, compression, budget)
         const envelope = kind === 'store' ? storeEnvelope(raw) : readEnvelope(raw)
-        if (dsnParts(envelope.header.dsn)?.projectId !== undefined && dsnParts(envelope.header.dsn)?.projectId !== projectId) {
-          throw wrongProject(key ?? '', projectId)
-        }
+        // A key from the query or a header was checked before the header was read: its dsn must still be this project's.
+        const dsn = dsnParts(envelope.header.dsn)
+        if (dsn !== null && dsn.projectId !== projectId) throw wrongProject(key ?? dsn.key, projectId)
         const result = await ingestEnvelope({
           db: app.db, writer: app.writer, geo: app.geo, recording: app.config.recording, ipStorage: app.config.ipStorage,
           mapFrames: sourceMapMapper(app.sourceMaps, project.id), isOwnUrl,
