@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { after, before, describe, it, type TestContext } from 'node:test'
 import { deflateSync, gzipSync } from 'node:zlib'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
@@ -19,13 +20,20 @@ const CHUNK_BOMB = gzipSync(bombJson(32 * MiB))
 const SEGMENT_BOMB = deflateSync(bombJson(32 * MiB))
 const BODY_BOMB = gzipSync(Buffer.concat([Buffer.from('{}\n{"type":"event"}\n'), Buffer.alloc(1024 * MiB, 0x20)]))
 
-/** A request's answer with its time and the growth of the process's resident memory, reported beside the test. */
+/**
+ * A request's answer with its time, reported beside the test with the growth of the process's resident memory and
+ * the longest the event loop was blocked meanwhile.
+ */
 async function measured<T>(ctx: TestContext, what: string, run: () => Promise<T>): Promise<{ result: T; ms: number }> {
   const rss = process.memoryUsage().rss
+  const loop = monitorEventLoopDelay({ resolution: 5 })
+  loop.enable()
   const started = performance.now()
   const result = await run()
   const ms = performance.now() - started
-  ctx.diagnostic(`${what}: ${ms.toFixed(0)} ms, RSS +${((process.memoryUsage().rss - rss) / MiB).toFixed(0)} MiB`)
+  loop.disable()
+  const blocked = loop.max / 1e6
+  ctx.diagnostic(`${what}: ${ms.toFixed(0)} ms, RSS +${((process.memoryUsage().rss - rss) / MiB).toFixed(0)} MiB, event loop blocked ≤ ${blocked.toFixed(0)} ms`)
   return { result, ms }
 }
 
