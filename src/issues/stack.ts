@@ -20,8 +20,8 @@ const V8_FRAME = /^\s*at\s/
 
 /**
  * Stacks parsed lately, by their text. One bug prints the same stack in every visit it hits, and ingest
- * (grouping, source-map lookup) and getSession parse the same text again and again; parsing is regex work
- * that costs more than the rest of grouping. Bounded by what its entries hold: the text, the frames, and
+ * (grouping, source-map lookup) and getSession parse the same text again and again, and parsing costs more
+ * than the rest of grouping. Bounded by what its entries hold: the text, the frames, and
  * the text they were cut from (their names are slices of it, which keep it alive), so long stacks cannot
  * hog the heap.
  */
