@@ -86,9 +86,11 @@ function v8Frame(rest: string): Frame | null {
   }
   if (location === 'native' || location.startsWith('native ') || location === '<anonymous>') return null
   const at = position(location)
-  // A location that has no line and is no URL or path (`at foo (bar)`) is not one a browser prints.
-  if (at.line === null && !/^(?:[a-z][a-z\d+.-]*:|\/)/i.test(location)) return null
-  return { function: name, ...at }
+  // A location without a line is a frame only as a named function's URL or path: `at foo (bar)` and a bare
+  // `at https://…` are not what a browser prints.
+  if (at.line === null && (open < 0 || !/^(?:[a-z][a-z\d+.-]*:|\/)/i.test(location))) return null
+  // Code with no script of its own (`at <anonymous>:1:1`, a `new Function` body) has no file.
+  return { function: name, ...at, file: at.file === '<anonymous>' ? null : at.file }
 }
 
 /**
