@@ -68,6 +68,13 @@ export const TEXT_LIMITS: Readonly<Record<'url' | 'method' | 'message' | 'stack'
   fingerprint: 256,
 }
 
+/**
+ * Longest line of a stack read as a frame, in characters: a browser's frame is a function name and a script URL,
+ * rarely over 300. Longer lines are kept in the text but are no frame, which bounds what grouping and source maps
+ * do with one line.
+ */
+export const MAX_STACK_LINE_LENGTH = 2048
+
 // --- Who the visitor is (Sessionwatch.identify, setTags, init's release and environment) ---
 
 /** Longest user id identify() may set. */
@@ -132,8 +139,34 @@ export const MIN_CHUNK_BYTES_SETTING = 1024
 export const MAX_CHUNK_BYTES_SETTING = 783_360 // (MAX_BATCH_BYTES − 4096) × 3/4
 /** Default of RECORDING_MAX_SESSION_BYTES: compressed recording bytes kept per session. */
 export const DEFAULT_MAX_SESSION_BYTES = 33_554_432 // 32 MiB
-/** A chunk that inflates beyond this is treated as too large rather than parsed. */
-export const MAX_CHUNK_JSON_BYTES = 33_554_432 // 32 MiB
+/**
+ * Most bytes one recording chunk (or Sentry replay segment) may inflate to, and the most plain JSON a chunk may be.
+ * The recorder benchmark's heavy page (19,200 elements, 200 changes every 50 ms) records 5.4–6.0 MiB of JSON per
+ * 5-second chunk (440 KiB gzip-compressed): this leaves it 2.7 times that. Beyond it a compressed chunk is a
+ * decompression bomb (413).
+ */
+export const MAX_CHUNK_JSON_BYTES = 16_777_216 // 16 MiB
+
+// --- Compressed request data (recording chunks, Sentry bodies and replay segments) ---
+
+/**
+ * Most bytes all the inflations of one request may give together (its chunks, its Sentry body and replay items):
+ * two of the largest chunks. Beyond it the whole request is refused (413) and nothing of it is stored.
+ */
+export const MAX_REQUEST_INFLATED_BYTES = 33_554_432 // 32 MiB
+/**
+ * Most times its compressed size any data may inflate to (past INFLATE_RATIO_FROM_BYTES). Real rrweb JSON
+ * compresses 7–13 times with gzip (the recorder benchmark's pages: article 11.8, heavy 12.1–13.2), Sentry events
+ * less; a DEFLATE bomb reaches 1032 times, brotli's far more.
+ */
+export const MAX_INFLATE_RATIO = 100
+/** Output below this is never refused for its ratio: small data (an rrweb Meta event, a tiny envelope) says little by its ratio. */
+export const INFLATE_RATIO_FROM_BYTES = 1_048_576 // 1 MiB
+/**
+ * Most bytes of a compressed Sentry envelope inflated to read its header line (a tunnel's `dsn`) before the sender
+ * is authenticated: Sentry's headers are a few hundred bytes.
+ */
+export const SENTRY_HEADER_PEEK_BYTES = 65_536 // 64 KiB
 
 // --- Sentry SDK ingest (envelopes) ---
 
@@ -306,6 +339,18 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
 export const DEFAULT_PARALLEL_WORKERS = 0
 /** Largest DATABASE_PARALLEL_WORKERS: PostgreSQL's own bound of max_parallel_workers_per_gather. */
 export const MAX_PARALLEL_WORKERS = 1024
+/**
+ * Default of REQUEST_TIMEOUT_MS: a request's head and body must have arrived in full this long after it started,
+ * or it is answered 408 and nothing of it is stored. A 1 MiB ingest batch arrives in 30 s at 280 kbit/s.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+/** Default of HEADERS_TIMEOUT_MS: a request's line and headers (at most 16 KiB) must have arrived this long after it started. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+/**
+ * How often a process looks for requests past their deadline (Node's connectionsCheckingInterval, 30 s by default,
+ * which would let a 30-second deadline run to a minute); a quarter of a shorter deadline.
+ */
+export const REQUEST_TIMEOUT_CHECK_MS = 1000
 /** Default of PORT. */
 export const DEFAULT_PORT = 8080
 /** Default of HOST: every interface. */

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { Kysely } from 'kysely'
+import { REQUEST_TIMEOUT_CHECK_MS } from '../common/limits.ts'
 import type { Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
 import type { Database } from './db/database.ts'
@@ -70,6 +71,15 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     // the key is checked. Node already bounds the whole request head (16 KiB); the route schemas
     // bound each parameter, after the key, with a 404 (see the error handler).
     routerOptions: { maxParamLength: 16_384 },
+    // Deadlines for a request's head and whole body, so a trickled request cannot hold a connection (and its
+    // partial body) open for ever: past them Node raises ERR_HTTP_REQUEST_TIMEOUT, which clientErrorHandler
+    // answers as our JSON 408 before closing the socket; the route never sees a whole body, so nothing is stored.
+    requestTimeout: config.timeouts.requestMs,
+    http: {
+      headersTimeout: config.timeouts.headersMs,
+      connectionsCheckingInterval: Math.min(REQUEST_TIMEOUT_CHECK_MS, Math.ceil(
+        Math.min(config.timeouts.headersMs, config.timeouts.requestMs || config.timeouts.headersMs) / 4)),
+    },
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
   })

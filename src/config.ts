@@ -1,7 +1,7 @@
 import path from 'node:path'
 import {
   byteSize, DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
-  DEFAULT_PARALLEL_WORKERS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, IP_STORAGE_MODES, MAX_BATCH_BYTES,
+  DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_PARALLEL_WORKERS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, IP_STORAGE_MODES, MAX_BATCH_BYTES,
   MAX_CHUNK_BYTES_SETTING,
   MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
 } from '../common/limits.ts'
@@ -61,6 +61,11 @@ export interface Config {
    * null: V8 chooses. Lower holds peak memory down at some CPU (docs/performance.md, "Peak RSS").
    */
   readonly heapGrowthPercent: number | null
+  /**
+   * REQUEST_TIMEOUT_MS and HEADERS_TIMEOUT_MS: how long after it started a request's head and body, and its head
+   * alone, must have arrived (408 otherwise); a request of 0 has no deadline but its head's.
+   */
+  readonly timeouts: { readonly requestMs: number; readonly headersMs: number }
 }
 
 export class ConfigError extends Error {
@@ -152,6 +157,11 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const heapGrowthPercent = read<number | null>('HEAP_GROWTH_PERCENT', null, (raw) =>
     /^\d+$/.test(raw) && Number(raw) >= MIN_HEAP_GROWTH_PERCENT && Number(raw) <= MAX_HEAP_GROWTH_PERCENT
       ? ok(Number(raw)) : bad(`must be a whole number from ${MIN_HEAP_GROWTH_PERCENT} to ${MAX_HEAP_GROWTH_PERCENT} (unset: V8 chooses)`))
+  const requestMs = read('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, (raw) =>
+    /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? ok(Number(raw)) : bad('must be a whole number of milliseconds (0: no deadline for the body)'))
+  const headersMs = read('HEADERS_TIMEOUT_MS', Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestMs || DEFAULT_HEADERS_TIMEOUT_MS), (raw) =>
+    /^\d+$/.test(raw) && Number(raw) >= 1 && (requestMs === 0 || Number(raw) <= requestMs)
+      ? ok(Number(raw)) : bad(`must be a whole number of milliseconds from 1 to REQUEST_TIMEOUT_MS (${requestMs})`))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -171,6 +181,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     sourceMapCacheBytes,
     ipStorage,
     heapGrowthPercent,
+    timeouts: Object.freeze({ requestMs, headersMs }),
   })
 }
 

@@ -1,9 +1,7 @@
 import { Readable } from 'node:stream'
-import { promisify } from 'node:util'
-import { gunzip as gunzipCb } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-
-const gunzip = promisify(gunzipCb)
+import { MAX_CHUNK_JSON_BYTES, MAX_REQUEST_INFLATED_BYTES } from '../../common/limits.ts'
+import { inflate, InflateBudget } from './inflate.ts'
 
 /**
  * An answer that is either an object the route's response schema serializes (its `field` items spliced in as
@@ -62,13 +60,18 @@ export function joinList(before: string, items: readonly string[], after: string
 
 /**
  * Sends stored gzip-compressed JSON that never changes: as is when the client takes gzip, inflated
- * otherwise; privately cacheable for a day.
+ * otherwise, within the bounds of any inflation (a chunk stored before they held may be beyond them: 413, and
+ * the client can take it compressed); privately cacheable for a day.
  */
 export async function sendGzippedJson(request: FastifyRequest, reply: FastifyReply, data: Buffer): Promise<FastifyReply> {
   void reply.type('application/json; charset=utf-8').header('Vary', 'Accept-Encoding')
     .header('Cache-Control', 'private, max-age=86400')
   if (acceptsGzip(request.headers['accept-encoding'])) return reply.header('Content-Encoding', 'gzip').send(data)
-  return reply.send(await gunzip(data))
+  const limits = {
+    maxBytes: MAX_CHUNK_JSON_BYTES, budget: new InflateBudget(MAX_REQUEST_INFLATED_BYTES), what: 'The stored data',
+    outcome: 'ask for it with Accept-Encoding: gzip',
+  }
+  return reply.send(await inflate(data, 'gzip', limits))
 }
 
 /** Whether an Accept-Encoding header allows gzip (and does not refuse it with q=0). */

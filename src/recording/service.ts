@@ -1,15 +1,15 @@
 import { promisify } from 'node:util'
-import { gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib'
+import { gzip as gzipCb } from 'node:zlib'
 import type { Db } from '../db/database.ts'
 import { invalidBody, notFound } from '../errors.ts'
+import { CorruptData, inflate, InflateBudget } from '../http/inflate.ts'
 import { publicProject, type Project, type ProjectContext } from '../projects/service.ts'
 import { toIso } from '../shared/time.ts'
-import { MAX_CHUNK_JSON_BYTES } from '../../common/limits.ts'
+import { MAX_CHUNK_JSON_BYTES, MAX_REQUEST_INFLATED_BYTES } from '../../common/limits.ts'
 import type { RecordingUpload } from './schema.ts'
 import * as store from '../visits/read.ts'
 import type { ChunkRecord } from '../visits/write.ts'
 
-const gunzip = promisify(gunzipCb)
 const gzip = promisify(gzipCb)
 
 /** gzip's first byte, and `[` with the white space JSON allows before it: what tells compressed from plain data. */
@@ -21,7 +21,10 @@ const FULL_SNAPSHOT = 2
 const INCREMENTAL_SNAPSHOT = 3
 
 /** A chunk as a batch carries it (base64 text) or as POST /ingest/v1/recording carries it (the bytes themselves). */
-export interface ChunkUpload { id: RecordingUpload['id']; data: RecordingUpload['data'] | Buffer<ArrayBuffer> }
+export type ChunkUpload = { id: RecordingUpload['id']; data: RecordingUpload['data'] | Buffer<ArrayBuffer> } | CheckedChunk
+
+/** A chunk inflated, parsed and compressed already (a Sentry replay segment): stored as it is, not read again. */
+export interface CheckedChunk { id: string; gzip: NonNullable<ChunkRecord['data']>; summary: Summary }
 
 export interface RecordingLimits {
   maxChunkBytes: number
@@ -32,48 +35,64 @@ export interface RecordingLimits {
  * Checks uploaded chunks and turns them into rows. The data must be a JSON array of rrweb events (objects with a
  * numeric type and timestamp), gzip-compressed or — as a closing page sends its last events, so as not to compress
  * them on the spot — plain, which is compressed here: anything else answers 400, so readers only ever get replayable
- * gzip data. A chunk over the per-chunk limit is not even inflated: it is kept as dropped. Times are corrected exactly
- * like event times, so the replay and the events line up.
+ * gzip data. A chunk over the per-chunk limit as sent is not even inflated: it is kept as dropped. One that inflates
+ * beyond MAX_CHUNK_JSON_BYTES, the ratio bound, or with the others beyond the request's `budget` is a decompression
+ * bomb: 413, and nothing of the request is stored. Chunks are inflated one after another, so a request holds one
+ * inflation at a time. Times are corrected exactly like event times, so the replay and the events line up.
  */
 export async function decodeChunks(
   uploads: readonly ChunkUpload[], limits: RecordingLimits, toServerTime: (visitorTime: number) => number, now: number,
+  budget = new InflateBudget(MAX_REQUEST_INFLATED_BYTES),
 ): Promise<ChunkRecord[]> {
-  return Promise.all(uploads.map(async (upload, i) => {
+  const records: ChunkRecord[] = []
+  for (const [i, upload] of uploads.entries()) records.push(await decodeChunk(upload, i, limits, toServerTime, now, budget))
+  return records
+}
+
+async function decodeChunk(
+  upload: ChunkUpload, i: number, limits: RecordingLimits, toServerTime: (visitorTime: number) => number, now: number, budget: InflateBudget,
+): Promise<ChunkRecord> {
+  const dropped = (reason: string, bytes: number): ChunkRecord => ({
+    id: upload.id, started_at: now, ended_at: now, events: 0, full_snapshot: 0, bytes, data: null, dropped: reason,
+  })
+  let stored: NonNullable<ChunkRecord['data']>
+  let summary: Summary
+  if ('gzip' in upload) {
+    ({ gzip: stored, summary } = upload)
+  } else {
     const raw = typeof upload.data !== 'string'
     const data = typeof upload.data === 'string' ? Buffer.from(upload.data, 'base64') : upload.data
-    const dropped = (reason: string, bytes = data.length): ChunkRecord => ({
-      id: upload.id, started_at: now, ended_at: now, events: 0, full_snapshot: 0, bytes, data: null, dropped: reason,
-    })
     const field = raw ? 'body' : `recording[${i}].data`
     let json: Buffer
-    let stored = data
+    stored = data
     if (data[0] !== GZIP_MAGIC && JSON_ARRAY.test(data.subarray(0, 64).toString('latin1'))) {
-      if (data.length > MAX_CHUNK_JSON_BYTES) return dropped('chunk_too_large')
+      if (data.length > MAX_CHUNK_JSON_BYTES) return dropped('chunk_too_large', data.length)
       json = data
       stored = await gzip(data)
     } else {
-      if (data.length > limits.maxChunkBytes) return dropped('chunk_too_large')
+      if (data.length > limits.maxChunkBytes) return dropped('chunk_too_large', data.length)
       try {
-        json = await gunzip(data, { maxOutputLength: MAX_CHUNK_JSON_BYTES })
+        json = await inflate(data, 'gzip', { maxBytes: MAX_CHUNK_JSON_BYTES, budget, what: field === 'body' ? 'The chunk' : field })
       } catch (error) {
-        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return dropped('chunk_too_large')
+        if (!(error instanceof CorruptData)) throw error
         throw invalidBody(`${field} must be ${raw ? '' : 'base64 of '}gzip-compressed JSON or a JSON array (it is neither)`, field)
       }
     }
-    if (stored.length > limits.maxChunkBytes) return dropped('chunk_too_large', stored.length)
-    const summary = summarize(json)
-    if (typeof summary === 'string') throw invalidBody(`${field} ${summary}`, field)
-    return {
-      id: upload.id, started_at: toServerTime(summary.first), ended_at: toServerTime(summary.last), events: summary.count,
-      full_snapshot: summary.fullSnapshot ? 1 : 0, bytes: stored.length, data: stored, dropped: null,
-    }
-  }))
+    const parsed = parseChunk(json)
+    if (typeof parsed === 'string') throw invalidBody(`${field} ${parsed}`, field)
+    summary = parsed.summary
+  }
+  if (stored.length > limits.maxChunkBytes) return dropped('chunk_too_large', stored.length)
+  return {
+    id: upload.id, started_at: toServerTime(summary.first), ended_at: toServerTime(summary.last), events: summary.count,
+    full_snapshot: summary.fullSnapshot ? 1 : 0, bytes: stored.length, data: stored, dropped: null,
+  }
 }
 
-interface Summary { count: number; first: number; last: number; fullSnapshot: boolean }
+export interface Summary { count: number; first: number; last: number; fullSnapshot: boolean }
 
-/** Counts and bounds of a chunk's JSON (inflated), or what is wrong with it. */
-export function summarize(json: Buffer): Summary | string {
+/** A chunk's JSON (inflated) parsed once: its events and their counts and bounds, or what is wrong with it. */
+export function parseChunk(json: Buffer): { events: unknown[]; summary: Summary } | string {
   let events: unknown
   try {
     events = JSON.parse(json.toString('utf8'))
@@ -91,7 +110,8 @@ export function summarize(json: Buffer): Summary | string {
     first = Math.min(first, timestamp)
     last = Math.max(last, timestamp)
   }
-  return { count: events.length, first: Math.trunc(first), last: Math.trunc(last), fullSnapshot: opensWithSnapshot(events as { type: number }[]) }
+  const summary = { count: events.length, first: Math.trunc(first), last: Math.trunc(last), fullSnapshot: opensWithSnapshot(events as { type: number }[]) }
+  return { events, summary }
 }
 
 /**

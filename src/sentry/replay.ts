@@ -1,14 +1,12 @@
 import { promisify } from 'node:util'
-import { gzip as gzipCb, gunzip as gunzipCb, inflate as inflateCb } from 'node:zlib'
+import { gzip as gzipCb } from 'node:zlib'
 import { DEFAULT_SLOW_THRESHOLD_MS, MAX_CHUNK_JSON_BYTES, MAX_DURATION_MS, TEXT_LIMITS } from '../../common/limits.ts'
+import { CorruptData, inflate, type InflateBudget } from '../http/inflate.ts'
 import type { IngestEvent } from '../ingest/schema.ts'
-import type { RecordingUpload } from '../recording/schema.ts'
-import { summarize } from '../recording/service.ts'
+import { parseChunk, type CheckedChunk } from '../recording/service.ts'
 import { contentId, resolveUrl, sentryTime } from './event.ts'
 
 const gzip = promisify(gzipCb)
-const gunzip = promisify(gunzipCb)
-const inflate = promisify(inflateCb)
 
 /** rrweb's custom event type, which Sentry's replay uses for its breadcrumbs and performance spans. */
 const CUSTOM = 5
@@ -16,14 +14,16 @@ const CUSTOM = 5
 /**
  * A `replay_recording` payload: `{"segment_id":N}` on its first line, then the segment's rrweb events as JSON,
  * zlib-deflated by the SDK's worker (first byte 0x78), gzip (1f 8b), or plain JSON when no worker could run.
- * Returns the chunk in Sessionwatch's own upload form (base64 of gzip JSON), which ingest checks like any other,
- * with an id from the replay and the segment (zero-padded, so chunks recorded in the same millisecond keep
- * segment order); or why it cannot be kept. A segment is never refused: Sentry's SDK stops a replay at its first
- * non-2xx answer, so a bad segment is dropped and the rest of the replay still arrives.
+ * Returns the chunk checked and compressed for storage, with an id from the replay and the segment (zero-padded,
+ * so chunks recorded in the same millisecond keep segment order), and the slow requests its spans tell of: the
+ * segment is inflated and parsed once, for both. A segment that inflates beyond MAX_CHUNK_JSON_BYTES, the ratio
+ * bound or the request's `budget` refuses the whole envelope (413, a decompression bomb); one that is merely bad is
+ * dropped, with why: Sentry's SDK stops a replay at its first non-2xx answer, so the rest of the replay still arrives.
  */
 export async function recordingChunk(
-  replayId: string, payload: Buffer, segmentHint: unknown, page?: string, isOwnUrl: (url: string) => boolean = () => false,
-): Promise<(RecordingUpload & { events: IngestEvent[] }) | { dropped: string }> {
+  replayId: string, payload: Buffer, segmentHint: unknown, budget: InflateBudget, page?: string,
+  isOwnUrl: (url: string) => boolean = () => false,
+): Promise<{ chunk: CheckedChunk; events: IngestEvent[] } | { dropped: string }> {
   const newline = payload.indexOf(0x0a)
   let segment: unknown = segmentHint
   let data = payload
@@ -38,18 +38,19 @@ export async function recordingChunk(
   if (typeof segment !== 'number' || !Number.isSafeInteger(segment) || segment < 0) return { dropped: 'it names no segment_id' }
   let json: Buffer
   try {
-    const limit = { maxOutputLength: MAX_CHUNK_JSON_BYTES }
-    json = data[0] === 0x78 ? await inflate(data, limit) : data[0] === 0x1f && data[1] === 0x8b ? await gunzip(data, limit) : data
+    const compression = data[0] === 0x78 ? 'deflate' : data[0] === 0x1f && data[1] === 0x8b ? 'gzip' : null
+    const limits = { maxBytes: MAX_CHUNK_JSON_BYTES, budget, what: `Replay segment ${segment}` }
+    json = compression === null ? data : await inflate(data, compression, limits)
   } catch (error) {
-    return { dropped: (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? 'it inflates beyond the chunk limit' : 'it does not inflate' }
+    if (error instanceof CorruptData) return { dropped: 'it does not inflate' }
+    throw error
   }
   if (json.length > MAX_CHUNK_JSON_BYTES) return { dropped: 'it is beyond the chunk limit' }
-  const problem = summarize(json)
-  if (typeof problem === 'string') return { dropped: `its data ${problem}` }
+  const parsed = parseChunk(json)
+  if (typeof parsed === 'string') return { dropped: `its data ${parsed}` }
   return {
-    id: `sentry-${replayId}-${String(segment).padStart(6, '0')}`, data: (await gzip(json)).toString('base64'),
-    // Parsed again only when it holds spans: most segments are DOM changes alone.
-    events: json.includes('"performanceSpan"') ? slowRequests(JSON.parse(json.toString('utf8')) as unknown[], page, isOwnUrl) : [],
+    chunk: { id: `sentry-${replayId}-${String(segment).padStart(6, '0')}`, gzip: await gzip(json), summary: parsed.summary },
+    events: slowRequests(parsed.events, page, isOwnUrl),
   }
 }
 

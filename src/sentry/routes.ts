@@ -1,15 +1,14 @@
-import { promisify } from 'node:util'
-import { brotliDecompress as brotliCb, gunzip as gunzipCb, inflate as inflateCb, inflateRaw as inflateRawCb } from 'node:zlib'
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { byteSize, SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES } from '../../common/limits.ts'
+import { byteSize, MAX_REQUEST_INFLATED_BYTES, SENTRY_HEADER_PEEK_BYTES, SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES } from '../../common/limits.ts'
 import { AppError } from '../errors.ts'
 import { sentryErrorHeader } from '../http/error-handler.ts'
+import { CorruptData, inflate, InflateBudget, inflateFirstLine, type Compression } from '../http/inflate.ts'
 import { normalizeIp } from '../geo/country.ts'
 import { sourceMapMapper } from '../issues/grouping.ts'
 import { projectForDsn, type ProjectContext } from '../projects/service.ts'
 import { ref } from '../shared/schema.ts'
-import { EnvelopeError, parseEnvelope, type Envelope } from './envelope.ts'
+import { EnvelopeError, jsonObject, parseEnvelope, type Envelope } from './envelope.ts'
 import { SentryAnswer, sentryErrors, SentryParams, SentryQuery } from './schema.ts'
 import { ingestEnvelope } from './service.ts'
 
@@ -18,14 +17,6 @@ declare module 'fastify' {
     /** A route a Sentry SDK posts to: the error handler answers it as Sentry would (429, never a 5xx). */
     sentry?: boolean
   }
-}
-
-const inflaters: Record<string, (body: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>> = {
-  gzip: promisify(gunzipCb),
-  'x-gzip': promisify(gunzipCb),
-  br: promisify(brotliCb),
-  // HTTP's deflate is zlib-wrapped; some clients send it raw. A zlib stream's first byte says so (CM = 8).
-  deflate: (body, options) => ((body[0] ?? 0) & 0x0f) === 8 ? promisify(inflateCb)(body, options) : promisify(inflateRawCb)(body, options),
 }
 
 /** Request headers a browser SDK may send cross-origin (Relay's list), and the answer headers it must be able to read. */
@@ -64,20 +55,32 @@ export const sentryRoutes: FastifyPluginCallbackTypebox = (app, _options, done) 
           description: `For an unmodified Sentry SDK given the project's DSN (docs/sentry.md). Authenticate with the DSN key: query \`sentry_key\`, `
             + 'the `X-Sentry-Auth: Sentry sentry_key=…` header, or (through a tunnel) the envelope header\'s `dsn`. Any Content-Type; '
             + `Content-Encoding gzip, deflate or br; at most ${byteSize(SENTRY_MAX_BODY_BYTES)} as sent and ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)} `
-            + 'inflated. A 200 means every item kept is on disk; a resent envelope stores nothing twice.',
+            + `inflated; the body and its replay segments together at most ${byteSize(MAX_REQUEST_INFLATED_BYTES)} inflated (413 beyond, storing nothing). `
+            + 'The key is checked before the body is inflated. A 200 means every item kept is on disk; a resent envelope stores nothing twice.',
           security: [{ sentryKeyQuery: [] }, { sentryAuthHeader: [] }],
           params: SentryParams,
           querystring: SentryQuery,
           response: { 200: ref(SentryAnswer), ...sentryErrors },
         },
       }, async (request, reply) => {
-        const raw = await inflate(request.body as Buffer | undefined, request.headers['content-encoding'])
+        const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
+        const compression = compressionOf(body, request.headers['content-encoding'])
+        // Authenticated before the body is inflated, so a wrong key costs no inflation: only a tunnel's key (the
+        // envelope header's dsn) needs the first line read, and only that is inflated for it.
+        const key = sentryKey(request)
+        const head = key === undefined && kind === 'envelope' ? await envelopeHead(body, compression) : {}
+        const projectId = Number(request.params.projectId)
+        const project = await sentryProject(request, projectId, key, head)
+        const budget = new InflateBudget(MAX_REQUEST_INFLATED_BYTES)
+        const raw = compression === null ? body : await inflateBody(body, compression, budget)
         const envelope = kind === 'store' ? storeEnvelope(raw) : readEnvelope(raw)
-        const project = await sentryProject(request, Number(request.params.projectId), envelope.header)
+        // A key from the query or a header was checked before the header was read: its dsn must still be this project's.
+        const dsn = dsnParts(envelope.header.dsn)
+        if (dsn !== null && dsn.projectId !== projectId) throw wrongProject(key ?? dsn.key, projectId)
         const result = await ingestEnvelope({
           db: app.db, writer: app.writer, geo: app.geo, recording: app.config.recording, ipStorage: app.config.ipStorage,
           mapFrames: sourceMapMapper(app.sourceMaps, project.id), isOwnUrl,
-        }, project, envelope, { ip: normalizeIp(request.ip), userAgent: request.headers['user-agent'] || null }, Date.now())
+        }, project, envelope, { ip: normalizeIp(request.ip), userAgent: request.headers['user-agent'] || null, budget }, Date.now())
         if (envelope.stopped !== null) void reply.header('X-Sentry-Error', sentryErrorHeader(envelope.stopped))
         return { ...result, ...(envelope.stopped !== null && { stopped: envelope.stopped }) }
       })
@@ -87,21 +90,44 @@ export const sentryRoutes: FastifyPluginCallbackTypebox = (app, _options, done) 
 }
 
 
-/** The body as sent, inflated by its Content-Encoding; an empty or `UTF-8` encoding (old SDKs send it) is none. */
-async function inflate(body: Buffer | undefined, encoding: string | undefined): Promise<Buffer> {
-  const data = body ?? Buffer.alloc(0)
+/**
+ * The compression of the body by its Content-Encoding, or null when it is none (an empty or `UTF-8` encoding, which
+ * old SDKs send). HTTP's deflate is zlib-wrapped; some clients send it raw, which a zlib stream's first byte tells.
+ */
+function compressionOf(body: Buffer, encoding: string | undefined): Compression | null {
   const name = (encoding ?? '').trim().toLowerCase()
-  if (name === '' || name === 'identity' || name === 'utf-8' || name === 'utf8') return data
-  const inflater = inflaters[name]
-  if (inflater === undefined) throw new AppError(400, 'invalid_envelope', `Content-Encoding "${name}" is not supported: send gzip, deflate, br, or none`)
+  if (name === '' || name === 'identity' || name === 'utf-8' || name === 'utf8') return null
+  if (name === 'gzip' || name === 'x-gzip') return 'gzip'
+  if (name === 'br') return 'br'
+  if (name === 'deflate') return ((body[0] ?? 0) & 0x0f) === 8 ? 'deflate' : 'deflate-raw'
+  throw new AppError(400, 'invalid_envelope', `Content-Encoding "${name}" is not supported: send gzip, deflate, br, or none`)
+}
+
+/** The body inflated by its Content-Encoding, within SENTRY_MAX_ENVELOPE_BYTES and the request's budget. */
+async function inflateBody(body: Buffer, compression: Compression, budget: InflateBudget): Promise<Buffer> {
   try {
-    return await inflater(data, { maxOutputLength: SENTRY_MAX_ENVELOPE_BYTES })
+    return await inflate(body, compression, { maxBytes: SENTRY_MAX_ENVELOPE_BYTES, budget, what: 'The envelope' })
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new AppError(413, 'payload_too_large', `The envelope inflates to more than ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)}`)
-    }
-    throw new AppError(400, 'invalid_envelope', `The body does not inflate as ${name} (its Content-Encoding)`)
+    if (error instanceof CorruptData) throw new AppError(400, 'invalid_envelope', `The body does not inflate as ${compression} (its Content-Encoding)`)
+    throw error
   }
+}
+
+/** The envelope's header (its first line, at most SENTRY_HEADER_PEEK_BYTES of it inflated), or {} when it is no JSON object. */
+async function envelopeHead(body: Buffer, compression: Compression | null): Promise<Record<string, unknown>> {
+  let line: Buffer
+  if (compression === null) {
+    const newline = body.indexOf(0x0a)
+    line = body.subarray(0, newline < 0 ? body.length : newline)
+  } else {
+    try {
+      line = await inflateFirstLine(body, compression, SENTRY_HEADER_PEEK_BYTES)
+    } catch (error) {
+      if (error instanceof CorruptData) throw new AppError(400, 'invalid_envelope', `The body does not inflate as ${compression} (its Content-Encoding)`)
+      throw error
+    }
+  }
+  return jsonObject(line) ?? {}
 }
 
 function readEnvelope(raw: Buffer): Envelope {
@@ -116,28 +142,33 @@ function readEnvelope(raw: Buffer): Envelope {
 /** The legacy store endpoint's body, one event, as the envelope of that event. */
 const storeEnvelope = (raw: Buffer): Envelope => ({ header: {}, items: [{ type: 'event', header: { type: 'event' }, payload: raw }], stopped: null })
 
-/**
- * The project of the path's id and the DSN key: from the `sentry_key` query parameter (browser SDKs), the
- * X-Sentry-Auth header (server SDKs), or the envelope header's `dsn` (a tunnel forwards the body alone).
- * No key: 401; a key and id that name no project, or a `dsn` for another project: 403, as Sentry answers.
- */
-async function sentryProject(
-  request: FastifyRequest<{ Querystring: { sentry_key?: string } }>, projectId: number, header: Record<string, unknown>,
-): Promise<ProjectContext> {
+/** The DSN key the request carries outside its body: the `sentry_key` query parameter (browser SDKs) or the X-Sentry-Auth header (server SDKs). */
+function sentryKey(request: FastifyRequest<{ Querystring: { sentry_key?: string } }>): string | undefined {
   const auth = request.headers['x-sentry-auth'] ?? request.headers.authorization
   const fromHeader = /sentry_key=([^,\s]+)/.exec(Array.isArray(auth) ? auth.join(',') : auth ?? '')?.[1]
+  return request.query.sentry_key ?? fromHeader
+}
+
+/**
+ * The project of the path's id and the DSN key: `key` (sentryKey), else the envelope header's `dsn` (a tunnel
+ * forwards the body alone). No key: 401; a key and id that name no project, or a `dsn` for another project: 403,
+ * as Sentry answers.
+ */
+async function sentryProject(
+  request: FastifyRequest, projectId: number, key: string | undefined, header: Record<string, unknown>,
+): Promise<ProjectContext> {
   const dsn = dsnParts(header.dsn)
-  const key = request.query.sentry_key ?? fromHeader ?? dsn?.key
-  if (key === undefined || key === '') {
+  const found = key ?? dsn?.key
+  if (found === undefined || found === '') {
     throw new AppError(401, 'missing_sentry_key', 'Send the DSN key as query parameter sentry_key, in an X-Sentry-Auth header, or as the envelope header\'s dsn (Sentry SDKs do this themselves)')
   }
-  const project = dsn !== null && dsn.projectId !== projectId ? null : await projectForDsn(request.server.db, projectId, key)
-  if (!project) {
-    throw new AppError(403, 'invalid_sentry_key',
-      `No project has this DSN (key ${key.slice(0, 8)}…, project id ${projectId}): copy the DSN from the dashboard's API tab or \`sessionwatch project list\``)
-  }
+  const project = dsn !== null && dsn.projectId !== projectId ? null : await projectForDsn(request.server.db, projectId, found)
+  if (!project) throw wrongProject(found, projectId)
   return project
 }
+
+const wrongProject = (key: string, projectId: number): AppError => new AppError(403, 'invalid_sentry_key',
+  `No project has this DSN (key ${key.slice(0, 8)}…, project id ${projectId}): copy the DSN from the dashboard's API tab or \`sessionwatch project list\``)
 
 /** The key and project id of a DSN, or null when it is not one. */
 function dsnParts(value: unknown): { key: string; projectId: number } | null {

@@ -5,11 +5,12 @@ import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'
 import type { CountryLookup } from '../geo/country.ts'
 import type { FrameMapper } from '../issues/grouping.ts'
-import type { IngestBody } from '../ingest/schema.ts'
-import { ingestBatch, visitorOf, type Visitor } from '../ingest/service.ts'
+import type { InflateBudget } from '../http/inflate.ts'
+import type { IngestBody, IngestEvent } from '../ingest/schema.ts'
+import { ingestBatch, visitorOf, type IngestRequest, type Visitor } from '../ingest/service.ts'
 import type { IpStorage } from '../privacy/ip.ts'
 import { ipStorageOf, type ProjectContext } from '../projects/service.ts'
-import type { RecordingLimits } from '../recording/service.ts'
+import type { CheckedChunk, RecordingLimits } from '../recording/service.ts'
 import { recentSessionKey } from '../visits/read.ts'
 import type { Writer } from '../visits/writer.ts'
 import { jsonObject, type Envelope, type EnvelopeItem } from './envelope.ts'
@@ -32,6 +33,8 @@ export interface SentryDeps {
 export interface SentryRequest {
   ip: string | null
   userAgent: string | null
+  /** What the request may still inflate (its body's inflation took its share first). */
+  budget: InflateBudget
 }
 
 /** The answer: the event id Sentry's SDKs expect, and what was kept and left out, by item type. */
@@ -48,8 +51,9 @@ const EVENT_ITEMS = new Set(['event', 'feedback', 'user_report', 'replay_event']
  * Stores what an envelope carries that Sessionwatch keeps (docs/sentry.md): events, feedback and user reports as
  * events of a visit, replay segments as the visit's recording; every other item (sessions, client reports,
  * transactions, spans, logs, profiles, attachments, unknown types) is counted and dropped. The whole envelope is
- * read and checked before anything is written, so a 400 or a 413 stores nothing; each stored item is then one
- * durable write, with ids from the Sentry event id, so a resent envelope stores nothing twice.
+ * read and checked before anything is written — replay segments inflated and parsed too — so a 400 or a 413 (a
+ * decompression bomb among its segments) stores nothing; each stored item is then one durable write, with ids from
+ * the Sentry event id, so a resent envelope stores nothing twice.
  */
 export async function ingestEnvelope(
   deps: SentryDeps, project: ProjectContext, envelope: Envelope, request: SentryRequest, now: number,
@@ -60,6 +64,10 @@ export async function ingestEnvelope(
   const sentAt = sentryTime(header.sent_at)
   const parsed = envelope.items.map((item, i) => ({ item, json: EVENT_ITEMS.has(item.type) ? eventJson(item, i) : null }))
   const replayEvent = parsed.find((p) => p.item.type === 'replay_event')?.json ?? null
+  const segments = new Map<EnvelopeItem, Segment | null>()
+  for (const { item } of parsed) {
+    if (item.type === 'replay_recording') segments.set(item, await readSegment(deps, item, replayEvent ?? {}, header, request.budget))
+  }
 
   for (const { item, json } of parsed) {
     let mapped: MappedEvent | null = null
@@ -70,7 +78,8 @@ export async function ingestEnvelope(
     } else if (item.type === 'user_report' && json) {
       mapped = mapUserReport(json, header, now)
     } else if (item.type === 'replay_recording') {
-      const stored = await storeSegment(deps, project, item, replayEvent ?? {}, header, request, sentAt, now)
+      const segment = segments.get(item) ?? null
+      const stored = segment !== null && await storeSegment(deps, project, segment, request, sentAt, now)
       count(stored ? result.stored : result.dropped, item.type)
       continue
     } else if (item.type === 'replay_event') {
@@ -107,22 +116,30 @@ function eventJson(item: EnvelopeItem, index: number): Record<string, unknown> {
   return json
 }
 
-/** A replay segment with its replay_event's facts, as a recording chunk of the replay's visit. False when dropped. */
-async function storeSegment(
-  deps: SentryDeps, project: ProjectContext, item: EnvelopeItem, replayEvent: Record<string, unknown>, header: Record<string, unknown>,
-  request: SentryRequest, sentAt: number | undefined, now: number,
-): Promise<boolean> {
+/** A replay segment read and checked, with its replay_event's facts. */
+interface Segment { replayId: string; labels: VisitLabels; page: string | undefined; chunk: CheckedChunk; events: IngestEvent[] }
+
+/** A replay segment inflated and parsed (once), or null when it is dropped. A decompression bomb throws 413. */
+async function readSegment(
+  deps: SentryDeps, item: EnvelopeItem, replayEvent: Record<string, unknown>, header: Record<string, unknown>, budget: InflateBudget,
+): Promise<Segment | null> {
   const replayId = sentryId(replayEvent.replay_id) ?? sentryId(header.event_id)
-  if (replayId === null) return false
+  if (replayId === null) return null
   const labels: VisitLabels = { ...labelsOf(replayEvent, header), replayId }
   const urls = Array.isArray(replayEvent.urls) ? replayEvent.urls.filter((u): u is string => typeof u === 'string') : []
   const page = labels.page ?? urls[0]
-  const chunk = await recordingChunk(replayId, item.payload, replayEvent.segment_id, page, deps.isOwnUrl)
-  if ('dropped' in chunk) return false
+  const read = await recordingChunk(replayId, item.payload, replayEvent.segment_id, budget, page, deps.isOwnUrl)
+  return 'dropped' in read ? null : { replayId, labels, page, ...read }
+}
+
+/** A replay segment as a recording chunk of the replay's visit. False when dropped. */
+async function storeSegment(
+  deps: SentryDeps, project: ProjectContext, segment: Segment, request: SentryRequest, sentAt: number | undefined, now: number,
+): Promise<boolean> {
+  const { replayId, labels, page, chunk, events } = segment
   const visitor = visitorFor(deps, project, labels, request)
-  const { events, ...upload } = chunk
-  const body: IngestBody = {
-    ...batchOf({ ...labels, ...(page !== undefined && { page }) }), sessionKey: replayKey(replayId), batchId: chunk.id, events, recording: [upload],
+  const body: IngestRequest = {
+    ...batchOf({ ...labels, ...(page !== undefined && { page }) }), sessionKey: replayKey(replayId), batchId: chunk.id, events, recording: [chunk],
     ...(sentAt !== undefined && { sentAt }),
   }
   const stored = await ingestBatch(deps.db, deps.writer, project, body, visitor, deps.recording, now, deps.mapFrames)

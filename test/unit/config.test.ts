@@ -98,6 +98,14 @@ describe('loadConfig', () => {
         error instanceof ConfigError && /HEAP_GROWTH_PERCENT=.*must be a whole number from 10 to 300 \(unset: V8 chooses\)/.test(error.message), bad)
     }
   })
+  it('reads the request and header deadlines; a header deadline past the request\'s is refused', () => {
+    assert.deepEqual(loadConfig({}).timeouts, { requestMs: 30_000, headersMs: 10_000 })
+    assert.deepEqual(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).timeouts, { requestMs: 5000, headersMs: 5000 })
+    assert.deepEqual(loadConfig({ REQUEST_TIMEOUT_MS: '0', HEADERS_TIMEOUT_MS: '20000' }).timeouts, { requestMs: 0, headersMs: 20_000 })
+    assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' }), (error: unknown) =>
+      error instanceof ConfigError && /HEADERS_TIMEOUT_MS="6000": must be a whole number of milliseconds from 1 to REQUEST_TIMEOUT_MS \(5000\)/.test(error.message))
+    assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: 'soon' }), (error: unknown) => error instanceof ConfigError && /REQUEST_TIMEOUT_MS="soon"/.test(error.message))
+  })
   it('reads the source map cache size', () => {
     assert.equal(loadConfig({}).sourceMapCacheBytes, 268_435_456)
     assert.equal(loadConfig({ SOURCEMAP_CACHE_BYTES: '0' }).sourceMapCacheBytes, 0)

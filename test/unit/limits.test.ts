@@ -33,7 +33,10 @@ describe('limits and defaults', () => {
     assert.equal(limits.DEFAULT_MAX_CHUNK_BYTES, 512 * 1024)
     assert.equal(limits.MAX_CHUNK_BYTES_SETTING, Math.floor(((limits.MAX_BATCH_BYTES - 4096) * 3) / 4))
     assert.equal(limits.DEFAULT_MAX_SESSION_BYTES, 32 * 1024 * 1024)
-    assert.equal(limits.MAX_CHUNK_JSON_BYTES, 32 * 1024 * 1024)
+    assert.equal(limits.MAX_CHUNK_JSON_BYTES, 16 * 1024 * 1024)
+    assert.equal(limits.MAX_REQUEST_INFLATED_BYTES, 32 * 1024 * 1024)
+    assert.equal(limits.INFLATE_RATIO_FROM_BYTES, 1024 * 1024)
+    assert.equal(limits.SENTRY_HEADER_PEEK_BYTES, 64 * 1024)
     assert.equal(limits.SENTRY_MAX_BODY_BYTES, 10 * 1024 * 1024)
     assert.equal(limits.SENTRY_MAX_ENVELOPE_BYTES, 20 * 1024 * 1024)
     assert.equal(limits.SENTRY_MAX_EVENT_BYTES, 1024 * 1024)
@@ -65,6 +68,7 @@ describe('limits and defaults', () => {
     assert.deepEqual(config.recording, { maxChunkBytes: limits.DEFAULT_MAX_CHUNK_BYTES, maxSessionBytes: limits.DEFAULT_MAX_SESSION_BYTES })
     assert.equal(config.sourceMapCacheBytes, limits.DEFAULT_SOURCEMAP_CACHE_BYTES)
     assert.equal(config.ipStorage, limits.DEFAULT_IP_STORAGE)
+    assert.deepEqual(config.timeouts, { requestMs: limits.DEFAULT_REQUEST_TIMEOUT_MS, headersMs: limits.DEFAULT_HEADERS_TIMEOUT_MS })
   })
 
   it('the README Configuration table states the defaults and bounds', () => {
@@ -83,6 +87,8 @@ describe('limits and defaults', () => {
       RECORDING_MAX_SESSION_BYTES: limits.DEFAULT_MAX_SESSION_BYTES,
       SOURCEMAP_CACHE_BYTES: limits.DEFAULT_SOURCEMAP_CACHE_BYTES,
       IP_STORAGE: limits.DEFAULT_IP_STORAGE,
+      REQUEST_TIMEOUT_MS: limits.DEFAULT_REQUEST_TIMEOUT_MS,
+      HEADERS_TIMEOUT_MS: limits.DEFAULT_HEADERS_TIMEOUT_MS,
     }
     for (const [name, value] of Object.entries(defaults)) assert.equal(table.get(name)?.[0], String(value), `README default of ${name}`)
     const meaning = (name: string) => table.get(name)?.[1] ?? ''
@@ -153,9 +159,28 @@ describe('limits and defaults', () => {
       `follows \`IP_STORAGE\` (default \`${limits.DEFAULT_IP_STORAGE}\`)`,
       `and up to ${limits.ISSUE_VISITS} recent visits that hit it`,
       `the project's ${limits.REGROUP_ISSUES} most recently seen`,
+      `a line over ${limits.MAX_STACK_LINE_LENGTH} characters is no frame`,
       `an ingest body over ${limits.byteSize(limits.MAX_BATCH_BYTES)}`,
       `retry after \`Retry-After\` (${limits.UNAVAILABLE_RETRY_SECONDS} s)`,
       `retry after \`Retry-After\` (${limits.STORAGE_FULL_RETRY_SECONDS} s)`,
+      `its head within \`HEADERS_TIMEOUT_MS\` (${limits.DEFAULT_HEADERS_TIMEOUT_MS / 1000} s) or all of it within \`REQUEST_TIMEOUT_MS\` (${limits.DEFAULT_REQUEST_TIMEOUT_MS / 1000} s)`,
+      `\`REQUEST_TIMEOUT_MS\` (${limits.DEFAULT_REQUEST_TIMEOUT_MS / 1000} s by default`,
+    ])
+  })
+
+  it('docs/api.md and docs/sentry.md state the inflation bounds', () => {
+    const bounds = [
+      `${limits.byteSize(limits.MAX_CHUNK_JSON_BYTES)} per chunk`,
+      `${limits.MAX_INFLATE_RATIO} times its compressed size once past ${limits.byteSize(limits.INFLATE_RATIO_FROM_BYTES)}`,
+      `and ${limits.byteSize(limits.MAX_REQUEST_INFLATED_BYTES)} for all the chunks of one request together`,
+    ]
+    states('docs/api.md', bounds)
+    states('README.md', [`inflates beyond ${limits.byteSize(limits.MAX_CHUNK_JSON_BYTES)} a chunk, ${limits.MAX_INFLATE_RATIO} times its size, or ${limits.byteSize(limits.MAX_REQUEST_INFLATED_BYTES)} a request`])
+    states('docs/sentry.md', [
+      `a segment may inflate to ${limits.byteSize(limits.MAX_CHUNK_JSON_BYTES)}`,
+      `any data to ${limits.MAX_INFLATE_RATIO} times its compressed size once past ${limits.byteSize(limits.INFLATE_RATIO_FROM_BYTES)}`,
+      `one request's body and segments to ${limits.byteSize(limits.MAX_REQUEST_INFLATED_BYTES)} together`,
+      `(at most ${limits.byteSize(limits.SENTRY_HEADER_PEEK_BYTES)} of it)`,
     ])
   })
 

@@ -25,6 +25,29 @@ describe('parseStack', () => {
     ])
   })
 
+  it('reads the rarer V8 forms: aliases, paths, other schemes; code without a script of its own has no file', () => {
+    const stack = [
+      'Error: x',
+      `    at Object.foo [as bar] (${APP}:3:4)`,
+      '    at k (/usr/src/app/index.js:5:6)',
+      '    at f (webpack://app/./src/a.ts:10:5)',
+      '    at h (blob:https://shop.example/1234-5678:3:9)',
+      '    at <anonymous>:1:1',
+      `    at m (${APP})`,
+      `    at ${APP}`,
+      '    at async Promise.all (index 0)',
+      '    at n (native)',
+    ].join('\n')
+    assert.deepEqual(parseStack(stack), [
+      { function: 'Object.foo [as bar]', file: APP, line: 3, column: 4 },
+      { function: 'k', file: '/usr/src/app/index.js', line: 5, column: 6 },
+      { function: 'f', file: 'webpack://app/./src/a.ts', line: 10, column: 5 },
+      { function: 'h', file: 'blob:https://shop.example/1234-5678', line: 3, column: 9 },
+      { function: null, file: null, line: 1, column: 1 },
+      { function: 'm', file: APP, line: null, column: null },
+    ])
+  })
+
   it('does not read a V8 message that looks like a frame as one', () => {
     const stack = 'Error: connect to localhost:8080\nretried at proxy:12\n    at connect (https://h.example/a.js:3:9)'
     assert.deepEqual(parseStack(stack), [{ function: 'connect', file: 'https://h.example/a.js', line: 3, column: 9 }])

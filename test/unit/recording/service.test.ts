@@ -1,23 +1,28 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { acceptsGzip } from '../../../src/http/send.ts'
-import { summarize } from '../../../src/recording/service.ts'
+import { parseChunk } from '../../../src/recording/service.ts'
 import { rrwebEvents } from '../../helpers/recording.ts'
 
-describe('summarize', () => {
+describe('parseChunk', () => {
+  const summary = (text: string) => {
+    const parsed = parseChunk(Buffer.from(text))
+    assert.ok(typeof parsed !== 'string', typeof parsed === 'string' ? parsed : '')
+    return parsed.summary
+  }
   it('counts events, finds their bounds, and sees whether the chunk opens with a full snapshot', () => {
     const events = rrwebEvents(1000, 2)
-    assert.deepEqual(summarize(Buffer.from(JSON.stringify(events))), { count: 4, first: 1000, last: 3000, fullSnapshot: true })
-    assert.deepEqual(summarize(Buffer.from(JSON.stringify(events.slice(2)))), { count: 2, first: 2000, last: 3000, fullSnapshot: false })
+    assert.deepEqual(summary(JSON.stringify(events)), { count: 4, first: 1000, last: 3000, fullSnapshot: true })
+    assert.deepEqual(summary(JSON.stringify(events.slice(2))), { count: 2, first: 2000, last: 3000, fullSnapshot: false })
     // Sentry's first segment: DomContentLoaded, its options (a custom event) and Load come before Meta and the snapshot.
     const sentry = [{ type: 0, timestamp: 900 }, { type: 5, timestamp: 900, data: { tag: 'options' } }, { type: 1, timestamp: 950 }, ...events]
-    assert.equal((summarize(Buffer.from(JSON.stringify(sentry))) as { fullSnapshot: boolean }).fullSnapshot, true)
+    assert.equal(summary(JSON.stringify(sentry)).fullSnapshot, true)
     const changedFirst = [events[2], ...events]
-    assert.equal((summarize(Buffer.from(JSON.stringify(changedFirst))) as { fullSnapshot: boolean }).fullSnapshot, false, 'a change before the snapshot')
+    assert.equal(summary(JSON.stringify(changedFirst)).fullSnapshot, false, 'a change before the snapshot')
   })
   it('says what is wrong with anything else', () => {
     const problem = (text: string) => {
-      const result = summarize(Buffer.from(text))
+      const result = parseChunk(Buffer.from(text))
       assert.equal(typeof result, 'string')
       return result as string
     }

@@ -4,9 +4,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { MAX_REQUEST_INFLATED_BYTES } from '../../../common/limits.ts'
 import { parseEnvelope } from '../../../src/sentry/envelope.ts'
 import { mapFeedback, mapSentryEvent } from '../../../src/sentry/event.ts'
+import { InflateBudget } from '../../../src/http/inflate.ts'
 import { recordingChunk } from '../../../src/sentry/replay.ts'
+
+const budget = () => new InflateBudget(MAX_REQUEST_INFLATED_BYTES)
 
 const fixture = (name: string): Buffer => fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'sentry', name))
 const payloadOf = (name: string, type: string) => {
@@ -42,10 +46,10 @@ describe('recorded Sentry envelopes', () => {
   it('map the feedback to a USER_REPORT, and the replay segment to a chunk', async () => {
     const feedback = mapFeedback(JSON.parse(payloadOf('feedback.envelope', 'feedback').toString()) as Record<string, unknown>, {}, Date.now())
     assert.equal(feedback.events[0]?.message, 'Checkout broke')
-    const chunk = await recordingChunk('b'.repeat(32), payloadOf('replay-segment.envelope', 'replay_recording'), undefined)
-    assert.ok('data' in chunk, JSON.stringify(chunk))
-    assert.equal(chunk.id, `sentry-${'b'.repeat(32)}-000000`)
-    const events = JSON.parse(gunzipSync(Buffer.from(chunk.data, 'base64')).toString()) as { type: number }[]
+    const read = await recordingChunk('b'.repeat(32), payloadOf('replay-segment.envelope', 'replay_recording'), undefined, budget())
+    assert.ok('chunk' in read, JSON.stringify(read))
+    assert.equal(read.chunk.id, `sentry-${'b'.repeat(32)}-000000`)
+    const events = JSON.parse(gunzipSync(read.chunk.gzip).toString()) as { type: number }[]
     assert.ok(events.some((e) => e.type === 2), 'the full snapshot')
   })
 })
