@@ -7,13 +7,17 @@
 /** Marks where a value was cut; the count says how much is missing. */
 export const truncationMarker = (dropped: number): string => `…[truncated ${dropped} chars]`
 
-/** Cuts `value` to at most `max` characters, ending with a visible marker when it had to cut. */
-export function truncate(value: string, max: number): string {
-  if (value.length <= max) return value
+/**
+ * Cuts `value` to at most `max` characters, ending with a visible marker when it had to cut. `alreadyCut` counts
+ * characters of the original text a caller dropped from the end before (the marker counts them too).
+ */
+export function truncate(value: string, max: number, alreadyCut = 0): string {
+  const total = value.length + alreadyCut
+  if (total <= max) return value
   // The marker's own length depends on the count; two passes settle it.
-  let keep = max - truncationMarker(value.length - max).length
-  keep = max - truncationMarker(value.length - keep).length
-  return value.slice(0, Math.max(0, keep)) + truncationMarker(value.length - Math.max(0, keep))
+  let keep = max - truncationMarker(total - max).length
+  keep = Math.min(value.length, Math.max(0, max - truncationMarker(total - keep).length))
+  return value.slice(0, keep) + truncationMarker(total - keep)
 }
 
 /*

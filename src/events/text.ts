@@ -8,5 +8,5 @@ import type { TextField } from './types.ts'
  */
 export const cleanText = (value: string): string => (value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value)
 
-export const limitText = (field: TextField, value: string | null | undefined): string | null =>
-  value == null ? null : truncate(cleanText(value), TEXT_LIMITS[field])
+export const limitText = (field: TextField, value: string | null | undefined, alreadyCut = 0): string | null =>
+  value == null ? null : truncate(cleanText(value), TEXT_LIMITS[field], alreadyCut)
