@@ -110,11 +110,17 @@ describe('limits and defaults', () => {
     ])
   })
 
-  it('the README states the dashboard page size and sign-in lockout', () => {
-    assert.equal(limits.SIGN_IN_MAX_FAILURES, 10, 'the README and docs/api.md spell it "ten"')
+  it('the README states the dashboard page size and sign-in throttle', () => {
     states('README.md', [
       `newest activity first, ${limits.DASHBOARD_PAGE_SIZE} per page`,
-      `ten failed sign-ins from one address lock it out for ${limits.SIGN_IN_WINDOW_MS / 60_000} minutes`,
+      `after ${limits.SIGN_IN_FREE_FAILURES} failed sign-ins from one address, each further attempt waits ${limits.SIGN_IN_FIRST_DELAY_MS / 1000} s`,
+      `doubling up to ${limits.SIGN_IN_MAX_DELAY_MS / 1000} s`,
+      `forgotten ${limits.SIGN_IN_WINDOW_MS / 60_000} minutes after its last attempt`,
+      `at most ${limits.SIGN_IN_MAX_CONCURRENT_CHECKS} passwords are checked at once`,
+    ])
+    states('docs/api.md', [
+      `more than ${limits.SIGN_IN_FREE_FAILURES} failed dashboard sign-ins from one address`,
+      `${limits.SIGN_IN_MAX_CONCURRENT_CHECKS} sign-ins being checked at once`,
     ])
   })
 

@@ -34,16 +34,10 @@ for (const engine of testEngines()) {
       assert.match(String(res.headers['set-cookie']), /^sw_admin=[^;]+; Path=\/app; HttpOnly; SameSite=Strict; Max-Age=604800$/)
     })
 
-    it('refuses a wrong password, then stops an address after 10 failures with 429 and Retry-After', async () => {
+    it('refuses a wrong password with 401 invalid_password', async () => {
       const wrong = await signIn('nope', '10.0.0.3')
       assert.equal(wrong.statusCode, 401)
       assert.equal(json(wrong).code, 'invalid_password')
-      for (let i = 0; i < 9; i++) await signIn('nope', '10.0.0.3')
-      const blocked = await signIn(PASSWORD, '10.0.0.3')
-      assert.equal(blocked.statusCode, 429)
-      assert.equal(json(blocked).code, 'too_many_requests')
-      assert.ok(Number(blocked.headers['retry-after']) > 0)
-      assert.equal((await signIn(PASSWORD, '10.0.0.4')).statusCode, 204, 'other addresses are not affected')
     })
 
     it('answers 401 without a valid cookie, and 403 to a change without the X-Sessionwatch header', async () => {
@@ -59,7 +53,8 @@ for (const engine of testEngines()) {
     })
 
     it('signing out clears the cookie', async () => {
-      const res = await call('DELETE', '/session')
+      const own = String((await signIn(PASSWORD, '10.0.0.5')).headers['set-cookie']).split(';')[0] ?? ''
+      const res = await call('DELETE', '/session', undefined, { cookie: own })
       assert.equal(res.statusCode, 204)
       assert.match(String(res.headers['set-cookie']), /^sw_admin=; .*Max-Age=0/)
     })
