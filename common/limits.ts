@@ -164,6 +164,12 @@ export const SENTRY_RETRY_SECONDS = 60
  * maps over 16–20 MB, so the bound sits well above any real map.
  */
 export const MAX_SOURCEMAP_BYTES = 268_435_456 // 256 MiB
+/**
+ * Source map uploads over HTTP running at once per process. Each is streamed to a temporary file as it arrives,
+ * but checking a map parses it whole, which holds a few times its size in memory for a moment; one more upload
+ * answers 503 with Retry-After (UNAVAILABLE_RETRY_SECONDS) before any of its body is read.
+ */
+export const SOURCEMAP_MAX_CONCURRENT_UPLOADS = 2
 /** Default of SOURCEMAP_CACHE_BYTES: the estimated memory of the parsed maps a process keeps for reads. */
 export const DEFAULT_SOURCEMAP_CACHE_BYTES = 268_435_456 // 256 MiB
 /**

@@ -6,6 +6,7 @@ import {
   MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
 } from '../common/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
+import { UPLOAD_KEY_PREFIX } from './projects/keys.ts'
 
 /** Which storage engine a database URL selects. */
 export type Engine = 'sqlite' | 'postgres'
@@ -56,6 +57,11 @@ export interface Config {
    * null: V8 chooses. Lower holds peak memory down at some CPU (docs/performance.md, "Peak RSS").
    */
   readonly heapGrowthPercent: number | null
+  /**
+   * SESSIONWATCH_ENDPOINT and SESSIONWATCH_UPLOAD_KEY: where the CLI's `sourcemaps upload` sends maps over HTTP from
+   * a build machine, and the project upload key it sends (its --endpoint and --key take precedence); null: unset.
+   */
+  readonly uploadClient: { readonly endpoint: string | null; readonly key: string | null }
 }
 
 export class ConfigError extends Error {
@@ -147,6 +153,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const heapGrowthPercent = read<number | null>('HEAP_GROWTH_PERCENT', null, (raw) =>
     /^\d+$/.test(raw) && Number(raw) >= MIN_HEAP_GROWTH_PERCENT && Number(raw) <= MAX_HEAP_GROWTH_PERCENT
       ? ok(Number(raw)) : bad(`must be a whole number from ${MIN_HEAP_GROWTH_PERCENT} to ${MAX_HEAP_GROWTH_PERCENT} (unset: V8 chooses)`))
+  const endpoint = read<string | null>('SESSIONWATCH_ENDPOINT', null, parsePublicUrl)
+  const uploadKey = read<string | null>('SESSIONWATCH_UPLOAD_KEY', null, (raw) =>
+    raw.startsWith(UPLOAD_KEY_PREFIX) ? ok(raw) : bad(`must be a project upload key (${UPLOAD_KEY_PREFIX}…), shown once on the dashboard's API tab`))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -165,6 +174,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     sourceMapCacheBytes,
     ipStorage,
     heapGrowthPercent,
+    uploadClient: Object.freeze({ endpoint, key: uploadKey }),
   })
 }
 
@@ -188,11 +198,12 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Pick<Dat
   return `must be file:PATH, sqlite:PATH or a postgres:// URL (unset: ${DEFAULT_SQLITE_FILE})`
 }
 
-type Parsed<T> = { value: T } | { problem: string }
+export type Parsed<T> = { value: T } | { problem: string }
 const ok = <T>(value: T): Parsed<T> => ({ value })
 const bad = (problem: string): { problem: string } => ({ problem })
 
-function parsePublicUrl(raw: string): Parsed<string> {
+/** An http(s) address the service is opened at, without a trailing slash: PUBLIC_URL, and where the CLI uploads to. */
+export function parsePublicUrl(raw: string): Parsed<string> {
   let url: URL
   try {
     url = new URL(raw)

@@ -1,4 +1,4 @@
-import { byteSize, SIGN_IN_MAX_CONCURRENT_CHECKS, MAX_BATCH_BYTES, MAX_SOURCEMAP_BYTES, SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../common/limits.ts'
+import { byteSize, SIGN_IN_MAX_CONCURRENT_CHECKS, SOURCEMAP_MAX_CONCURRENT_UPLOADS, MAX_BATCH_BYTES, MAX_SOURCEMAP_BYTES, SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../common/limits.ts'
 
 /**
  * Every error the service answers with carries one of these stable codes. Scripts branch on
@@ -11,8 +11,11 @@ export const ERROR_CODES = [
   { code: 'malformed_request', status: 400, meaning: 'not well-formed HTTP, or a path that cannot be decoded (a bad `%` escape)' },
   { code: 'invalid_body', status: 400, meaning: 'a request body is invalid — an ingest batch, or a source map the message says what is wrong with (409: an import conflict); `parameter` names the field' },
   { code: 'invalid_envelope', status: 400, meaning: 'a Sentry envelope that cannot be read: its header, an item, or its Content-Encoding' },
-  { code: 'missing_api_key', status: 401, meaning: 'read API or source map upload without an API key' },
-  { code: 'invalid_api_key', status: 401, meaning: 'read API or source map upload with a wrong API key, or with more than one key' },
+  { code: 'missing_api_key', status: 401, meaning: 'read API without an API key, or source map upload without an upload key' },
+  {
+    code: 'invalid_api_key', status: 401,
+    meaning: 'read API or source map upload with a wrong key, with more than one key, or with the other secret key (the API key only reads, the upload key only uploads)',
+  },
   { code: 'missing_ingest_key', status: 401, meaning: 'ingest without an ingest key' },
   { code: 'invalid_ingest_key', status: 401, meaning: 'ingest with a wrong ingest key' },
   { code: 'missing_sentry_key', status: 401, meaning: 'a Sentry envelope without a DSN key (`sentry_key` query, `X-Sentry-Auth` header, or the envelope header\'s `dsn`)' },
@@ -32,7 +35,7 @@ export const ERROR_CODES = [
     meaning: `a Sentry envelope that cannot be stored now (busy, database down, disk full): Sentry SDKs back off for Retry-After (${SENTRY_RETRY_SECONDS} s) rather than see a 5xx`,
   },
   { code: 'internal_error', status: 500, meaning: 'a bug; the details go to the log, not the answer' },
-  { code: 'service_unavailable', status: 503, meaning: `the database is unreachable, the service is shutting down, or ingest is over capacity; retry after Retry-After (${UNAVAILABLE_RETRY_SECONDS} s)` },
+  { code: 'service_unavailable', status: 503, meaning: `the database is unreachable, the service is shutting down, ingest is over capacity, or ${SOURCEMAP_MAX_CONCURRENT_UPLOADS} source map uploads are running on the process; retry after Retry-After (${UNAVAILABLE_RETRY_SECONDS} s)` },
   {
     code: 'storage_full', status: 503,
     meaning: `the database's disk is full: nothing of the request was stored; retry after Retry-After (${STORAGE_FULL_RETRY_SECONDS} s)`,

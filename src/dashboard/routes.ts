@@ -6,7 +6,7 @@ import { AppError } from '../errors.ts'
 import { SIGN_IN_BUSY_RETRY_SECONDS, SIGN_IN_MAX_CONCURRENT_CHECKS } from '../../common/limits.ts'
 import { createGate } from '../shared/gate.ts'
 import { withDsn } from '../projects/format.ts'
-import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
+import { createProject, getProject, listProjects, rotateKeys, rotateUploadKey, updateProject } from '../projects/service.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { publicBase } from '../http/public-url.ts'
 import { recordingRoutes } from '../recording/routes.ts'
@@ -94,6 +94,10 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
 
   app.post('/projects/:projectId/api-key', { schema: { ...hide, params: ProjectParams } }, async (request) =>
     withDsn(await rotateKeys(app.db, request.params.projectId, { ingest: false }), publicBase(request)))
+
+  // Creates the upload key of a project made before upload keys, or replaces it; the API key stays.
+  app.post('/projects/:projectId/upload-key', { schema: { ...hide, params: ProjectParams } }, async (request) =>
+    rotateUploadKey(app.db, request.params.projectId))
 
   app.get('/projects/:projectId/sessions', {
     schema: { ...hide, params: ProjectParams, querystring: SessionsQuery, response: { 200: DashboardSessionList } },

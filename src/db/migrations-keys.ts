@@ -5,10 +5,23 @@ import type { Kysely, Migration, RawBuilder } from 'kysely'
  */
 
 /**
+ * Upload keys (issue 38): a third project key, secret and stored as a SHA-256 digest like the API key, that only
+ * uploads source maps, so the API key only reads. Null for existing projects: a key stored hashed cannot be made
+ * here and shown later, so their owners create one (`project rotate-key --upload`, or the dashboard's API tab).
+ */
+const uploadKeys: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('projects').addColumn('upload_key_hash', 'text').execute()
+    await db.schema.alterTable('projects').addColumn('upload_key_prefix', 'text').execute()
+    await db.schema.createIndex('projects_upload_key_uq').unique().on('projects').column('upload_key_hash').execute()
+  },
+}
+
+/**
  * Dashboard sign-ins (issue 38): one row per signed-in browser, keyed by the digest of its cookie's random token,
  * so signing out ends it in every process. The expiry index serves the sweep of expired rows.
  */
-export const adminSessions = (key: RawBuilder<unknown>): Migration => ({
+const adminSessions = (key: RawBuilder<unknown>): Migration => ({
   async up(db: Kysely<unknown>) {
     await db.schema
       .createTable('admin_sessions')
@@ -19,4 +32,10 @@ export const adminSessions = (key: RawBuilder<unknown>): Migration => ({
       .execute()
     await db.schema.createIndex('admin_sessions_expires_idx').on('admin_sessions').column('expires_at').execute()
   },
+})
+
+/** 0017 and 0018, in the one list of src/db/migrations.ts. */
+export const keyMigrations = (key: RawBuilder<unknown>): Record<string, Migration> => ({
+  '0017_upload_keys': uploadKeys,
+  '0018_admin_sessions': adminSessions(key),
 })

@@ -100,6 +100,8 @@ describe('limits and defaults', () => {
     states('README.md', [`one map per request, up to ${size}`, `else within ${ttl}`])
     states('docs/scaling.md', [`is used within ${ttl}`, `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`])
     states('docs/api.md', [
+      `**At most ${limits.SOURCEMAP_MAX_CONCURRENT_UPLOADS} uploads at once** per server process`,
+      `or ${limits.SOURCEMAP_MAX_CONCURRENT_UPLOADS} source map uploads are running on the process`,
       `Up to ${size} uncompressed`,
       `a source map over ${size} (uncompressed)`,
       `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)}, estimated heap)`,

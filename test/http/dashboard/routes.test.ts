@@ -80,6 +80,30 @@ for (const engine of testEngines()) {
       assert.equal((await t.get('/api/v1/sessions', rotated.apiKey)).statusCode, 200)
     })
 
+    it('creates an upload key for a project made before upload keys, and replaces it; the API key stays', async () => {
+      const old = await t.newProject('Before upload keys')
+      // As migration 0017 leaves an existing project: no upload key.
+      await t.app.db.updateTable('projects').set({ upload_key_hash: null, upload_key_prefix: null }).where('id', '=', old.id).execute()
+      const listed = async () => json<{ projects: { id: string; uploadKeyPrefix: string | null }[] }>(await call('GET', '/projects'))
+        .projects.find((p) => p.id === old.id)?.uploadKeyPrefix
+      assert.equal(await listed(), null)
+      const uploadTo = (key: string) => t.app.inject({
+        method: 'POST', url: '/upload/v1/sourcemaps?url=https://shop.example/a.js', payload: '{}', headers: { authorization: `Bearer ${key}` },
+      })
+      assert.equal((await uploadTo(old.uploadKey)).statusCode, 401, 'the key made before the column was emptied is gone')
+      const made = await call('POST', `/projects/${old.id}/upload-key`)
+      assert.equal(made.statusCode, 200, made.body)
+      const { uploadKey } = json<{ uploadKey: string }>(made)
+      assert.match(uploadKey, /^sw_upl_/)
+      assert.equal(await listed(), uploadKey.slice(0, 13))
+      assert.equal((await uploadTo(uploadKey)).statusCode, 400, 'the key is taken (the empty map is not)')
+      const replaced = json<{ uploadKey: string }>(await call('POST', `/projects/${old.id}/upload-key`)).uploadKey
+      assert.equal((await uploadTo(uploadKey)).statusCode, 401, 'a replaced key stops working at once')
+      assert.equal((await uploadTo(replaced)).statusCode, 400)
+      assert.equal((await t.get('/api/v1/sessions', old.apiKey)).statusCode, 200, 'the API key stays')
+      assert.equal((await call('POST', '/projects/p_nope/upload-key')).statusCode, 404)
+    })
+
     it('answers 400 naming the problem for bad project fields, and 404 for an unknown project', async () => {
       const bad = await call('POST', '/projects', { name: 'x', domain: 'not a domain' })
       assert.equal(bad.statusCode, 400)
