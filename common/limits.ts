@@ -237,6 +237,8 @@ export const SIGN_IN_MAX_ADDRESSES = 10_000
  * per process; a sign-in beyond them answers 429 at once rather than queue.
  */
 export const SIGN_IN_MAX_CONCURRENT_CHECKS = 2
+/** How long a browser that signed in is known by its device cookie, its attempts counted apart from its address: a year. */
+export const SIGN_IN_DEVICE_SECONDS = 31_536_000 // 365 days
 /** Retry-After of a sign-in refused because SIGN_IN_MAX_CONCURRENT_CHECKS are running. */
 export const SIGN_IN_BUSY_RETRY_SECONDS = 1
 /** Shortest ADMIN_PASSWORD accepted. */

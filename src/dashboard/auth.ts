@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import type { Db } from '../db/database.ts'
 import { claimOnce } from '../db/meta.ts'
@@ -8,6 +8,7 @@ import * as store from './store.ts'
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
 const PASSWORD_KEY = 'admin_password'
+const DEVICE_SECRET_KEY = 'admin_device_secret'
 /** A dashboard sign-in lasts a week. */
 export const SESSION_MS = 7 * 24 * 3600 * 1000
 
@@ -21,6 +22,10 @@ export interface AdminAuth {
   valid(token: string | undefined, now: number): Promise<boolean>
   /** Ends the sign-in of this token (signing out), in every process. */
   revoke(token: string | undefined): Promise<void>
+  /** A new device cookie's value for a browser that signed in: a random id signed by this install. */
+  newDevice(): Promise<string>
+  /** The id of a device cookie this install signed, or null for none, a forged or another install's one. */
+  deviceOf(value: string | undefined): Promise<string | null>
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest()
@@ -54,6 +59,14 @@ export function adminAuth(db: Db, envPassword: string | null): AdminAuth {
   const stored = () => readMeta(db, PASSWORD_KEY)
   const passwordTag = async () => (envPassword === null ? sha256Hex(`db:${(await stored()) ?? ''}`) : sha256Hex(`env:${envPassword}`))
   const tokenHash = (token: string | undefined) => (token !== undefined && TOKEN.test(token) ? sha256Hex(token) : null)
+  let deviceSecret: Promise<string> | null = null
+  const signDevice = async (id: string) => {
+    deviceSecret ??= (async () => {
+      await claimOnce(db, DEVICE_SECRET_KEY, randomBytes(32).toString('hex'))
+      return (await readMeta(db, DEVICE_SECRET_KEY)) ?? ''
+    })()
+    return createHmac('sha256', await deviceSecret).update(id).digest('base64url')
+  }
 
   return {
     configured: async () => envPassword !== null || (await stored()) !== undefined,
@@ -75,6 +88,17 @@ export function adminAuth(db: Db, envPassword: string | null): AdminAuth {
     async revoke(token) {
       const hash = tokenHash(token)
       if (hash !== null) await store.deleteAdminSession(db, hash)
+    },
+    async newDevice() {
+      const id = randomBytes(16).toString('base64url')
+      return `${id}.${await signDevice(id)}`
+    },
+    async deviceOf(value) {
+      const m = value === undefined ? null : /^([\w-]{22})\.([\w-]{43})$/.exec(value)
+      if (!m?.[1] || !m[2]) return null
+      const expected = Buffer.from(await signDevice(m[1]))
+      const given = Buffer.from(m[2])
+      return expected.length === given.length && timingSafeEqual(expected, given) ? m[1] : null
     },
   }
 }

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { webhookRoutes } from '../alerts/routes.ts'
 import { eraseRoutes } from '../privacy/routes.ts'
 import { AppError } from '../errors.ts'
-import { SIGN_IN_BUSY_RETRY_SECONDS, SIGN_IN_MAX_CONCURRENT_CHECKS } from '../../common/limits.ts'
+import { SIGN_IN_BUSY_RETRY_SECONDS, SIGN_IN_DEVICE_SECONDS, SIGN_IN_MAX_CONCURRENT_CHECKS } from '../../common/limits.ts'
 import { createGate } from '../shared/gate.ts'
 import { withDsn } from '../projects/format.ts'
 import { createProject, getProject, listProjects, rotateKeys, rotateUploadKey, updateProject } from '../projects/service.ts'
@@ -21,6 +21,8 @@ import {
 import { dashboardSessions, issueHistogram, makeSignInLimiter } from './service.ts'
 
 const COOKIE = 'sw_admin'
+/** Sent only to the sign-in: a browser that signed in here before, whose attempts are counted apart from its address. */
+const DEVICE_COOKIE = 'sw_device'
 /** Cross-site requests cannot set custom headers without a CORS preflight, which /app never grants. */
 const CSRF_HEADER = 'x-sessionwatch'
 
@@ -54,11 +56,16 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
       throw new AppError(429, 'too_many_requests',
         `${SIGN_IN_MAX_CONCURRENT_CHECKS} sign-ins are being checked at the moment, the most at once; try again in ${SIGN_IN_BUSY_RETRY_SECONDS} second.`)
     }
+    // A browser that signed in here before is counted on its own: whoever fails from its address cannot delay it.
+    let key = `ip ${request.ip}`
+    let device: string | null
     try {
-      const wait = limiter.attempt(request.ip, now)
+      device = await auth.deviceOf(readCookie(request, DEVICE_COOKIE))
+      if (device !== null) key = `device ${device}`
+      const wait = limiter.attempt(key, now)
       if (wait > 0) {
         void reply.header('Retry-After', String(wait))
-        throw new AppError(429, 'too_many_requests', `Too many failed sign-ins from this address; try again in ${wait} seconds.`)
+        throw new AppError(429, 'too_many_requests', `Too many failed sign-ins from this ${device === null ? 'address' : 'browser'}; try again in ${wait} seconds.`)
       }
       if (!(await auth.verify(request.body.password))) {
         const hint = (await auth.configured()) ? '' : ' No password is set yet: run `npx sessionwatch admin reset-password`.'
@@ -67,15 +74,16 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
     } finally {
       checks.leave()
     }
-    limiter.succeed(request.ip)
-    setCookie(reply, await auth.issue(now), SESSION_MS / 1000, secure(request))
+    limiter.succeed(key)
+    setCookie(reply, COOKIE, '/app', await auth.issue(now), SESSION_MS / 1000, secure(request))
+    if (device === null) setCookie(reply, DEVICE_COOKIE, '/app/api/session', await auth.newDevice(), SIGN_IN_DEVICE_SECONDS, secure(request))
     return reply.code(204).send()
   })
 
   // Signing out ends the sign-in on the server too: the old cookie no longer works anywhere.
   app.delete('/session', { schema: hide }, async (request, reply) => {
     await auth.revoke(readCookie(request, COOKIE))
-    setCookie(reply, '', 0, secure(request))
+    setCookie(reply, COOKIE, '/app', '', 0, secure(request))
     return reply.code(204).send()
   })
 
@@ -138,6 +146,6 @@ function readCookie(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** HttpOnly and SameSite=Strict: page scripts cannot read it and other sites cannot send it; Secure on https. */
-function setCookie(reply: FastifyReply, value: string, maxAgeSeconds: number, secure: boolean): void {
-  void reply.header('Set-Cookie', `${COOKIE}=${value}; Path=/app; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`)
+function setCookie(reply: FastifyReply, name: string, path: string, value: string, maxAgeSeconds: number, secure: boolean): void {
+  void reply.header('Set-Cookie', `${name}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`)
 }

@@ -119,6 +119,7 @@ describe('limits and defaults', () => {
       `doubling up to ${limits.SIGN_IN_MAX_DELAY_MS / 1000} s`,
       `forgotten ${limits.SIGN_IN_WINDOW_MS / 60_000} minutes after its last attempt`,
       `at most ${limits.SIGN_IN_MAX_CONCURRENT_CHECKS} passwords are checked at once`,
+      `kept ${limits.SIGN_IN_DEVICE_SECONDS / 86_400} days`,
     ])
     states('docs/api.md', [
       `more than ${limits.SIGN_IN_FREE_FAILURES} failed dashboard sign-ins from one address`,

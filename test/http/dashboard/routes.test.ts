@@ -29,9 +29,11 @@ for (const engine of testEngines()) {
     const call = (method: InjectOptions['method'], url: string, payload?: unknown, headers: Record<string, string> = {}) =>
       t.app.inject({ method, url: `/app/api${url}`, headers: { cookie, 'x-sessionwatch': '1', ...headers }, ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }) })
 
-    it('sets an HttpOnly, SameSite=Strict cookie scoped to /app', async () => {
+    it('sets an HttpOnly, SameSite=Strict cookie scoped to /app, and a device cookie sent only to the sign-in', async () => {
       const res = await signIn(PASSWORD, '10.0.0.2')
-      assert.match(String(res.headers['set-cookie']), /^sw_admin=[^;]+; Path=\/app; HttpOnly; SameSite=Strict; Max-Age=604800$/)
+      const [session, device] = res.headers['set-cookie'] as string[]
+      assert.match(String(session), /^sw_admin=[^;]+; Path=\/app; HttpOnly; SameSite=Strict; Max-Age=604800$/)
+      assert.match(String(device), /^sw_device=[\w-]{22}\.[\w-]{43}; Path=\/app\/api\/session; HttpOnly; SameSite=Strict; Max-Age=31536000$/)
     })
 
     it('refuses a wrong password with 401 invalid_password', async () => {

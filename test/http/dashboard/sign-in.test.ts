@@ -44,6 +44,29 @@ for (const engine of testEngines()) {
       assert.equal((await signIn(t, 'wrong again', '10.1.0.1')).statusCode, 401, 'and the address starts afresh')
     })
 
+    it('a browser that signed in before is counted apart from its address: guessing from that address does not delay it', async () => {
+      const first = await signIn(t, PASSWORD, '10.1.1.1')
+      const device = String((first.headers['set-cookie'] as string[])[1]).split(';')[0] ?? ''
+      assert.match(device, /^sw_device=/)
+      await Promise.all(Array.from({ length: 40 }, () => signIn(t, 'a wrong guess', '10.1.1.1')))
+      assert.equal((await signIn(t, PASSWORD, '10.1.1.1')).statusCode, 429, 'a browser without the cookie waits')
+      const withDevice = (password: string, cookie: string) => t.app.inject({
+        method: 'POST', url: '/app/api/session', remoteAddress: '10.1.1.1', payload: { password }, headers: { 'x-sessionwatch': '1', cookie },
+      })
+      const admin = await withDevice(PASSWORD, device)
+      assert.equal(admin.statusCode, 204, admin.body)
+      assert.equal((admin.headers['set-cookie'] as string).startsWith('sw_admin='), true, 'the device cookie is kept, not replaced')
+      // A forged or altered device cookie is no device: counted by its address, which waits.
+      const forged = await withDevice(PASSWORD, `${device.slice(0, -1)}${device.endsWith('A') ? 'B' : 'A'}`)
+      assert.equal(forged.statusCode, 429)
+      // Failures with the device cookie are throttled on their own, like an address.
+      const guesses = await Promise.all(Array.from({ length: 10 }, () => withDevice('wrong', device)))
+      assert.ok(guesses.filter((r) => r.statusCode === 401).length <= SIGN_IN_FREE_FAILURES)
+      const refused = guesses.find((r) => r.statusCode === 429)
+      assert.ok(refused)
+      assert.match(String(json(refused).message), /from this browser/)
+    })
+
     it('signing out revokes the sign-in: the old cookie answers 401 afterwards', async () => {
       const cookie = cookieOf(await signIn(t, PASSWORD, '10.1.0.3'))
       const headers = { cookie, 'x-sessionwatch': '1' }
@@ -63,7 +86,9 @@ for (const engine of testEngines()) {
     it('is Secure when PUBLIC_URL is https, though the request reached the service over http', async () => {
       const res = await signIn(t, PASSWORD, '10.2.0.1')
       assert.equal(res.statusCode, 204)
-      assert.match(String(res.headers['set-cookie']), /; Secure$/)
+      const cookies = res.headers['set-cookie'] as string[]
+      assert.equal(cookies.length, 2)
+      for (const cookie of cookies) assert.match(cookie, /; Secure$/)
       const out = await t.app.inject({ method: 'DELETE', url: '/app/api/session', headers: { cookie: cookieOf(res), 'x-sessionwatch': '1' } })
       assert.match(String(out.headers['set-cookie']), /Max-Age=0; Secure$/)
     })
