@@ -98,7 +98,7 @@ describe('limits and defaults', () => {
     const size = limits.byteSize(limits.MAX_SOURCEMAP_BYTES)
     const ttl = `${limits.SOURCEMAP_LOOKUP_TTL_MS / 1000} s`
     states('README.md', [`one map per request, up to ${size}`, `else within ${ttl}`])
-    states('docs/scaling.md', [`is used within ${ttl}`, `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`])
+    states('docs/scaling.md', [`at most ${limits.SOURCEMAP_MAX_CONCURRENT_UPLOADS} run at once per process`, `is used within ${ttl}`, `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`])
     states('docs/api.md', [
       `**At most ${limits.SOURCEMAP_MAX_CONCURRENT_UPLOADS} uploads at once** per server process`,
       `or ${limits.SOURCEMAP_MAX_CONCURRENT_UPLOADS} source map uploads are running on the process`,
