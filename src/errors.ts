@@ -29,7 +29,7 @@ export const ERROR_CODES = [
   { code: 'payload_too_large', status: 413, meaning: `an ingest body over ${byteSize(MAX_BATCH_BYTES)}, a source map over ${byteSize(MAX_SOURCEMAP_BYTES)}, a Sentry envelope over ${byteSize(SENTRY_MAX_BODY_BYTES)} as sent or ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)} inflated, or an item of it over its limit` },
   { code: 'unsupported_media_type', status: 415, meaning: 'an ingest body neither application/json nor text/plain, or a source map upload with a Content-Encoding other than gzip' },
   { code: 'headers_too_large', status: 431, meaning: 'the request line and headers are over 16 KiB' },
-  { code: 'too_many_requests', status: 429, meaning: `too many failed dashboard sign-ins from one address, or ${SIGN_IN_MAX_CONCURRENT_CHECKS} sign-ins being checked at once; retry after Retry-After` },
+  { code: 'too_many_requests', status: 429, meaning: `too many failed dashboard sign-ins from one address (or one browser that signed in before), or ${SIGN_IN_MAX_CONCURRENT_CHECKS} sign-ins being checked at once; retry after Retry-After` },
   {
     code: 'rate_limited', status: 429,
     meaning: `a Sentry envelope that cannot be stored now (busy, database down, disk full): Sentry SDKs back off for Retry-After (${SENTRY_RETRY_SECONDS} s) rather than see a 5xx`,
