@@ -197,6 +197,12 @@ export const SENTRY_RETRY_SECONDS = 60
  * maps over 16–20 MB, so the bound sits well above any real map.
  */
 export const MAX_SOURCEMAP_BYTES = 268_435_456 // 256 MiB
+/**
+ * Source map uploads over HTTP running at once per process. Each is streamed to a temporary file as it arrives,
+ * but checking a map parses it whole, which holds a few times its size in memory for a moment; one more upload
+ * answers 503 with Retry-After (UNAVAILABLE_RETRY_SECONDS) before any of its body is read.
+ */
+export const SOURCEMAP_MAX_CONCURRENT_UPLOADS = 2
 /** Default of SOURCEMAP_CACHE_BYTES: the estimated memory of the parsed maps a process keeps for reads. */
 export const DEFAULT_SOURCEMAP_CACHE_BYTES = 268_435_456 // 256 MiB
 /**
@@ -246,12 +252,28 @@ export const DASHBOARD_PAGE_SIZE = DEFAULT_LIMIT
 export const MAX_HEADLINE_LENGTH = 300
 /** The replay starts this long after an event the timeline jumps to, so what the event did (a click's effect, an error's page) is on screen. */
 export const REPLAY_JUMP_AFTER_MS = 500
-/** Failed sign-ins from one address within SIGN_IN_WINDOW_MS before it has to wait. */
-export const SIGN_IN_MAX_FAILURES = 10
-/** How long failed sign-ins are remembered, and so how long a locked-out address waits: 15 minutes. */
+/** Failed sign-ins from one address (or one signed-in browser) checked without delay before each next one has to wait. */
+export const SIGN_IN_FREE_FAILURES = 5
+/** The first wait after SIGN_IN_FREE_FAILURES failures, doubled with each further failure up to SIGN_IN_MAX_DELAY_MS. */
+export const SIGN_IN_FIRST_DELAY_MS = 1000 // 1 s
+/**
+ * The longest wait between sign-in attempts from one address: short, so someone failing on purpose from the
+ * admin's address (or from everyone's, behind a proxy without TRUST_PROXY) delays the admin at most this long.
+ */
+export const SIGN_IN_MAX_DELAY_MS = 60_000 // 1 minute
+/** How long failed sign-ins are remembered after an address's last attempt: 15 minutes. */
 export const SIGN_IN_WINDOW_MS = 900_000 // 15 minutes
 /** Addresses whose failures are remembered at most, so a flood of addresses cannot grow memory without limit. */
 export const SIGN_IN_MAX_ADDRESSES = 10_000
+/**
+ * Password checks (scrypt, ~50 ms on one of libuv's 4 worker threads, which also inflate recordings) run at once
+ * per process; a sign-in beyond them answers 429 at once rather than queue.
+ */
+export const SIGN_IN_MAX_CONCURRENT_CHECKS = 2
+/** How long a browser that signed in is known by its device cookie, its attempts counted apart from its address: a year. */
+export const SIGN_IN_DEVICE_SECONDS = 31_536_000 // 365 days
+/** Retry-After of a sign-in refused because SIGN_IN_MAX_CONCURRENT_CHECKS are running. */
+export const SIGN_IN_BUSY_RETRY_SECONDS = 1
 /** Shortest ADMIN_PASSWORD accepted. */
 export const MIN_ADMIN_PASSWORD_LENGTH = 8
 

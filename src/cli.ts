@@ -3,7 +3,7 @@ import readline from 'node:readline'
 import type { Kysely } from 'kysely'
 import {
   byteSize, DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SOURCEMAP_CACHE_BYTES,
-  DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, MAX_SOURCEMAP_BYTES, SOURCEMAP_LOOKUP_TTL_MS, DEFAULT_IP_STORAGE, SWEEP_BATCH,
+  DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, MAX_SOURCEMAP_BYTES, DEFAULT_IP_STORAGE, SWEEP_BATCH,
 } from '../common/limits.ts'
 import { loadConfig, ConfigError, type Config } from './config.ts'
 import { openDatabase } from './db/connect.ts'
@@ -17,14 +17,14 @@ import { exportSessions, importSessions } from './transfer/service.ts'
 import { firstRun } from './first-run.ts'
 import { changeStatus, STATUS_OF_ACTION } from './issues/service.ts'
 import { ensurePassword } from './dashboard/auth.ts'
-import { describeKeys, describeProject, withDsn } from './projects/format.ts'
+import { describeKeys, describeProject, describeUploadKey, withDsn } from './projects/format.ts'
 import { eraseVisitor } from './privacy/service.ts'
 import { args, PROJECT_FIELDS, projectFields, required, UsageError } from './cli-options.ts'
-import { mapsInDirectory } from './sourcemaps/files.ts'
 import { createResolver } from './sourcemaps/resolve.ts'
 import { sourceMapMapper } from './issues/grouping.ts'
-import { checkUploads, deleteMaps, listMaps, storeUploads } from './sourcemaps/service.ts'
-import { regroupAfterUpload } from './issues/regroup.ts'
+import { deleteMaps, listMaps } from './sourcemaps/service.ts'
+import { UploadError } from './sourcemaps/client.ts'
+import { sourcemapsUpload } from './cli-sourcemaps.ts'
 
 const USAGE = `Usage: sessionwatch <command> [options]
 
@@ -38,17 +38,21 @@ Commands:
                                           Change a project; IP storage and masked fields apply to what arrives
                                           from then on (default: follow IP_STORAGE; --mask-fields "" clears)
   project list [--json]                   List projects (API keys are stored hashed: only prefixes show)
-  project rotate-key --project ID [--ingest] [--json]
-                                          Replace the API key (and the ingest key with --ingest)
+  project rotate-key --project ID [--ingest | --upload] [--json]
+                                          Replace the API key (and the ingest key with --ingest), or with
+                                          --upload only the upload key (made if the project has none yet)
   import --project ID FILE|-              Import NDJSON sessions (- reads standard input); recording chunks over
                                           RECORDING_MAX_CHUNK_BYTES / RECORDING_MAX_SESSION_BYTES are dropped
   export --project ID [--date YYYY-MM-DD] [--no-recording]
                                           Write the project's sessions (with their screen recordings,
                                           unless --no-recording) as NDJSON to standard output
-  sourcemaps upload --project ID --url-prefix URL DIR [--release R]
+  sourcemaps upload (--project ID | --endpoint URL --key KEY) --url-prefix URL DIR [--release R]
                                           Upload every *.map under DIR for the minified file beside it: its
                                           URL is URL + its path in DIR (URL may be ~/path: any host). All maps
-                                          are checked first; one bad map stores none. Up to ${byteSize(MAX_SOURCEMAP_BYTES)} each
+                                          are checked first; one bad map stores none. Up to ${byteSize(MAX_SOURCEMAP_BYTES)} each.
+                                          --project writes straight to DATABASE_URL; --endpoint sends them to
+                                          a running service with its upload key (or SESSIONWATCH_ENDPOINT and
+                                          SESSIONWATCH_UPLOAD_KEY)
   sourcemaps list --project ID [--json]   List the project's source maps
   sourcemaps delete --project ID (--url URL | --all)
                                           Delete the map of one minified file's URL, or all of the project's
@@ -89,13 +93,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       await serve(config, firstRun)
       return 0
     }
+    // Over HTTP from a build machine, it needs no database.
+    if (command === 'sourcemaps' && rest[0] === 'upload') return await sourcemapsUpload(config, rest.slice(1), { print, note, withDatabase })
     return await withDatabase(config, (db) => runCommand(db, config, command, rest))
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`sessionwatch: ${error.message}\n\n${USAGE}\n`)
       return 2
     }
-    if (error instanceof ConfigError || error instanceof AppError) {
+    if (error instanceof ConfigError || error instanceof AppError || error instanceof UploadError) {
       process.stderr.write(`sessionwatch: ${error.message}\n`)
       return error instanceof ConfigError ? 78 : 1
     }
@@ -149,7 +155,13 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     return 0
   }
   if (command === 'project' && sub === 'rotate-key') {
-    const { values } = args(rest.slice(1), { project: { type: 'string' }, ingest: { type: 'boolean' }, json: { type: 'boolean' } })
+    const { values } = args(rest.slice(1), { project: { type: 'string' }, ingest: { type: 'boolean' }, upload: { type: 'boolean' }, json: { type: 'boolean' } })
+    if (values.upload === true) {
+      if (values.ingest === true) throw new UsageError('rotate-key takes --upload or --ingest, not both: --upload replaces the upload key alone')
+      const made = await projects.rotateUploadKey(db, required(values, 'project'))
+      print(values.json ? JSON.stringify(made) : `Project ${made.id}: ${made.name} (${made.domain}); any previous upload key no longer works.\n${describeUploadKey(made.uploadKey)}`)
+      return 0
+    }
     const rotated = await projects.rotateKeys(db, required(values, 'project'), { ingest: values.ingest === true })
     const shown = withDsn(rotated, publicBase(config))
     const old = values.ingest === true ? 'The old API key, ingest key and Sentry DSN no longer work.' : 'The old API key no longer works.'
@@ -194,25 +206,6 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     const project = await projects.getProject(db, required(values, 'project'))
     const { before, issue } = await changeStatus(db, project, id, STATUS_OF_ACTION[sub as keyof typeof STATUS_OF_ACTION])
     print(before === issue.status ? `${issue.id} was already ${issue.status}: ${issue.title}` : `${issue.id} ${before} → ${issue.status}: ${issue.title}`)
-    return 0
-  }
-  if (command === 'sourcemaps' && sub === 'upload') {
-    const { values, positionals } = args(rest.slice(1), { project: { type: 'string' }, 'url-prefix': { type: 'string' }, release: { type: 'string' } }, 1)
-    const dir = positionals[0]
-    if (dir === undefined) throw new UsageError('sourcemaps upload needs the DIR the build wrote')
-    const project = await projects.getProject(db, required(values, 'project'))
-    const found = await mapsInDirectory(dir, required(values, 'url-prefix'), values.release ?? null)
-    if (found.length === 0) throw new AppError(400, 'invalid_parameter', `No *.map file under ${dir}: build with source maps (external) first`)
-    note(`checking ${found.length} source maps…`)
-    // Every map is checked before any is stored: one bad map stores nothing of the run.
-    const checked = await checkUploads(found, (map) => {
-      note(`  ${map.file} → ${map.url} (${byteSize(map.bytes)}${map.debugId === null ? '' : `, debug ID ${map.debugId}`})`)
-    })
-    const stored = await storeUploads(db, null, project.id, checked)
-    const regrouped = await regroupAfterUpload(db, createResolver(db, { cacheBytes: config.sourceMapCacheBytes }), project.id)
-    if (regrouped > 0) note(`${regrouped} existing issues now also match their bugs' mapped stacks`)
-    print(`uploaded ${stored.length} source maps (${byteSize(stored.reduce((n, m) => n + m.bytes, 0))}) to project ${project.id}; `
-      + `a running service uses them within ${SOURCEMAP_LOOKUP_TTL_MS / 1000} s`)
     return 0
   }
   if (command === 'sourcemaps' && sub === 'list') {

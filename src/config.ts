@@ -6,6 +6,7 @@ import {
   MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
 } from '../common/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
+import { UPLOAD_KEY_PREFIX } from './projects/keys.ts'
 
 /** Which storage engine a database URL selects. */
 export type Engine = 'sqlite' | 'postgres'
@@ -66,6 +67,11 @@ export interface Config {
    * alone, must have arrived (408 otherwise); a request of 0 has no deadline but its head's.
    */
   readonly timeouts: { readonly requestMs: number; readonly headersMs: number }
+  /**
+   * SESSIONWATCH_ENDPOINT and SESSIONWATCH_UPLOAD_KEY: where the CLI's `sourcemaps upload` sends maps over HTTP from
+   * a build machine, and the project upload key it sends (its --endpoint and --key take precedence); null: unset.
+   */
+  readonly uploadClient: { readonly endpoint: string | null; readonly key: string | null }
 }
 
 export class ConfigError extends Error {
@@ -162,6 +168,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const headersMs = read('HEADERS_TIMEOUT_MS', Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestMs || DEFAULT_HEADERS_TIMEOUT_MS), (raw) =>
     /^\d+$/.test(raw) && Number(raw) >= 1 && (requestMs === 0 || Number(raw) <= requestMs)
       ? ok(Number(raw)) : bad(`must be a whole number of milliseconds from 1 to REQUEST_TIMEOUT_MS (${requestMs})`))
+  const endpoint = read<string | null>('SESSIONWATCH_ENDPOINT', null, parsePublicUrl)
+  const uploadKey = read<string | null>('SESSIONWATCH_UPLOAD_KEY', null, (raw) =>
+    raw.startsWith(UPLOAD_KEY_PREFIX) ? ok(raw) : bad(`must be a project upload key (${UPLOAD_KEY_PREFIX}…), shown once on the dashboard's API tab`))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -182,6 +191,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     ipStorage,
     heapGrowthPercent,
     timeouts: Object.freeze({ requestMs, headersMs }),
+    uploadClient: Object.freeze({ endpoint, key: uploadKey }),
   })
 }
 
@@ -206,7 +216,7 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Pick<Dat
 }
 
 /** Settings whose whole value is a secret: a problem with one names its length, never its text. */
-const SECRET_SETTINGS: ReadonlySet<string> = new Set(['ADMIN_PASSWORD'])
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(['ADMIN_PASSWORD', 'SESSIONWATCH_UPLOAD_KEY'])
 
 /**
  * A setting as a configuration error shows it: logs and terminals keep what is printed, so a secret value is never
@@ -218,12 +228,13 @@ function shown(name: string, raw: string): string {
   return `${name}=${JSON.stringify(raw.replace(/^([^:/?#@]+:\/\/[^:/?#@]*:)[^\n]*@/, '$1***@'))}`
 }
 
-type Parsed<T> = { value: T } | { problem: string }
+export type Parsed<T> = { value: T } | { problem: string }
 const ok = <T>(value: T): Parsed<T> => ({ value })
 const bad = (problem: string): { problem: string } => ({ problem })
 const parseBoolean = (raw: string): Parsed<boolean> => raw === 'true' ? ok(true) : raw === 'false' ? ok(false) : bad('must be true or false')
 
-function parsePublicUrl(raw: string): Parsed<string> {
+/** An http(s) address the service is opened at, without a trailing slash: PUBLIC_URL, and where the CLI uploads to. */
+export function parsePublicUrl(raw: string): Parsed<string> {
   let url: URL
   try {
     url = new URL(raw)

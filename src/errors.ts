@@ -1,4 +1,4 @@
-import { byteSize, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BATCH_BYTES, MAX_SOURCEMAP_BYTES, SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../common/limits.ts'
+import { byteSize, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, SIGN_IN_MAX_CONCURRENT_CHECKS, SOURCEMAP_MAX_CONCURRENT_UPLOADS, MAX_BATCH_BYTES, MAX_SOURCEMAP_BYTES, SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../common/limits.ts'
 
 /**
  * Every error the service answers with carries one of these stable codes. Scripts branch on
@@ -11,8 +11,11 @@ export const ERROR_CODES = [
   { code: 'malformed_request', status: 400, meaning: 'not well-formed HTTP, or a path that cannot be decoded (a bad `%` escape)' },
   { code: 'invalid_body', status: 400, meaning: 'a request body is invalid — an ingest batch, or a source map the message says what is wrong with (409: an import conflict); `parameter` names the field' },
   { code: 'invalid_envelope', status: 400, meaning: 'a Sentry envelope that cannot be read: its header, an item, or its Content-Encoding' },
-  { code: 'missing_api_key', status: 401, meaning: 'read API or source map upload without an API key' },
-  { code: 'invalid_api_key', status: 401, meaning: 'read API or source map upload with a wrong API key, or with more than one key' },
+  { code: 'missing_api_key', status: 401, meaning: 'read API without an API key, or source map upload without an upload key' },
+  {
+    code: 'invalid_api_key', status: 401,
+    meaning: 'read API or source map upload with a wrong key, with more than one key, or with the other secret key (the API key only reads, the upload key only uploads)',
+  },
   { code: 'missing_ingest_key', status: 401, meaning: 'ingest without an ingest key' },
   { code: 'invalid_ingest_key', status: 401, meaning: 'ingest with a wrong ingest key' },
   { code: 'missing_sentry_key', status: 401, meaning: 'a Sentry envelope without a DSN key (`sentry_key` query, `X-Sentry-Auth` header, or the envelope header\'s `dsn`)' },
@@ -29,13 +32,13 @@ export const ERROR_CODES = [
   { code: 'payload_too_large', status: 413, meaning: `an ingest body over ${byteSize(MAX_BATCH_BYTES)}, a source map over ${byteSize(MAX_SOURCEMAP_BYTES)}, a Sentry envelope over ${byteSize(SENTRY_MAX_BODY_BYTES)} as sent or ${byteSize(SENTRY_MAX_ENVELOPE_BYTES)} inflated, or an item of it over its limit; compressed data (a recording chunk, a Sentry body or replay segment) that inflates beyond its bounds, refusing the whole request` },
   { code: 'unsupported_media_type', status: 415, meaning: 'an ingest body neither application/json nor text/plain, or a source map upload with a Content-Encoding other than gzip' },
   { code: 'headers_too_large', status: 431, meaning: 'the request line and headers are over 16 KiB' },
-  { code: 'too_many_requests', status: 429, meaning: 'too many failed dashboard sign-ins; retry after Retry-After' },
+  { code: 'too_many_requests', status: 429, meaning: `too many failed dashboard sign-ins from one address (or one browser that signed in before), or ${SIGN_IN_MAX_CONCURRENT_CHECKS} sign-ins being checked at once; retry after Retry-After` },
   {
     code: 'rate_limited', status: 429,
     meaning: `a Sentry envelope that cannot be stored now (busy, database down, disk full): Sentry SDKs back off for Retry-After (${SENTRY_RETRY_SECONDS} s) rather than see a 5xx`,
   },
   { code: 'internal_error', status: 500, meaning: 'a bug; the details go to the log, not the answer' },
-  { code: 'service_unavailable', status: 503, meaning: `the database is unreachable, the service is shutting down, or ingest is over capacity; retry after Retry-After (${UNAVAILABLE_RETRY_SECONDS} s)` },
+  { code: 'service_unavailable', status: 503, meaning: `the database is unreachable, the service is shutting down, ingest is over capacity, or ${SOURCEMAP_MAX_CONCURRENT_UPLOADS} source map uploads are running on the process; retry after Retry-After (${UNAVAILABLE_RETRY_SECONDS} s)` },
   {
     code: 'storage_full', status: 503,
     meaning: `the database's disk is full: nothing of the request was stored; retry after Retry-After (${STORAGE_FULL_RETRY_SECONDS} s)`,

@@ -1,6 +1,6 @@
 import type { IpStorage } from '../../src/privacy/ip.ts'
 import type { WithDsn } from '../../src/projects/format.ts'
-import type { ProjectSummary as Summary, ProjectWithKeys as WithKeys } from '../../src/projects/service.ts'
+import type { ProjectSummary as Summary, ProjectWithKeys as WithKeys, ProjectWithUploadKey } from '../../src/projects/service.ts'
 
 /** An error answer of the service: its stable code and its message for people. */
 export class ApiError extends Error {
@@ -37,6 +37,7 @@ export type { RecordingView as RecordingInfo } from '../../src/recording/service
 /** Projects as the dashboard API gives them: with their Sentry DSN. */
 export type ProjectSummary = WithDsn<Summary>
 export type ProjectWithKeys = WithDsn<WithKeys>
+export type { ProjectWithUploadKey }
 export type { IssueView as IssueItem, IssueListView as IssueList, IssueDetailView as IssueDetail } from '../../src/issues/schema.ts'
 export type { AddedWebhook, DeliveryView as DeliveryItem, WebhookView as WebhookItem } from '../../src/alerts/schema.ts'
 export type { EraseResult } from '../../src/privacy/schema.ts'

@@ -2,22 +2,30 @@ import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqua
 import { promisify } from 'node:util'
 import type { Db } from '../db/database.ts'
 import { claimOnce } from '../db/meta.ts'
+import { sha256Hex } from '../shared/ids.ts'
+import * as store from './store.ts'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
 const PASSWORD_KEY = 'admin_password'
-const SECRET_KEY = 'admin_session_secret'
+const DEVICE_SECRET_KEY = 'admin_device_secret'
 /** A dashboard sign-in lasts a week. */
 export const SESSION_MS = 7 * 24 * 3600 * 1000
 
-/** The dashboard's admin credentials, as the sign-in and cookie checks need them. */
+/** The dashboard's admin credentials and sign-ins, as the sign-in and cookie checks need them. */
 export interface AdminAuth {
   /** Whether a password is set at all (env or database). */
   configured(): Promise<boolean>
   verify(password: string): Promise<boolean>
-  /** A signed session token valid until now + SESSION_MS. */
+  /** Starts a sign-in valid until now + SESSION_MS; returns the cookie's token. */
   issue(now: number): Promise<string>
   valid(token: string | undefined, now: number): Promise<boolean>
+  /** Ends the sign-in of this token (signing out), in every process. */
+  revoke(token: string | undefined): Promise<void>
+  /** A new device cookie's value for a browser that signed in: a random id signed by this install. */
+  newDevice(): Promise<string>
+  /** The id of a device cookie this install signed, or null for none, a forged or another install's one. */
+  deviceOf(value: string | undefined): Promise<string | null>
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest()
@@ -39,20 +47,26 @@ async function matches(stored: string, password: string): Promise<boolean> {
 const readMeta = async (db: Db, key: string) =>
   (await db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst())?.value
 
+/** A cookie's token: 256 random bits, base64url. Only its SHA-256 is stored. */
+const TOKEN = /^[\w-]{43}$/
+
 /**
- * The password comes from ADMIN_PASSWORD when set, else from the database (generated on first
- * start, kept as an scrypt hash). Session tokens are HMACs keyed by a per-install secret and the
- * password itself, so changing the password signs every browser out.
+ * The password comes from ADMIN_PASSWORD when set, else from the database (generated on first start, kept as an
+ * scrypt hash). A sign-in is a row of admin_sessions holding the digest of the cookie's random token and a tag of
+ * the password it was made with, so signing out deletes it and a changed password ends every sign-in.
  */
 export function adminAuth(db: Db, envPassword: string | null): AdminAuth {
   const stored = () => readMeta(db, PASSWORD_KEY)
-  let secret: Promise<string> | null = null
-  const sessionSecret = () => (secret ??= (async () => {
-    await claimOnce(db, SECRET_KEY, randomBytes(32).toString('hex'))
-    return (await readMeta(db, SECRET_KEY)) ?? ''
-  })())
-  const signingKey = async () => `${await sessionSecret()}:${envPassword === null ? (await stored()) ?? '' : sha256(envPassword).toString('hex')}`
-  const sign = async (expires: number) => createHmac('sha256', await signingKey()).update(String(expires)).digest('base64url')
+  const passwordTag = async () => (envPassword === null ? sha256Hex(`db:${(await stored()) ?? ''}`) : sha256Hex(`env:${envPassword}`))
+  const tokenHash = (token: string | undefined) => (token !== undefined && TOKEN.test(token) ? sha256Hex(token) : null)
+  let deviceSecret: Promise<string> | null = null
+  const signDevice = async (id: string) => {
+    deviceSecret ??= (async () => {
+      await claimOnce(db, DEVICE_SECRET_KEY, randomBytes(32).toString('hex'))
+      return (await readMeta(db, DEVICE_SECRET_KEY)) ?? ''
+    })()
+    return createHmac('sha256', await deviceSecret).update(id).digest('base64url')
+  }
 
   return {
     configured: async () => envPassword !== null || (await stored()) !== undefined,
@@ -62,15 +76,29 @@ export function adminAuth(db: Db, envPassword: string | null): AdminAuth {
       return hash !== undefined && matches(hash, password)
     },
     async issue(now) {
-      const expires = now + SESSION_MS
-      return `${expires}.${await sign(expires)}`
+      const token = randomBytes(32).toString('base64url')
+      await store.insertAdminSession(db, { token_hash: sha256Hex(token), password_tag: await passwordTag(), created_at: now, expires_at: now + SESSION_MS })
+      return token
     },
     async valid(token, now) {
-      const m = token === undefined ? null : /^(\d{1,16})\.([\w-]{43})$/.exec(token)
-      if (!m?.[1] || !m[2] || Number(m[1]) < now) return false
-      const expected = Buffer.from(await sign(Number(m[1])))
+      const hash = tokenHash(token)
+      const row = hash === null ? undefined : await store.findAdminSession(db, hash)
+      return row !== undefined && row.expires_at > now && row.password_tag === (await passwordTag())
+    },
+    async revoke(token) {
+      const hash = tokenHash(token)
+      if (hash !== null) await store.deleteAdminSession(db, hash)
+    },
+    async newDevice() {
+      const id = randomBytes(16).toString('base64url')
+      return `${id}.${await signDevice(id)}`
+    },
+    async deviceOf(value) {
+      const m = value === undefined ? null : /^([\w-]{22})\.([\w-]{43})$/.exec(value)
+      if (!m?.[1] || !m[2]) return null
+      const expected = Buffer.from(await signDevice(m[1]))
       const given = Buffer.from(m[2])
-      return expected.length === given.length && timingSafeEqual(expected, given)
+      return expected.length === given.length && timingSafeEqual(expected, given) ? m[1] : null
     },
   }
 }
@@ -92,5 +120,8 @@ export async function ensurePassword(db: Db, opts: { reset?: boolean } = {}): Pr
   const hash = await hashPassword(password)
   if (opts.reset) await db.deleteFrom('meta').where('key', '=', PASSWORD_KEY).execute()
   // Several processes starting at once: one claim wins, and only its password is printed.
-  return (await claimOnce(db, PASSWORD_KEY, hash)) ? password : null
+  if (!(await claimOnce(db, PASSWORD_KEY, hash))) return null
+  // Their password tag already ends the old sign-ins; the rows go too rather than wait for their expiry.
+  if (opts.reset) await store.deleteAllAdminSessions(db)
+  return password
 }

@@ -4,8 +4,10 @@ import { webhookRoutes } from '../alerts/routes.ts'
 import { demoEnabled } from '../assets/demo.ts'
 import { eraseRoutes } from '../privacy/routes.ts'
 import { AppError } from '../errors.ts'
+import { SIGN_IN_BUSY_RETRY_SECONDS, SIGN_IN_DEVICE_SECONDS, SIGN_IN_MAX_CONCURRENT_CHECKS } from '../../common/limits.ts'
+import { createGate } from '../shared/gate.ts'
 import { withDsn } from '../projects/format.ts'
-import { createProject, getProject, listProjects, rotateKeys, updateProject } from '../projects/service.ts'
+import { createProject, getProject, listProjects, rotateKeys, rotateUploadKey, updateProject } from '../projects/service.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { publicBase } from '../http/public-url.ts'
 import { recordingRoutes } from '../recording/routes.ts'
@@ -20,6 +22,8 @@ import {
 import { dashboardSessions, issueHistogram, makeSignInLimiter } from './service.ts'
 
 const COOKIE = 'sw_admin'
+/** Sent only to the sign-in: a browser that signed in here before, whose attempts are counted apart from its address. */
+const DEVICE_COOKIE = 'sw_device'
 /** Cross-site requests cannot set custom headers without a CORS preflight, which /app never grants. */
 const CSRF_HEADER = 'x-sessionwatch'
 
@@ -28,6 +32,9 @@ const hide = { hide: true }
 /** The dashboard's JSON API under /app/api: cookie sign-in, projects, and sessions of any project. */
 export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (app, _opts, done) => {
   const limiter = makeSignInLimiter()
+  const checks = createGate(SIGN_IN_MAX_CONCURRENT_CHECKS)
+  // Behind a TLS proxy the request itself is plain http: PUBLIC_URL says the browser is on https.
+  const secure = (request: FastifyRequest) => request.protocol === 'https' || app.config.publicUrl?.startsWith('https:') === true
 
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && request.headers[CSRF_HEADER] !== '1') {
@@ -39,27 +46,45 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
     }
   })
 
+  // The gate is taken and the attempt counted synchronously, before the first await: concurrent guesses are
+  // each counted before any password is checked, and a flood beyond the gate is refused rather than queued.
   app.post('/session', {
     schema: { ...hide, body: SignInBody },
   }, async (request, reply) => {
     const now = Date.now()
-    const wait = limiter.retryAfter(request.ip, now)
-    if (wait > 0) {
-      void reply.header('Retry-After', String(wait))
-      throw new AppError(429, 'too_many_requests', `Too many failed sign-ins; try again in ${wait} seconds.`)
+    if (!checks.tryEnter()) {
+      void reply.header('Retry-After', String(SIGN_IN_BUSY_RETRY_SECONDS))
+      throw new AppError(429, 'too_many_requests',
+        `${SIGN_IN_MAX_CONCURRENT_CHECKS} sign-ins are being checked at the moment, the most at once; try again in ${SIGN_IN_BUSY_RETRY_SECONDS} second.`)
     }
-    if (!(await auth.verify(request.body.password))) {
-      limiter.fail(request.ip, now)
-      const hint = (await auth.configured()) ? '' : ' No password is set yet: run `npx sessionwatch admin reset-password`.'
-      throw new AppError(401, 'invalid_password', `The password is not right.${hint}`)
+    // A browser that signed in here before is counted on its own: whoever fails from its address cannot delay it.
+    let key = `ip ${request.ip}`
+    let device: string | null
+    try {
+      device = await auth.deviceOf(readCookie(request, DEVICE_COOKIE))
+      if (device !== null) key = `device ${device}`
+      const wait = limiter.attempt(key, now)
+      if (wait > 0) {
+        void reply.header('Retry-After', String(wait))
+        throw new AppError(429, 'too_many_requests', `Too many failed sign-ins from this ${device === null ? 'address' : 'browser'}; try again in ${wait} seconds.`)
+      }
+      if (!(await auth.verify(request.body.password))) {
+        const hint = (await auth.configured()) ? '' : ' No password is set yet: run `npx sessionwatch admin reset-password`.'
+        throw new AppError(401, 'invalid_password', `The password is not right.${hint}`)
+      }
+    } finally {
+      checks.leave()
     }
-    limiter.succeed(request.ip)
-    setCookie(request, reply, await auth.issue(now), SESSION_MS / 1000)
+    limiter.succeed(key)
+    setCookie(reply, COOKIE, '/app', await auth.issue(now), SESSION_MS / 1000, secure(request))
+    if (device === null) setCookie(reply, DEVICE_COOKIE, '/app/api/session', await auth.newDevice(), SIGN_IN_DEVICE_SECONDS, secure(request))
     return reply.code(204).send()
   })
 
+  // Signing out ends the sign-in on the server too: the old cookie no longer works anywhere.
   app.delete('/session', { schema: hide }, async (request, reply) => {
-    setCookie(request, reply, '', 0)
+    await auth.revoke(readCookie(request, COOKIE))
+    setCookie(reply, COOKIE, '/app', '', 0, secure(request))
     return reply.code(204).send()
   })
 
@@ -80,6 +105,10 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
 
   app.post('/projects/:projectId/api-key', { schema: { ...hide, params: ProjectParams } }, async (request) =>
     withDsn(await rotateKeys(app.db, request.params.projectId, { ingest: false }), publicBase(request)))
+
+  // Creates the upload key of a project made before upload keys, or replaces it; the API key stays.
+  app.post('/projects/:projectId/upload-key', { schema: { ...hide, params: ProjectParams } }, async (request) =>
+    rotateUploadKey(app.db, request.params.projectId))
 
   app.get('/projects/:projectId/sessions', {
     schema: { ...hide, params: ProjectParams, querystring: SessionsQuery, response: { 200: DashboardSessionList } },
@@ -119,8 +148,7 @@ function readCookie(request: FastifyRequest, name: string): string | undefined {
   return undefined
 }
 
-/** HttpOnly and SameSite=Strict: page scripts cannot read it and other sites cannot send it. */
-function setCookie(request: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number): void {
-  const secure = request.protocol === 'https' ? '; Secure' : ''
-  void reply.header('Set-Cookie', `${COOKIE}=${value}; Path=/app; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`)
+/** HttpOnly and SameSite=Strict: page scripts cannot read it and other sites cannot send it; Secure on https. */
+function setCookie(reply: FastifyReply, name: string, path: string, value: string, maxAgeSeconds: number, secure: boolean): void {
+  void reply.header('Set-Cookie', `${name}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`)
 }

@@ -1,5 +1,6 @@
 import {
-  DASHBOARD_PAGE_SIZE, ISSUE_HISTOGRAM_DAYS, MAX_HEADLINE_LENGTH, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS,
+  DASHBOARD_PAGE_SIZE, ISSUE_HISTOGRAM_DAYS, MAX_HEADLINE_LENGTH, SIGN_IN_FIRST_DELAY_MS, SIGN_IN_FREE_FAILURES, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_DELAY_MS,
+  SIGN_IN_WINDOW_MS,
 } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
 import type { ProjectContext } from '../projects/service.ts'
@@ -51,29 +52,42 @@ export async function issueHistogram(
 }
 
 /**
- * Failed sign-ins per client address: after `max` in `windowMs` the address waits. Bounded, so a
- * flood of addresses cannot grow memory without limit.
+ * Sign-in attempts per client address (or other key), counted when an attempt starts, before its password is
+ * checked, so concurrent guesses cannot all slip in under the limit. The first SIGN_IN_FREE_FAILURES go ahead
+ * at once; after that each attempt must wait a delay that doubles from SIGN_IN_FIRST_DELAY_MS up to
+ * SIGN_IN_MAX_DELAY_MS since the previous one. A right password forgets the key's count; a key without an
+ * attempt for SIGN_IN_WINDOW_MS is forgotten. Delays rather than a lock-out: someone guessing from the admin's
+ * address holds the admin up by at most SIGN_IN_MAX_DELAY_MS, and other addresses not at all. Bounded, so a
+ * flood of addresses cannot grow memory without limit (the least recently tried go first).
  */
-export function makeSignInLimiter(max = SIGN_IN_MAX_FAILURES, windowMs = SIGN_IN_WINDOW_MS, maxAddresses = SIGN_IN_MAX_ADDRESSES) {
-  const failures = new Map<string, { count: number; until: number }>()
+export function makeSignInLimiter({
+  free = SIGN_IN_FREE_FAILURES, firstDelayMs = SIGN_IN_FIRST_DELAY_MS, maxDelayMs = SIGN_IN_MAX_DELAY_MS,
+  windowMs = SIGN_IN_WINDOW_MS, maxAddresses = SIGN_IN_MAX_ADDRESSES,
+} = {}) {
+  const entries = new Map<string, { attempts: number; nextAt: number; lastAt: number }>()
   return {
-    /** Seconds to wait, or 0 when the address may try. */
-    retryAfter(ip: string, now: number): number {
-      const entry = failures.get(ip)
-      if (!entry || entry.until <= now) return 0
-      return entry.count >= max ? Math.ceil((entry.until - now) / 1000) : 0
-    },
-    fail(ip: string, now: number): void {
-      if (failures.size >= maxAddresses) {
-        for (const [key, e] of failures) if (e.until <= now) failures.delete(key)
-        if (failures.size >= maxAddresses) failures.clear()
+    /**
+     * Counts an attempt for `key` and answers 0 when it may go ahead, or, without counting it, the seconds
+     * it must wait. Synchronous: nothing else runs between the check and the count.
+     */
+    attempt(key: string, now: number): number {
+      let entry = entries.get(key)
+      if (entry && now - entry.lastAt >= windowMs) entry = undefined
+      if (entry && entry.nextAt > now) return Math.ceil((entry.nextAt - now) / 1000)
+      const attempts = (entry?.attempts ?? 0) + 1
+      const over = attempts - free
+      const nextAt = over < 0 ? now : now + Math.min(maxDelayMs, firstDelayMs * 2 ** Math.min(over, 30))
+      entries.delete(key) // re-inserted last: the map's order is least recently tried first
+      for (const k of entries.keys()) {
+        if (entries.size < maxAddresses) break
+        entries.delete(k)
       }
-      const entry = failures.get(ip)
-      if (!entry || entry.until <= now) failures.set(ip, { count: 1, until: now + windowMs })
-      else entry.count++
+      entries.set(key, { attempts, nextAt, lastAt: now })
+      return 0
     },
-    succeed(ip: string): void {
-      failures.delete(ip)
+    /** The password was right: the key starts afresh. */
+    succeed(key: string): void {
+      entries.delete(key)
     },
   }
 }

@@ -6,6 +6,7 @@ import type {
   SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable,
 } from '../visits/tables.ts'
 import type { SourceMapTable } from '../sourcemaps/table.ts'
+import type { AdminSessionTable } from '../dashboard/table.ts'
 
 /** The whole schema, assembled from each feature's table types. */
 /** Service-wide facts claimed once across processes. */
@@ -33,6 +34,7 @@ export interface Database {
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
   source_maps: SourceMapTable
+  admin_sessions: AdminSessionTable
 }
 
 /** Store functions take either the database or an open transaction. */

@@ -108,7 +108,8 @@ async function ingestProject(request: FastifyRequest<{ Querystring: { key?: stri
   }
   const project = await projectForIngestKey(request.server.db, key)
   if (!project) {
-    const hint = key.startsWith('sw_api_') ? ' This is the secret API key, which reads (and uploads source maps); ingest takes the ingest key (sw_ing_…).' : ''
+    const secret = key.startsWith('sw_api_') ? 'API key, which only reads' : key.startsWith('sw_upl_') ? 'upload key, which only uploads source maps' : null
+    const hint = secret === null ? '' : ` This is the secret ${secret}; ingest takes the ingest key (sw_ing_…).`
     throw new AppError(401, 'invalid_ingest_key', `The ingest key is not valid.${hint}`)
   }
   return project

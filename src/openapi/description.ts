@@ -2,7 +2,7 @@ import { DEFAULT_RETENTION_DAYS, MAX_LIMIT, MAX_OFFSET } from '../../common/limi
 
 /** Prose of the OpenAPI document: the decisions the spec leaves open, stated once. */
 export const READ_API_DESCRIPTION = `Read-only access to the recorded visits (sessions) of one website project and the events inside each,
-and one write for CI: uploading the source maps that error stacks are mapped through when they are read.
+and, with a separate upload key, one write for CI: uploading the source maps that error stacks are mapped through when they are read.
 
 **Authentication.** Every read operation needs the project's secret API key, as \`Authorization: Bearer <API_KEY>\` or
 \`X-Api-Key: <API_KEY>\`: exactly one key. The same key in both headers is accepted; different keys (repeated
@@ -10,7 +10,8 @@ Authorization headers, Authorization and X-Api-Key, a repeated X-Api-Key) answer
 one is valid. A missing or wrong key answers 401 with a
 \`WWW-Authenticate: Bearer\` header. The data returned always belongs to the key's project; keys are stored only as
 SHA-256 digests. The ingest key (\`sw_ing_…\`) only writes events and is refused by the read API; the API key (\`sw_api_…\`)
-only reads, uploads source maps, and is refused by ingest.
+only reads, and is refused by ingest and by the source map upload, which takes the upload key (\`sw_upl_…\`) and
+nothing else; the upload key is refused by every other route.
 
 **Timestamps** are ISO 8601 UTC with milliseconds (\`2026-11-20T10:15:30.123Z\`). \`ip\`, \`country\`,
 \`userAgent\` and \`utm\` are null when unknown.

@@ -31,13 +31,18 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'issues', description: 'Read API v1 extension: errors grouped across visits into issues (API key).' },
         { name: 'ingest', description: 'Write side for the browser SDK (ingest key).' },
         { name: 'sentry', description: 'Ingest from an unmodified Sentry SDK pointed at the project\'s DSN: errors, replays, feedback (DSN key).' },
-        { name: 'sourcemaps', description: 'Source map upload for CI: the API key\'s one write (API key).' },
+        { name: 'sourcemaps', description: 'Source map upload for CI (upload key; the API key only reads).' },
         { name: 'operations', description: 'Health checks for load balancers and orchestrators.' },
       ],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: `The project API key: \`Authorization: Bearer <API_KEY>\`. ${ONE_KEY}` },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: `The project API key. ${ONE_KEY}` },
+          uploadKeyBearer: {
+            type: 'http', scheme: 'bearer',
+            description: 'The project upload key `sw_upl_…`: `Authorization: Bearer <UPLOAD_KEY>`. It only uploads source maps; the API key is refused there.',
+          },
+          uploadKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'The project upload key, in X-Api-Key instead.' },
           ingestKeyHeader: {
             type: 'apiKey', in: 'header', name: 'X-Ingest-Key',
             description: 'The public, write-only ingest key; beacons may pass it as query `key` or body field `key`.',

@@ -17,19 +17,23 @@ export type WithDsn<T> = T & { dsn: string }
 export const withDsn = <T extends Pick<ProjectWithKeys, 'sentryProjectId' | 'dsnKey'>>(p: T, base: string): WithDsn<T> =>
   ({ ...p, dsn: dsnOf(base, p) })
 
-/** How the CLI and the first start print a project with its keys. */
-export function describeKeys(p: WithDsn<ProjectWithKeys>): string {
+/** How the CLI and the first start print a project with its keys (the upload key when it was just made). */
+export function describeKeys(p: WithDsn<Omit<ProjectWithKeys, 'uploadKey'> & { uploadKey?: string }>): string {
   return [
     `Project ${p.id}: ${p.name} (${p.domain})`,
     `  API key (secret, read-only; shown only now): ${p.apiKey}`,
+    ...(p.uploadKey === undefined ? [] : [describeUploadKey(p.uploadKey)]),
     `  Ingest key (public, write-only; for the SDK): ${p.ingestKey}`,
     `  Sentry DSN (public, write-only; for an unmodified Sentry SDK): ${p.dsn}`,
   ].join('\n')
 }
 
+/** The line of a new upload key. */
+export const describeUploadKey = (key: string): string => `  Upload key (secret, source map uploads only; shown only now): ${key}`
+
 /** One line of `project list`: the project, its retention and privacy settings, its key prefixes and its DSN when known. */
 export function describeProject(p: ProjectSummary & { dsn?: string }, serverIpStorage: IpStorage): string {
   const ip = p.ipStorage ?? `${serverIpStorage} (server default)`
   const masked = p.maskFields.length === 0 ? '' : `  masked fields ${p.maskFields.join(',')}`
-  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  API key ${p.apiKeyPrefix}…  ingest key ${p.ingestKey}${p.dsn === undefined ? '' : `  Sentry DSN ${p.dsn}`}`
+  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  API key ${p.apiKeyPrefix}…  ${p.uploadKeyPrefix === null ? 'no upload key' : `upload key ${p.uploadKeyPrefix}…`}  ingest key ${p.ingestKey}${p.dsn === undefined ? '' : `  Sentry DSN ${p.dsn}`}`
 }

@@ -8,9 +8,12 @@ import { newId, sha256Hex } from '../shared/ids.ts'
  */
 export const API_KEY_PREFIX = 'sw_api_'
 export const INGEST_KEY_PREFIX = 'sw_ing_'
+/** The secret key of source map uploads from CI: it writes maps and reads nothing. */
+export const UPLOAD_KEY_PREFIX = 'sw_upl_'
 
 export const newApiKey = (): string => newId(API_KEY_PREFIX, 32)
 export const newIngestKey = (): string => newId(INGEST_KEY_PREFIX, 16)
+export const newUploadKey = (): string => newId(UPLOAD_KEY_PREFIX, 32)
 export const hashApiKey = (key: string): string => sha256Hex(key)
 /**
  * The public key of a project's Sentry DSN. The Sentry SDK's DSN parser takes only word characters

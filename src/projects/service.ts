@@ -8,7 +8,7 @@ import { cleanText } from '../events/text.ts'
 import { newId } from '../shared/ids.ts'
 import { DAY_MS } from '../shared/time.ts'
 import { isIpStorage, type IpStorage } from '../privacy/ip.ts'
-import { displayPrefix, dsnKeyOf, hashApiKey, newApiKey, newIngestKey, sameDigest } from './keys.ts'
+import { displayPrefix, dsnKeyOf, hashApiKey, newApiKey, newIngestKey, newUploadKey, sameDigest } from './keys.ts'
 import * as store from './store.ts'
 
 /** The `project` object of API responses. */
@@ -44,6 +44,8 @@ export const retentionCutoff = (project: { retentionDays: number }, now: number)
 /** What creating a project or rotating its keys hands back: the only time the API key is visible. */
 export interface ProjectWithKeys extends Project {
   apiKey: string
+  /** The secret key of source map uploads: shown only at creation and when it is replaced (rotateUploadKey). */
+  uploadKey: string
   ingestKey: string
   /** The project id and public key of its Sentry DSN (dsnOf in format.ts writes the DSN). */
   sentryProjectId: number
@@ -53,6 +55,8 @@ export interface ProjectWithKeys extends Project {
 export interface ProjectSummary extends Project {
   retentionDays: number
   apiKeyPrefix: string
+  /** The start of the upload key; null for a project made before upload keys until one is created. */
+  uploadKeyPrefix: string | null
   ingestKey: string
   sentryProjectId: number
   dsnKey: string
@@ -152,6 +156,7 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
   const problems = validateNewProject(input)
   if (problems.length > 0) throw new AppError(400, 'invalid_parameter', problems.join('; '))
   const apiKey = newApiKey()
+  const uploadKey = newUploadKey()
   const ingestKey = newIngestKey()
   const row: Omit<store.ProjectRow, 'number'> = {
     id: newId('p_', 9),
@@ -160,6 +165,8 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
     retention_days: input.retentionDays ?? DEFAULT_RETENTION_DAYS,
     api_key_hash: hashApiKey(apiKey),
     api_key_prefix: displayPrefix(apiKey),
+    upload_key_hash: hashApiKey(uploadKey),
+    upload_key_prefix: displayPrefix(uploadKey),
     ingest_key: ingestKey,
     dsn_key: dsnKeyOf(ingestKey),
     created_at: now,
@@ -167,7 +174,7 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
     mask_fields: storedMaskFields(input.maskFields ?? []),
   }
   const stored = await store.insertProject(db, row)
-  return { id: row.id, name: row.name, domain: row.domain, apiKey, ingestKey, sentryProjectId: stored.number, dsnKey: stored.dsn_key }
+  return { id: row.id, name: row.name, domain: row.domain, apiKey, uploadKey, ingestKey, sentryProjectId: stored.number, dsnKey: stored.dsn_key }
 }
 
 /** The project a secret API key belongs to, or null. */
@@ -176,6 +183,13 @@ export async function projectForApiKey(db: Db, apiKey: string): Promise<ProjectC
   const row = await store.findProjectByApiKeyHash(db, hash)
   // The lookup is by digest, so its timing says nothing about the key; the final check is constant-time.
   return row && sameDigest(row.api_key_hash, hash) ? toContext(row) : null
+}
+
+/** The project a secret upload key belongs to, or null; found and compared as the API key is. */
+export async function projectForUploadKey(db: Db, uploadKey: string): Promise<ProjectContext | null> {
+  const hash = hashApiKey(uploadKey)
+  const row = await store.findProjectByUploadKeyHash(db, hash)
+  return row?.upload_key_hash != null && sameDigest(row.upload_key_hash, hash) ? toContext(row) : null
 }
 
 /** The project a public ingest key belongs to, or null. */
@@ -207,7 +221,7 @@ export async function listProjects(db: Db): Promise<ProjectSummary[]> {
 
 const toSummary = (r: store.ProjectRow): ProjectSummary => ({
   id: r.id, name: r.name, domain: r.domain, retentionDays: r.retention_days,
-  apiKeyPrefix: r.api_key_prefix, ingestKey: r.ingest_key, sentryProjectId: r.number, dsnKey: r.dsn_key, createdAt: new Date(r.created_at).toISOString(),
+  apiKeyPrefix: r.api_key_prefix, uploadKeyPrefix: r.upload_key_prefix, ingestKey: r.ingest_key, sentryProjectId: r.number, dsnKey: r.dsn_key, createdAt: new Date(r.created_at).toISOString(),
   ipStorage: r.ip_storage, maskFields: maskFieldsOf(r),
 })
 
@@ -231,7 +245,7 @@ export async function firstRunProjectAlone(db: Db): Promise<boolean> {
  * working at once.
  * Returns the new keys; the unchanged ingest key is returned too so callers always get a full set.
  */
-export async function rotateKeys(db: Db, id: string, opts: { ingest: boolean }): Promise<ProjectWithKeys> {
+export async function rotateKeys(db: Db, id: string, opts: { ingest: boolean }): Promise<Omit<ProjectWithKeys, 'uploadKey'>> {
   const project = await store.findProjectById(db, id)
   if (!project) throw new AppError(404, 'not_found', `No project with id "${id}"`)
   const apiKey = newApiKey()
@@ -241,4 +255,21 @@ export async function rotateKeys(db: Db, id: string, opts: { ingest: boolean }):
     api_key_hash: hashApiKey(apiKey), api_key_prefix: displayPrefix(apiKey), ingest_key: ingestKey, dsn_key: dsnKey,
   })
   return { id, name: project.name, domain: project.domain, apiKey, ingestKey, sentryProjectId: project.number, dsnKey }
+}
+
+/** A project with its new upload key: what replacing (or first creating) it hands back, the only time it is visible. */
+export interface ProjectWithUploadKey extends Project {
+  uploadKey: string
+}
+
+/**
+ * Creates the project's upload key, or replaces it (the old one stops working at once). The API and ingest keys
+ * stay: a project made before upload keys gets one without disturbing the scripts that read with its API key.
+ */
+export async function rotateUploadKey(db: Db, id: string): Promise<ProjectWithUploadKey> {
+  const project = await store.findProjectById(db, id)
+  if (!project) throw new AppError(404, 'not_found', `No project with id "${id}"`)
+  const uploadKey = newUploadKey()
+  await store.updateProjectKeys(db, id, { upload_key_hash: hashApiKey(uploadKey), upload_key_prefix: displayPrefix(uploadKey) })
+  return { id, name: project.name, domain: project.domain, uploadKey }
 }

@@ -8,6 +8,7 @@ export type ProjectRow = Selectable<ProjectTable>
 
 const columns = [
   'id', 'name', 'domain', 'retention_days', 'api_key_hash', 'api_key_prefix', 'ingest_key', 'created_at', 'ip_storage', 'mask_fields', 'number', 'dsn_key',
+  'upload_key_hash', 'upload_key_prefix',
 ] as const
 
 /*
@@ -85,6 +86,10 @@ export function findProjectByApiKeyHash(db: Db, hash: string): Promise<ProjectRo
   return cached(db, `api ${hash}`, () => db.selectFrom('projects').select(columns).where('api_key_hash', '=', hash).executeTakeFirst())
 }
 
+export function findProjectByUploadKeyHash(db: Db, hash: string): Promise<ProjectRow | undefined> {
+  return cached(db, `upload ${hash}`, () => db.selectFrom('projects').select(columns).where('upload_key_hash', '=', hash).executeTakeFirst())
+}
+
 export async function findProjectByIngestKey(db: Db, key: string): Promise<ProjectRow | undefined> {
   if (!canMatch(key)) return undefined
   return cached(db, `ingest ${key}`, () => db.selectFrom('projects').select(columns).where('ingest_key', '=', key).executeTakeFirst())
@@ -101,7 +106,7 @@ export async function countProjects(db: Db): Promise<number> {
 }
 
 export async function updateProjectKeys(
-  db: Db, id: string, keys: Partial<Pick<ProjectRow, 'api_key_hash' | 'api_key_prefix' | 'ingest_key' | 'dsn_key'>>,
+  db: Db, id: string, keys: Partial<Pick<ProjectRow, 'api_key_hash' | 'api_key_prefix' | 'ingest_key' | 'dsn_key' | 'upload_key_hash' | 'upload_key_prefix'>>,
 ): Promise<void> {
   await db.updateTable('projects').set(keys).where('id', '=', id).execute()
   forget(db)

@@ -10,6 +10,13 @@ export interface ProjectTable {
   api_key_hash: string
   /** First characters of the API key, so people can tell keys apart. */
   api_key_prefix: string
+  /**
+   * SHA-256 (hex) of the secret upload key (source maps only); null for a project made before upload keys, until
+   * one is created (`project rotate-key --upload`, or the dashboard's API tab).
+   */
+  upload_key_hash: string | null
+  /** First characters of the upload key; null while there is none. */
+  upload_key_prefix: string | null
   /** Public, write-only key that ships in every page the SDK runs on. */
   ingest_key: string
   created_at: number

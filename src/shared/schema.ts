@@ -61,11 +61,13 @@ export const ERROR_TEXT: Record<number, string> = {
   415: 'The Content-Type is not accepted.',
   431: 'The request line and headers are larger than allowed (16 KiB).',
   429: 'Too many failed sign-ins from this address; retry after the `Retry-After` seconds.',
-  503: 'The database is unreachable, its disk is full, or ingest is over capacity; retry after the `Retry-After` seconds.',
+  503: 'The database is unreachable, its disk is full, ingest is over capacity, or the most source map uploads a process takes at once are running; retry after the `Retry-After` seconds.',
 }
 
 /** OpenAPI security of the read API: the project API key as a Bearer token or in X-Api-Key. */
 export const API_KEY_SECURITY: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
+/** OpenAPI security of the source map upload: the project upload key, likewise as a Bearer token or in X-Api-Key. */
+export const UPLOAD_KEY_SECURITY: Record<string, string[]>[] = [{ uploadKeyBearer: [] }, { uploadKeyHeader: [] }]
 
 /** `from` and `to` of a list: a period by `field`, in the forms parseRange reads. */
 export const periodQuery = (field: string) => ({

@@ -23,21 +23,26 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     await database.cleanup()
   })
 
-  it('project create --json prints id, name, domain, apiKey, ingestKey and the Sentry DSN', async () => {
+  it('project create --json prints id, name, domain, apiKey, uploadKey, ingestKey and the Sentry DSN', async () => {
     const res = await cli(['project', 'create', '--name', 'Shop', '--domain', 'shop.example', '--retention-days', '7', '--json'], env)
     assert.equal(res.code, 0, res.stderr)
     const created = JSON.parse(res.stdout) as Record<string, string>
-    assert.deepEqual(Object.keys(created), ['id', 'name', 'domain', 'apiKey', 'ingestKey', 'sentryProjectId', 'dsnKey', 'dsn'])
+    assert.deepEqual(Object.keys(created), ['id', 'name', 'domain', 'apiKey', 'uploadKey', 'ingestKey', 'sentryProjectId', 'dsnKey', 'dsn'])
     // The Sentry SDK's DSN parser: a word-only key and a numeric project id (here on localhost:PORT, PUBLIC_URL unset).
     assert.match(created.dsn ?? '', /^http:\/\/\w+@localhost:8080\/\d+$/)
     assert.equal(created.dsn, `http://${created.dsnKey}@localhost:8080/${created.sentryProjectId}`)
     assert.match(created.apiKey ?? '', /^sw_api_/)
+    assert.match(created.uploadKey ?? '', /^sw_upl_[\w-]{43}$/)
     assert.match(created.ingestKey ?? '', /^sw_ing_/)
     const list = await cli(['project', 'list', '--json'], env)
     const projects = JSON.parse(list.stdout) as Record<string, unknown>[]
     assert.equal(projects.length, 1)
     assert.equal(projects[0]?.retentionDays, 7)
+    assert.equal(projects[0].uploadKeyPrefix, String(created.uploadKey).slice(0, 13))
     assert.ok(!list.stdout.includes(created.apiKey ?? '-'), 'the API key is never listed')
+    assert.ok(!list.stdout.includes(created.uploadKey ?? '-'), 'nor the upload key')
+    const text = await cli(['project', 'create', '--name', 'Shop 2', '--domain', 'shop.example'], env)
+    assert.match(text.stdout, /Upload key \(secret, source map uploads only; shown only now\): sw_upl_/)
   })
 
   it('gives each project its own DSN number, on PUBLIC_URL with its path when set', async () => {
@@ -77,6 +82,16 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     assert.match(rotated.stdout, /"dsn":"http:\/\/\w+@localhost:8080\/\d+"/)
     const apiOnly = JSON.parse((await cli(['project', 'rotate-key', '--project', created.id ?? '', '--json'], env)).stdout) as Record<string, string>
     assert.equal(apiOnly.dsnKey, keys.dsnKey, 'rotating the API key alone keeps the DSN')
+    assert.equal(apiOnly.uploadKey, undefined, 'the upload key stays')
+    const upload = await cli(['project', 'rotate-key', '--project', created.id ?? '', '--upload', '--json'], env)
+    assert.equal(upload.code, 0, upload.stderr)
+    const newUpload = JSON.parse(upload.stdout) as Record<string, string>
+    assert.deepEqual(Object.keys(newUpload), ['id', 'name', 'domain', 'uploadKey'])
+    assert.match(newUpload.uploadKey ?? '', /^sw_upl_/)
+    assert.notEqual(newUpload.uploadKey, created.uploadKey)
+    const both = await cli(['project', 'rotate-key', '--project', created.id ?? '', '--upload', '--ingest'], env)
+    assert.equal(both.code, 2)
+    assert.match(both.stderr, /--upload or --ingest, not both/)
     const missing = await cli(['project', 'rotate-key', '--project', 'p_nope'], env)
     assert.equal(missing.code, 1)
     assert.match(missing.stderr, /No project with id "p_nope"/)

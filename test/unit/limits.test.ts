@@ -104,8 +104,10 @@ describe('limits and defaults', () => {
     const size = limits.byteSize(limits.MAX_SOURCEMAP_BYTES)
     const ttl = `${limits.SOURCEMAP_LOOKUP_TTL_MS / 1000} s`
     states('README.md', [`one map per request, up to ${size}`, `else within ${ttl}`])
-    states('docs/scaling.md', [`is used within ${ttl}`, `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`])
+    states('docs/scaling.md', [`at most ${limits.SOURCEMAP_MAX_CONCURRENT_UPLOADS} run at once per process`, `is used within ${ttl}`, `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`])
     states('docs/api.md', [
+      `**At most ${limits.SOURCEMAP_MAX_CONCURRENT_UPLOADS} uploads at once** per server process`,
+      `or ${limits.SOURCEMAP_MAX_CONCURRENT_UPLOADS} source map uploads are running on the process`,
       `Up to ${size} uncompressed`,
       `a source map over ${size} (uncompressed)`,
       `\`SOURCEMAP_CACHE_BYTES\` (default ${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)}, estimated heap)`,
@@ -116,11 +118,18 @@ describe('limits and defaults', () => {
     ])
   })
 
-  it('the README states the dashboard page size and sign-in lockout', () => {
-    assert.equal(limits.SIGN_IN_MAX_FAILURES, 10, 'the README and docs/api.md spell it "ten"')
+  it('the README states the dashboard page size and sign-in throttle', () => {
     states('README.md', [
       `newest activity first, ${limits.DASHBOARD_PAGE_SIZE} per page`,
-      `ten failed sign-ins from one address lock it out for ${limits.SIGN_IN_WINDOW_MS / 60_000} minutes`,
+      `after ${limits.SIGN_IN_FREE_FAILURES} failed sign-ins from one address, each further attempt waits ${limits.SIGN_IN_FIRST_DELAY_MS / 1000} s`,
+      `doubling up to ${limits.SIGN_IN_MAX_DELAY_MS / 1000} s`,
+      `forgotten ${limits.SIGN_IN_WINDOW_MS / 60_000} minutes after its last attempt`,
+      `at most ${limits.SIGN_IN_MAX_CONCURRENT_CHECKS} passwords are checked at once`,
+      `kept ${limits.SIGN_IN_DEVICE_SECONDS / 86_400} days`,
+    ])
+    states('docs/api.md', [
+      `more than ${limits.SIGN_IN_FREE_FAILURES} failed dashboard sign-ins from one address`,
+      `${limits.SIGN_IN_MAX_CONCURRENT_CHECKS} sign-ins being checked at once`,
     ])
   })
 

@@ -1,8 +1,11 @@
-import { api, ApiError, type ProjectSummary, type ProjectWithKeys } from '../api.ts'
+import { api, ApiError, type ProjectSummary, type ProjectWithKeys, type ProjectWithUploadKey } from '../api.ts'
 import { codeBlock, copyButton, h } from '../dom.ts'
-import { freshKeys } from '../keys.ts'
+import { freshKeys, freshUploadKeys } from '../keys.ts'
 
-/** The API key (shown once, rotatable), curl examples with it, and the SDK snippet with the ingest key. */
+/**
+ * The API key (shown once, rotatable), curl examples with it, the upload key for source maps (likewise), and the
+ * SDK snippet with the ingest key.
+ */
 export function renderApiTab(body: HTMLElement, project: ProjectSummary): void {
   const origin = location.origin
   const keyBox = h('div', { class: 'key', id: 'api-key-box' })
@@ -40,6 +43,7 @@ export function renderApiTab(body: HTMLElement, project: ProjectSummary): void {
     }, (error: unknown) => { message.textContent = error instanceof ApiError ? error.message : String(error) })
   })
 
+  const uploadCard = renderUploadKey(project, origin)
   const snippet = `<script src="${origin}/sdk.js"></script>\n<script>\n  Sessionwatch.init({ ingestKey: '${project.ingestKey}', endpoint: '${origin}' })\n</script>`
   const sentrySnippet = `Sentry.init({\n  dsn: '${project.dsn}',\n  integrations: [Sentry.replayIntegration()],\n  replaysSessionSampleRate: 0.1,\n  replaysOnErrorSampleRate: 1.0,\n})`
   show()
@@ -47,6 +51,7 @@ export function renderApiTab(body: HTMLElement, project: ProjectSummary): void {
     h('section', { class: 'card' }, h('h2', {}, 'API key'),
       h('p', {}, 'Read the sessions of this project from scripts and bots. Send it as "Authorization: Bearer <key>" or "X-Api-Key: <key>".'),
       keyBox, rotate, message, examples),
+    uploadCard,
     h('section', { class: 'card' }, h('h2', {}, 'Record your site'),
       h('p', {}, 'Paste before </body> on every page. The ingest key is public and can only write.'),
       codeBlock(snippet, 'sdk-snippet'),
@@ -55,4 +60,50 @@ export function renderApiTab(body: HTMLElement, project: ProjectSummary): void {
       h('p', {}, 'Point an unmodified Sentry browser SDK at this project: errors, replays and user feedback arrive here. The DSN is public and can only write; rotating the ingest key (CLI) replaces it.'),
       h('div', { class: 'key' }, h('code', { id: 'sentry-dsn' }, project.dsn), copyButton(() => project.dsn, 'Copy DSN')),
       codeBlock(sentrySnippet, 'sentry-snippet')))
+}
+
+/**
+ * The upload key: shown in full only right after it was made, as the API key is. A project made before upload keys
+ * has none until the button creates one.
+ */
+function renderUploadKey(project: ProjectSummary, origin: string): HTMLElement {
+  const keyBox = h('div', { class: 'key', id: 'upload-key-box' })
+  const examples = h('div', { id: 'upload-examples' })
+  const message = h('p', { class: 'error', role: 'alert' })
+  const button = h('button', { type: 'button', id: 'rotate-upload-key', class: 'danger' })
+  const prefix = project.uploadKeyPrefix
+
+  const show = () => {
+    const key = freshUploadKeys.get(project.id)
+    keyBox.replaceChildren()
+    if (key) {
+      keyBox.append(h('code', { id: 'upload-key' }, key), copyButton(() => key, 'Copy key'),
+        h('p', { class: 'warn' }, 'Copy it now: the key is stored hashed and will not be shown again.'))
+    } else if (prefix === null) {
+      keyBox.append(h('p', { class: 'hint', id: 'no-upload-key' }, 'This project has no upload key yet (it was made before upload keys existed): create one.'))
+    } else {
+      keyBox.append(h('code', { id: 'upload-key-prefix' }, `${prefix}…`),
+        h('p', { class: 'hint' }, 'Only the start of the key is kept. Lost it? Rotate to get a new one (the old one stops working at once).'))
+    }
+    button.textContent = prefix === null && key === undefined ? 'Create upload key' : 'Rotate upload key'
+    const shown = key ?? '<UPLOAD_KEY>'
+    examples.replaceChildren(
+      h('h3', {}, 'Upload a build\'s maps from CI'),
+      codeBlock(`SESSIONWATCH_ENDPOINT=${origin} SESSIONWATCH_UPLOAD_KEY=${shown} \\\n  npx sessionwatch sourcemaps upload --url-prefix https://${project.domain}/static/ dist/static`, 'upload-cli'),
+      h('h3', {}, 'One map with curl'),
+      codeBlock(`curl --data-binary @app.js.map -H "Authorization: Bearer ${shown}" \\\n  "${origin}/upload/v1/sourcemaps?url=https://${project.domain}/static/app.js"`))
+  }
+
+  button.addEventListener('click', () => {
+    if (prefix !== null && !freshUploadKeys.has(project.id) && !confirm('Rotate the upload key? CI jobs using the current key stop working at once.')) return
+    message.textContent = ''
+    api<ProjectWithUploadKey>('POST', `/projects/${encodeURIComponent(project.id)}/upload-key`).then((keys) => {
+      freshUploadKeys.set(project.id, keys.uploadKey)
+      show()
+    }, (error: unknown) => { message.textContent = error instanceof ApiError ? error.message : String(error) })
+  })
+  show()
+  return h('section', { class: 'card' }, h('h2', {}, 'Upload key'),
+    h('p', {}, 'Upload source maps from CI, so error stacks read in your own files. It writes maps and reads nothing; the API key above only reads.'),
+    keyBox, button, message, examples)
 }

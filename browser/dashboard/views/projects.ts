@@ -3,7 +3,7 @@ import {
 } from '../../../common/limits.ts'
 import { api, ApiError, type ProjectSummary, type ProjectWithKeys } from '../api.ts'
 import { h, stackedTable, timeTag } from '../dom.ts'
-import { freshKeys } from '../keys.ts'
+import { freshKeys, freshUploadKeys } from '../keys.ts'
 
 export async function renderProjects(main: HTMLElement): Promise<void> {
   const { projects } = await api<{ projects: ProjectSummary[] }>('GET', '/projects')
@@ -38,6 +38,7 @@ function projectForm(): HTMLElement {
     api<ProjectWithKeys>('POST', '/projects', { name: name.value, domain: domain.value, retentionDays: Number(retention.value) })
       .then((created) => {
         freshKeys.set(created.id, created.apiKey)
+        freshUploadKeys.set(created.id, created.uploadKey)
         location.hash = `#/p/${encodeURIComponent(created.id)}/api`
       }, (error: unknown) => { message.textContent = error instanceof ApiError ? error.message : String(error) })
   })

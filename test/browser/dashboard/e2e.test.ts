@@ -104,6 +104,12 @@ describe('dashboard, in Chromium', () => {
     const res = await fetch(`${base}/api/v1/sessions`, { headers: { authorization: `Bearer ${key}` } })
     assert.equal(res.status, 200)
     assert.equal((await res.json() as { project: { name: string } }).project.name, 'Second shop')
+    // The upload key, shown once beside it: it uploads maps (the empty map is refused, the key taken) and reads nothing.
+    const uploadKey = (await page.textContent('#upload-key')) ?? ''
+    assert.match(uploadKey, /^sw_upl_/)
+    const upload = await fetch(`${base}/upload/v1/sourcemaps?url=https://second.example/app.js`, { method: 'POST', headers: { authorization: `Bearer ${uploadKey}` }, body: '{}' })
+    assert.equal(upload.status, 400)
+    assert.equal((await fetch(`${base}/api/v1/sessions`, { headers: { authorization: `Bearer ${uploadKey}` } })).status, 401)
   })
 
   it('API tab: rotates the key, copies it and a curl command that work', async () => {
@@ -124,6 +130,13 @@ describe('dashboard, in Chromium', () => {
     assert.equal(list.status, 200)
     assert.ok((await list.json() as { sessions: { id: string }[] }).sessions.some((s) => s.id === sessionId))
     assert.ok((await page.textContent('#curl-list'))?.includes(copied), 'the curl example carries the new key')
+    await page.waitForSelector('#upload-key-prefix')
+    await page.click('#rotate-upload-key')
+    await page.waitForSelector('#upload-key')
+    const uploadKey = (await page.textContent('#upload-key')) ?? ''
+    assert.match(uploadKey, /^sw_upl_/)
+    assert.ok((await page.textContent('#upload-cli'))?.includes(`SESSIONWATCH_UPLOAD_KEY=${uploadKey}`), 'the CI example carries the new upload key')
+    assert.equal((await t.get('/api/v1/sessions', copied)).statusCode, 200, 'rotating the upload key leaves the API key')
     await screenshot(page, '03-api-tab')
   })
 

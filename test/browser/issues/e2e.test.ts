@@ -121,7 +121,7 @@ describe('issues from a minified bundle, mapped after the fact, in Chromium', ()
 
     const upload = await t.app.inject({
       method: 'POST', url: `/upload/v1/sourcemaps?url=${encodeURIComponent(`${CDN}/${bundle.name}`)}`,
-      headers: { authorization: `Bearer ${t.project.apiKey}`, 'content-type': 'application/json' }, payload: bundle.map,
+      headers: { authorization: `Bearer ${t.project.uploadKey}`, 'content-type': 'application/json' }, payload: bundle.map,
     })
     assert.equal(upload.statusCode, 201, upload.body)
 

@@ -24,7 +24,10 @@ for (const engine of testEngines()) {
       assert.equal(json(wrong).code, 'invalid_ingest_key')
       const apiKey = await t.ingest(body, { headers: { 'x-ingest-key': t.project.apiKey } })
       assert.equal(apiKey.statusCode, 401)
-      assert.match(String(json(apiKey).message), /secret API key, which reads \(and uploads source maps\); ingest takes the ingest key/)
+      assert.match(String(json(apiKey).message), /secret API key, which only reads; ingest takes the ingest key/)
+      const uploadKey = await t.ingest(body, { headers: { 'x-ingest-key': t.project.uploadKey } })
+      assert.equal(uploadKey.statusCode, 401)
+      assert.match(String(json(uploadKey).message), /secret upload key, which only uploads source maps; ingest takes the ingest key/)
     })
 
     it('answers 401 for an ingest key holding a NUL byte, in the query or the body', async () => {

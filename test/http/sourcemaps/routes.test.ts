@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { PassThrough } from 'node:stream'
 import { gzipSync } from 'node:zlib'
+import { SOURCEMAP_MAX_CONCURRENT_UPLOADS, UNAVAILABLE_RETRY_SECONDS } from '../../../common/limits.ts'
 import type { InjectOptions } from 'fastify'
 import { listMaps } from '../../../src/sourcemaps/service.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
@@ -23,10 +25,10 @@ for (const engine of testEngines()) {
     })
     after(() => t.close())
 
-    const upload = (query: string, payload: Buffer | string, headers: Record<string, string> = {}, apiKey = t.project.apiKey) =>
+    const upload = (query: string, payload: Buffer | string, headers: Record<string, string> = {}, key = t.project.uploadKey) =>
       t.app.inject({
         method: 'POST', url: `/upload/v1/sourcemaps?${query}`, payload: payload as InjectOptions['payload'],
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
       })
     const errorOf = async (sessionKey: string, url = URL) => {
       const res = await t.ingest(batch(sessionKey, [
@@ -120,6 +122,12 @@ for (const engine of testEngines()) {
       assert.deepEqual(await stored(), before)
     })
 
+    it('answers 400 for an upload without a body, naming the empty map', async () => {
+      const res = await t.app.inject({ method: 'POST', url: `/upload/v1/sourcemaps?url=${URL}`, headers: { authorization: `Bearer ${t.project.uploadKey}` } })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.match(String(json(res).message), /app\.js\.map is not a valid source map: it is empty/)
+    })
+
     it('answers 400 for a url, release or debugId it cannot use', async () => {
       const id = '85314830-023f-4cf1-a267-535f4e37bb17'
       const withId = Buffer.from(JSON.stringify({ ...JSON.parse(bundle.map.toString()) as object, debugId: id }))
@@ -140,26 +148,70 @@ for (const engine of testEngines()) {
       assert.equal(json(agreed).debugId, id)
     })
 
-    it('needs the project API key: 401 without it, with a wrong one, or with the ingest key', async () => {
+    it('needs the project upload key: 401 without it, with a wrong one, or with the ingest key', async () => {
       const anonymous = await t.app.inject({ method: 'POST', url: `/upload/v1/sourcemaps?url=${URL}`, payload: bundle.map })
       assert.equal(anonymous.statusCode, 401)
       assert.equal(json(anonymous).code, 'missing_api_key')
-      for (const key of ['sw_api_wrong', t.project.ingestKey]) {
+      assert.match(String(json(anonymous).message), /upload key/)
+      for (const key of ['sw_upl_wrong', t.project.ingestKey]) {
         const res = await upload(`url=${URL}`, bundle.map, {}, key)
         assert.equal(res.statusCode, 401)
         assert.equal(json(res).code, 'invalid_api_key')
       }
     })
 
+    it('refuses the API key, which only reads, with a message naming the upload key; and stores nothing', async () => {
+      const before = await stored()
+      const res = await upload(`url=${encodeURIComponent('https://shop.example/static/read-only.js')}`, bundle.map, {}, t.project.apiKey)
+      assert.equal(res.statusCode, 401)
+      assert.equal(json(res).code, 'invalid_api_key')
+      assert.match(String(json(res).message), /API key \(sw_api_…\), which only reads: upload source maps with its upload key \(sw_upl_…\)/)
+      assert.deepEqual(await stored(), before)
+    })
+
+    it('refuses the upload key on reads and on ingest: it only uploads', async () => {
+      const read = await t.get('/api/v1/sessions', t.project.uploadKey)
+      assert.equal(read.statusCode, 401)
+      assert.equal(json(read).code, 'invalid_api_key')
+      assert.match(String(json(read).message), /upload key \(sw_upl_…\), which only uploads source maps; read with its API key/)
+      assert.equal((await t.get(`/api/v1/issues`, t.project.uploadKey)).statusCode, 401)
+      const ingest = await t.app.inject({
+        method: 'POST', url: '/ingest/v1/batch', payload: batch('upload-key-ingest-1', [{ type: 'CLICK', message: 'x' }]),
+        headers: { 'x-ingest-key': t.project.uploadKey, 'content-type': 'application/json' },
+      })
+      assert.equal(ingest.statusCode, 401)
+      assert.equal(json(ingest).code, 'invalid_ingest_key')
+    })
+
     it('keeps each project\'s maps to itself', async () => {
       const other = await t.newProject('Other')
       const res = await t.app.inject({
         method: 'POST', url: `/upload/v1/sourcemaps?url=${encodeURIComponent('https://shop.example/static/mine.js')}`,
-        payload: bundle.map, headers: { authorization: `Bearer ${other.apiKey}` },
+        payload: bundle.map, headers: { authorization: `Bearer ${other.uploadKey}` },
       })
       assert.equal(res.statusCode, 201)
       const sessionId = await errorOf('maps-foreign-1', 'https://shop.example/static/mine.js')
       assert.equal((await framesOf(sessionId)).frames[0]?.mapped, false)
+    })
+
+    it(`runs at most ${SOURCEMAP_MAX_CONCURRENT_UPLOADS} uploads at once: one more answers 503 with Retry-After before its body is read`, async () => {
+      // Uploads whose bodies are still arriving hold their places.
+      const slow = Array.from({ length: SOURCEMAP_MAX_CONCURRENT_UPLOADS }, () => new PassThrough())
+      const running = slow.map((body, i) => t.app.inject({
+        method: 'POST', url: `/upload/v1/sourcemaps?url=${encodeURIComponent(`https://shop.example/static/slow-${i}.js`)}`,
+        payload: body, headers: { authorization: `Bearer ${t.project.uploadKey}`, 'content-type': 'application/octet-stream' },
+      }))
+      for (const body of slow) body.write(bundle.map.subarray(0, 10))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const refused = await upload(`url=${encodeURIComponent('https://shop.example/static/one-more.js')}`, bundle.map)
+      assert.equal(refused.statusCode, 503, refused.body)
+      assert.equal(json(refused).code, 'service_unavailable')
+      assert.equal(refused.headers['retry-after'], String(UNAVAILABLE_RETRY_SECONDS))
+      assert.match(String(json(refused).message), new RegExp(`${SOURCEMAP_MAX_CONCURRENT_UPLOADS} source map uploads are running`))
+      for (const body of slow) body.end(bundle.map.subarray(10))
+      assert.deepEqual((await Promise.all(running)).map((r) => r.statusCode), slow.map(() => 201))
+      const again = await upload(`url=${encodeURIComponent('https://shop.example/static/one-more.js')}`, bundle.map)
+      assert.equal(again.statusCode, 201, 'their places are given back')
     })
 
     it('accepts a map over 100 MB, and refuses one that inflates beyond 256 MiB with 413', async () => {
