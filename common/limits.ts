@@ -191,6 +191,11 @@ export const WRITER_MAX_QUEUED = 5000
  * still queue, so a flood fills its own queue and not everyone's.
  */
 export const WRITER_MAX_QUEUED_PER_PROJECT = 1000
+/**
+ * Events of one project in a group commit at most while another project waits too: such a group commits in a tenth
+ * of a full one's time (10,000 events), so the other's batches are not held behind a flood.
+ */
+export const WRITER_SHARED_GROUP_EVENTS = 1000
 
 // --- Sentry SDK ingest (envelopes) ---
 

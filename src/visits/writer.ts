@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
-import { WRITER_MAX_QUEUED, WRITER_MAX_QUEUED_PER_PROJECT } from '../../common/limits.ts'
+import { WRITER_MAX_QUEUED, WRITER_MAX_QUEUED_PER_PROJECT, WRITER_SHARED_GROUP_EVENTS } from '../../common/limits.ts'
 import { AppError } from '../errors.ts'
 import { fnv1a } from '../shared/hash.ts'
 import { writeBatches, type AppendResult, type WriteJob } from './write.ts'
@@ -36,7 +36,7 @@ export interface Writer {
 
 const DEFAULTS: WriterOptions = {
   maxQueued: WRITER_MAX_QUEUED, maxQueuedPerProject: WRITER_MAX_QUEUED_PER_PROJECT, maxGroupJobs: 200, maxGroupEvents: 10_000,
-  maxSharedGroupEvents: 1000, lanes: 1,
+  maxSharedGroupEvents: WRITER_SHARED_GROUP_EVENTS, lanes: 1,
 }
 
 interface Pending {
