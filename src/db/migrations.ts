@@ -385,6 +385,4 @@ export function migrations(engine: Engine): Record<string, Migration> {
   }
 }
 
-export const migrationProvider = (engine: Engine): MigrationProvider => ({
-  getMigrations: () => Promise.resolve(migrations(engine)),
-})
+export const migrationProvider = (engine: Engine): MigrationProvider => ({ getMigrations: () => Promise.resolve(migrations(engine)) })

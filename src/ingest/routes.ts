@@ -15,6 +15,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cors, {
     origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type', 'X-Ingest-Key'], maxAge: 86_400,
   })
+  app.addHook('onRequest', app.ingestLimits.early((request) => ingestProject(request as FastifyRequest<{ Querystring: { key?: string } }>).catch(() => null)))
   // navigator.sendBeacon posts text/plain, which needs no preflight: the last batch of a closing tab gets through.
   // Fastify's own JSON parser, so a text/plain body is refused for what an application/json one is (`__proto__` keys).
   const parseJson = app.getDefaultJsonParser('error', 'error')

@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { INGEST_BURST_SECONDS } from '../../common/limits.ts'
 import { RetryLater } from '../errors.ts'
 import type { ProjectContext } from '../projects/service.ts'
@@ -15,6 +15,12 @@ export interface IngestLimits {
    * events back when `store` fails, since nothing of it was acknowledged.
    */
   admit<T>(request: FastifyRequest, project: ProjectContext, events: number, store: () => Promise<T>): Promise<T>
+  /**
+   * An onRequest hook that counts the request against its project's rate before its body is read, when `projectOf`
+   * finds the project from what comes before the body (a header, the query); a request refused here costs no parsing,
+   * so a project far over its rate holds up the others' requests as little as can be. Otherwise admit counts it.
+   */
+  early(projectOf: (request: FastifyRequest) => Promise<ProjectContext | null>): onRequestAsyncHookHandler
 }
 
 declare module 'fastify' {
@@ -25,13 +31,17 @@ declare module 'fastify' {
 
 /**
  * Sets up the gate on `app` as `app.ingestLimits`. The rate is @fastify/rate-limit's, keyed by the project (its
- * ingest key and its DSN share one bucket), run by the routes right after they authenticate rather than as a hook:
- * the key may be in the query, a header, the JSON body of a beacon or a tunnelled envelope's header, which only the
- * route reads, and a request without a valid key is refused (401/403) without touching any project's bucket.
+ * ingest key and its DSN share one bucket), counted once the route knows the project: in an onRequest hook (`early`)
+ * when the key is in a header or the query, as the SDKs send it, so a refusal reads no body; else by `admit`, after
+ * the route authenticated from the JSON body (a beacon posted by hand) or a tunnelled envelope's header. Not the
+ * plugin's own route hook, which would have to find the key itself; and a request without a valid key is refused
+ * (401/403) without touching any project's bucket.
  */
 export async function registerIngestLimits(app: FastifyInstance, serverRate: number): Promise<void> {
   await app.register(rateLimit, { global: false, store: TokenBuckets })
   const projects = new WeakMap<FastifyRequest, ProjectContext>()
+  /** Requests already counted against their project's rate (by `early`), which admit does not count again. */
+  const counted = new WeakSet<FastifyRequest>()
   const rateOf = (request: FastifyRequest): number => {
     const project = projects.get(request)
     return project?.ingestRateLimit ?? serverRate
@@ -42,15 +52,25 @@ export async function registerIngestLimits(app: FastifyInstance, serverRate: num
     max: (request) => rateOf(request) * INGEST_BURST_SECONDS,
   })
 
+  const countRate = async (request: FastifyRequest, project: ProjectContext): Promise<void> => {
+    projects.set(request, project)
+    counted.add(request)
+    const rate = await limiter(request)
+    if (!rate.isAllowed && rate.isExceeded) {
+      throw new RetryLater('rate_limited', `Project ${project.id} may send ${rateOf(request)} ingest requests a second `
+        + `(bursts of ${rate.max}): ${project.ingestRateLimit === null ? 'the server\'s INGEST_RATE_LIMIT' : 'its own rate limit'}. `
+        + `Nothing of this request was stored; send it again after ${rate.ttlInSeconds} s (Retry-After).`, rate.ttlInSeconds, 'rate_limited')
+    }
+  }
+
   app.decorate<IngestLimits>('ingestLimits', {
+    early: (projectOf) => async (request) => {
+      const project = await projectOf(request)
+      if (project) await countRate(request, project)
+    },
     async admit(request, project, events, store) {
-      projects.set(request, project)
-      const rate = await limiter(request)
-      if (!rate.isAllowed && rate.isExceeded) {
-        throw new RetryLater('rate_limited', `Project ${project.id} may send ${rateOf(request)} ingest requests a second `
-          + `(bursts of ${rate.max}): ${project.ingestRateLimit === null ? 'the server\'s INGEST_RATE_LIMIT' : 'its own rate limit'}. `
-          + `Nothing of this request was stored; send it again after ${rate.ttlInSeconds} s (Retry-After).`, rate.ttlInSeconds, 'rate_limited')
-      }
+      // Counted early under this project; a request whose body names another key (a beacon's) is counted for that one too.
+      if (!counted.has(request) || projects.get(request)?.id !== project.id) await countRate(request, project)
       const quota = project.dailyEventQuota
       if (quota === null) return store()
       const now = Date.now()

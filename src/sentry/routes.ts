@@ -39,6 +39,11 @@ export const sentryRoutes: FastifyPluginCallbackTypebox = (app, _options, done) 
     void reply.header('Access-Control-Allow-Origin', '*').header('Access-Control-Expose-Headers', EXPOSED_HEADERS)
   })
 
+  app.addHook('onRequest', app.ingestLimits.early((request) => {
+    const typed = request as FastifyRequest<{ Params: { projectId: string }; Querystring: { sentry_key?: string } }>
+    return sentryProject(typed, Number(typed.params.projectId), sentryKey(typed), {}).catch(() => null)
+  }))
+
   for (const kind of ['envelope', 'store'] as const) {
     for (const url of [`/api/:projectId/${kind}/`, `/api/:projectId/${kind}`]) {
       app.options(url, { schema: { hide: true } }, (_request, reply) => reply.code(204)

@@ -57,6 +57,11 @@ for (const engine of testEngines()) {
       assert.equal(sentry.headers['x-sentry-rate-limits'], '1::project:rate_limited')
       assert.equal(sentry.headers['retry-after'], '1')
       assert.equal(json(sentry).code, 'rate_limited')
+      // A key in a header or the query is counted before the body is read: a refusal costs no parsing, whatever the body.
+      const unread = await t.app.inject({ method: 'POST', url: '/ingest/v1/batch', headers: { 'x-ingest-key': p.ingestKey, 'content-type': 'application/json' }, payload: '{not json' })
+      assert.equal(unread.statusCode, 429, unread.body)
+      const unreadEnvelope = await postEnvelope(t, 'not an envelope', { project: p, headers: { 'content-encoding': 'gzip' } })
+      assert.equal(unreadEnvelope.statusCode, 429, unreadEnvelope.body)
       assert.equal((await ingestAs(t.project, batch('session-rate-other', events(1)))).statusCode, 200, 'another project has its own bucket')
       await new Promise((resolve) => setTimeout(resolve, 1100))
       assert.equal((await ingestAs(p, batch('session-rate-6', events(1)))).statusCode, 200, 'a token a second')
