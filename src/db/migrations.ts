@@ -51,14 +51,12 @@ const initial = (key: RawBuilder<unknown>): Migration => ({
       .addUniqueConstraint('sessions_session_key_uq', ['project_id', 'session_key'])
       .execute()
     // The list order, and the retention sweep (oldest last_seen_at first).
-    await db.schema.createIndex('sessions_last_seen_idx').on('sessions')
-      .columns(['project_id', 'last_seen_at', 'id']).execute()
+    await db.schema.createIndex('sessions_last_seen_idx').on('sessions').columns(['project_id', 'last_seen_at', 'id']).execute()
     // `date=`: one day's sessions already in list order, so LIMIT stops early.
     await db.schema.createIndex('sessions_day_last_seen_idx').on('sessions')
       .columns(['project_id', 'start_day', 'last_seen_at', 'id']).execute()
     // from/to ranges and exact counts of partial days.
-    await db.schema.createIndex('sessions_started_idx').on('sessions')
-      .columns(['project_id', 'started_at']).execute()
+    await db.schema.createIndex('sessions_started_idx').on('sessions').columns(['project_id', 'started_at']).execute()
 
     await db.schema
       .createTable('session_days')

@@ -148,23 +148,6 @@ describe('dashboard, in Chromium', () => {
     await screenshot(page, '04-settings')
   })
 
-  it('settings: sets the rate limit and a daily quota, and shows today\'s usage against it', async () => {
-    await page.locator('#set-usage', { hasText: 'No quota: events are not counted.' }).waitFor()
-    assert.equal(await page.getAttribute('#set-rate-limit', 'placeholder'), 'Server default (1000/s)')
-    await page.fill('#set-rate-limit', '50')
-    await page.fill('#set-daily-quota', '5000')
-    await page.click('#settings button[type=submit]')
-    await page.locator('#set-usage', { hasText: /^Today \(\d{4}-\d{2}-\d{2}, UTC\): 0 of 5,000 events\.$/ }).waitFor()
-    const saved = await getProject(t.app.db, t.project.id)
-    assert.deepEqual([saved.ingestRateLimit, saved.dailyEventQuota], [50, 5000])
-    await page.fill('#set-rate-limit', '')
-    await page.fill('#set-daily-quota', '')
-    await page.click('#settings button[type=submit]')
-    await page.locator('#set-usage', { hasText: 'No quota' }).waitFor()
-    const cleared = await getProject(t.app.db, t.project.id)
-    assert.deepEqual([cleared.ingestRateLimit, cleared.dailyEventQuota], [null, null])
-  })
-
   it('settings: adds a webhook, logs its delivery with the issue title as text, and removes it', async () => {
     await page.fill('#webhook-url', 'ftp://files.example/hook')
     await page.click('#add-webhook button[type=submit]')
