@@ -83,15 +83,19 @@ for (const engine of testEngines()) {
         assert.equal((await postEnvelope(t, errorEnvelope(), { project: { sentryProjectId: p.sentryProjectId, dsnKey: hex() } })).statusCode, 403)
         assert.equal((await t.ingest(batch(`session-nokey-${i}`, events(1)), { headers: { 'x-ingest-key': p.apiKey } })).statusCode, 401)
       }
-      const own = await Promise.all([1, 2].map((i) => ingestAs(p, batch(`session-victim-${i}`, events(1)))))
-      assert.deepEqual(statuses(own), [200, 200])
+      const own = await Promise.all([1, 2, 3].map((i) => ingestAs(p, batch(`session-victim-${i}`, events(1)))))
+      assert.deepEqual(statuses(own), [200, 200, 429], 'the whole burst is the project\'s own, and no more')
     })
 
-    it('INGEST_RATE_LIMIT=0 turns the limit off', async () => {
+    it('INGEST_RATE_LIMIT=0 turns the limit off, but for a project that sets its own', async () => {
       const off = await startTestApp(engine, { INGEST_RATE_LIMIT: '0' })
       try {
         const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => off.ingest(batch(`session-off-${i}`, events(1)))))
         assert.ok(statuses(answers).every((s) => s === 200))
+        const own = await off.newProject('own')
+        await updateProject(off.app.db, own.id, { ingestRateLimit: 1 })
+        const limited = await Promise.all([1, 2, 3].map((i) => off.ingest(batch(`session-off-own-${i}`, events(1)), { headers: { 'x-ingest-key': own.ingestKey } })))
+        assert.deepEqual(statuses(limited), [200, 200, 429])
       } finally {
         await off.close()
       }
