@@ -168,6 +168,35 @@ export const INFLATE_RATIO_FROM_BYTES = 1_048_576 // 1 MiB
  */
 export const SENTRY_HEADER_PEEK_BYTES = 65_536 // 64 KiB
 
+// --- Fair use of ingest (rate limits, quotas, the writer's queues) ---
+
+/**
+ * Default of INGEST_RATE_LIMIT: ingest requests per second each project may send to one service process (its ingest
+ * key and its DSN together), with a burst of INGEST_BURST_SECONDS times that. The SDK sends at most a batch and a
+ * recording chunk every 5 s per open tab (0.4 requests/s), so 1000/s is ~2,500 tabs recording at once, every second:
+ * beyond a busy site's peak, and beyond what one process stores (docs/scaling.md), so only a runaway or hostile
+ * sender meets it.
+ */
+export const DEFAULT_INGEST_RATE_LIMIT = 1000
+/** Largest INGEST_RATE_LIMIT, and largest rate limit of a project. */
+export const MAX_INGEST_RATE_LIMIT = 100_000
+/** Seconds of its rate a project may send at once: a burst of twice the rate, then the rate. */
+export const INGEST_BURST_SECONDS = 2
+/** Largest daily event quota of a project (a trillion: no real project's day). */
+export const MAX_DAILY_EVENT_QUOTA = 1_000_000_000_000
+/** Batches waiting for the writer at most, all projects together: beyond it ingest answers 503, so memory stays bounded. */
+export const WRITER_MAX_QUEUED = 5000
+/**
+ * Batches of one project waiting for the writer at most: beyond it that project's ingest answers 503 while the others'
+ * still queue, so a flood fills its own queue and not everyone's.
+ */
+export const WRITER_MAX_QUEUED_PER_PROJECT = 1000
+/**
+ * Events of one project in a group commit at most while another project waits too: such a group commits in a tenth
+ * of a full one's time (10,000 events), so the other's batches are not held behind a flood.
+ */
+export const WRITER_SHARED_GROUP_EVENTS = 1000
+
 // --- Sentry SDK ingest (envelopes) ---
 
 /**

@@ -21,6 +21,7 @@ import { buildValidator } from './http/validation.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { ingestSchemas } from './ingest/schema.ts'
 import { createWriter, type Writer } from './visits/writer.ts'
+import { registerIngestLimits } from './limits/ingest.ts'
 import { registerOpenApi } from './openapi/plugin.ts'
 import { recordingRoutes } from './recording/routes.ts'
 import { recordingSchemas } from './recording/schema.ts'
@@ -101,6 +102,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     app.decorateRequest('project', null)
     const writer = createWriter(database.db, { onCommitted: () => { status.written() }, lanes: config.database.writers })
     app.decorate('writer', writer)
+    await registerIngestLimits(base, config.ingestRateLimit)
     installErrorHandler(base)
     // No browser guesses a type other than the one sent (an uploaded or recorded body served as JSON never runs as a script).
     base.addHook('onRequest', (_request, reply, done) => {

@@ -31,6 +31,7 @@ export function required(values: Record<string, unknown>, name: string): string 
 /** The options that set a project's fields, shared by `project create` and `project update`. */
 export const PROJECT_FIELDS = {
   name: { type: 'string' }, domain: { type: 'string' }, 'retention-days': { type: 'string' }, 'ip-storage': { type: 'string' }, 'mask-fields': { type: 'string' },
+  'rate-limit': { type: 'string' }, 'daily-quota': { type: 'string' },
 } as const
 
 /** The fields the options set; projects/service.ts validates their values and names what is wrong. */
@@ -42,6 +43,14 @@ export function projectFields(values: { [K in keyof typeof PROJECT_FIELDS]?: str
     throw new UsageError(`--ip-storage must be ${IP_STORAGE_MODES.join(', ')} or default (the server's IP_STORAGE), not "${storage}"`)
   }
   const fields = values['mask-fields']
+  const rate = values['rate-limit']
+  if (rate !== undefined && rate !== 'default' && !/^\d+$/.test(rate)) {
+    throw new UsageError(`--rate-limit must be a whole number of requests per second (0: no limit) or default (the server's INGEST_RATE_LIMIT), not "${rate}"`)
+  }
+  const quota = values['daily-quota']
+  if (quota !== undefined && quota !== 'none' && !/^\d+$/.test(quota)) {
+    throw new UsageError(`--daily-quota must be a whole number of events per UTC day or none, not "${quota}"`)
+  }
   return {
     ...(values.name !== undefined && { name: values.name }),
     ...(values.domain !== undefined && { domain: values.domain }),
@@ -49,5 +58,7 @@ export function projectFields(values: { [K in keyof typeof PROJECT_FIELDS]?: str
     // `default` (update): follow the server's IP_STORAGE again.
     ...(storage !== undefined && { ipStorage: storage === 'default' ? null : storage }),
     ...(fields !== undefined && { maskFields: fields.split(',').map((f) => f.trim()).filter((f) => f !== '') }),
+    ...(rate !== undefined && { ingestRateLimit: rate === 'default' ? null : Number(rate) }),
+    ...(quota !== undefined && { dailyEventQuota: quota === 'none' ? null : Number(quota) }),
   }
 }

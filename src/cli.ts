@@ -31,12 +31,15 @@ const USAGE = `Usage: sessionwatch <command> [options]
 Commands:
   serve                                   Run the service (what npm start runs)
   project create --name NAME --domain DOMAIN [--retention-days N] [--ip-storage full|truncated|none]
-                 [--mask-fields a,b,c] [--json]
+                 [--mask-fields a,b,c] [--rate-limit N] [--daily-quota N] [--json]
                                           Create a project and print its keys
   project update --project ID [--name NAME] [--domain DOMAIN] [--retention-days N]
-                 [--ip-storage full|truncated|none|default] [--mask-fields a,b,c] [--json]
+                 [--ip-storage full|truncated|none|default] [--mask-fields a,b,c]
+                 [--rate-limit N|default] [--daily-quota N|none] [--json]
                                           Change a project; IP storage and masked fields apply to what arrives
-                                          from then on (default: follow IP_STORAGE; --mask-fields "" clears)
+                                          from then on (default: follow IP_STORAGE; --mask-fields "" clears);
+                                          --rate-limit: ingest requests/s per process (0: none; default:
+                                          INGEST_RATE_LIMIT); --daily-quota: events per UTC day (none: no quota)
   project list [--json]                   List projects (API keys are stored hashed: only prefixes show)
   project rotate-key --project ID [--ingest | --upload] [--json]
                                           Replace the API key (and the ingest key with --ingest), or with
@@ -140,10 +143,10 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     const id = required(values, 'project')
     const changes = projectFields(values)
     if (Object.keys(changes).length === 0) {
-      throw new UsageError('project update needs a change: --name, --domain, --retention-days, --ip-storage or --mask-fields')
+      throw new UsageError('project update needs a change: --name, --domain, --retention-days, --ip-storage, --mask-fields, --rate-limit or --daily-quota')
     }
     const updated = await projects.updateProject(db, id, changes)
-    print(values.json ? JSON.stringify(updated) : `Updated: ${describeProject(updated, config.ipStorage)}`)
+    print(values.json ? JSON.stringify(updated) : `Updated: ${describeProject(updated, config)}`)
     return 0
   }
   if (command === 'project' && sub === 'list') {
@@ -151,7 +154,7 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     const list = (await projects.listProjects(db)).map((p) => withDsn(p, publicBase(config)))
     if (values.json) print(JSON.stringify(list))
     else if (list.length === 0) print('No projects yet: sessionwatch project create --name NAME --domain DOMAIN')
-    else for (const p of list) print(describeProject(p, config.ipStorage))
+    else for (const p of list) print(describeProject(p, config))
     return 0
   }
   if (command === 'project' && sub === 'rotate-key') {

@@ -1,8 +1,8 @@
 import path from 'node:path'
 import {
   byteSize, DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT,
-  DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_PARALLEL_WORKERS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, IP_STORAGE_MODES, MAX_BATCH_BYTES,
-  MAX_CHUNK_BYTES_SETTING,
+  DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_INGEST_RATE_LIMIT, DEFAULT_PARALLEL_WORKERS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, IP_STORAGE_MODES, MAX_BATCH_BYTES,
+  MAX_CHUNK_BYTES_SETTING, MAX_INGEST_RATE_LIMIT,
   MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE,
 } from '../common/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
@@ -72,6 +72,11 @@ export interface Config {
    * a build machine, and the project upload key it sends (its --endpoint and --key take precedence); null: unset.
    */
   readonly uploadClient: { readonly endpoint: string | null; readonly key: string | null }
+  /**
+   * INGEST_RATE_LIMIT: ingest requests per second per project and process (burst INGEST_BURST_SECONDS times that), for
+   * projects that do not set their own; 0: no limit.
+   */
+  readonly ingestRateLimit: number
 }
 
 export class ConfigError extends Error {
@@ -171,6 +176,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const endpoint = read<string | null>('SESSIONWATCH_ENDPOINT', null, parsePublicUrl)
   const uploadKey = read<string | null>('SESSIONWATCH_UPLOAD_KEY', null, (raw) =>
     raw.startsWith(UPLOAD_KEY_PREFIX) ? ok(raw) : bad(`must be a project upload key (${UPLOAD_KEY_PREFIX}…), shown once on the dashboard's API tab`))
+  const ingestRateLimit = read('INGEST_RATE_LIMIT', DEFAULT_INGEST_RATE_LIMIT, (raw) =>
+    /^\d+$/.test(raw) && Number(raw) <= MAX_INGEST_RATE_LIMIT
+      ? ok(Number(raw)) : bad(`must be a whole number of requests per second from 0 (no limit) to ${MAX_INGEST_RATE_LIMIT} (a project may set its own)`))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -192,6 +200,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     heapGrowthPercent,
     timeouts: Object.freeze({ requestMs, headersMs }),
     uploadClient: Object.freeze({ endpoint, key: uploadKey }),
+    ingestRateLimit,
   })
 }
 

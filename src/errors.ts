@@ -35,7 +35,9 @@ export const ERROR_CODES = [
   { code: 'too_many_requests', status: 429, meaning: `too many failed dashboard sign-ins from one address (or one browser that signed in before), or ${SIGN_IN_MAX_CONCURRENT_CHECKS} sign-ins being checked at once; retry after Retry-After` },
   {
     code: 'rate_limited', status: 429,
-    meaning: `a Sentry envelope that cannot be stored now (busy, database down, disk full): Sentry SDKs back off for Retry-After (${SENTRY_RETRY_SECONDS} s) rather than see a 5xx`,
+    meaning: 'ingest (our SDK or a Sentry SDK) of a project over its rate limit (`INGEST_RATE_LIMIT` or its own) or past its daily event '
+      + 'quota: nothing of it was stored; retry after Retry-After (the rate: a second or two; the quota: the next UTC midnight). Also '
+      + `a Sentry envelope that cannot be stored now (busy, database down, disk full): Sentry SDKs back off for Retry-After (${SENTRY_RETRY_SECONDS} s) rather than see a 5xx`,
   },
   { code: 'internal_error', status: 500, meaning: 'a bug; the details go to the log, not the answer' },
   { code: 'service_unavailable', status: 503, meaning: `the database is unreachable, the service is shutting down, ingest is over capacity, or ${SOURCEMAP_MAX_CONCURRENT_UPLOADS} source map uploads are running on the process; retry after Retry-After (${UNAVAILABLE_RETRY_SECONDS} s)` },
@@ -58,6 +60,17 @@ export class AppError extends Error {
   ) {
     super(message)
     this.name = 'AppError'
+  }
+}
+
+/**
+ * A refusal that says when to try again: the answer carries `Retry-After: retryAfterSeconds`, and on the Sentry routes
+ * `X-Sentry-Rate-Limits` with `reason` as its reason code, which Sentry SDKs obey.
+ */
+export class RetryLater extends AppError {
+  constructor(code: ErrorCode, message: string, readonly retryAfterSeconds: number, readonly reason: string) {
+    super(429, code, message)
+    this.name = 'RetryLater'
   }
 }
 

@@ -44,6 +44,9 @@ export type { EraseResult } from '../../src/privacy/schema.ts'
 export type { DashboardSession as SessionRow, DashboardSessionList as SessionRowList, Headline } from '../../src/dashboard/schema.ts'
 export type { IpStorage }
 
-/** What GET /projects says besides the list: the server's settings a project follows unless it chooses its own. */
-/** Server settings the dashboard shows: the IP storage a project may follow, and whether /demo is served (DEMO). */
-export interface ServerDefaults { ipStorage: IpStorage; demo: boolean }
+/**
+ * Server settings the dashboard shows: the IP storage and ingest rate limit (INGEST_RATE_LIMIT) a project may follow,
+ * and whether /demo is served (DEMO).
+ */
+export interface ServerDefaults { ipStorage: IpStorage; ingestRateLimit: number; demo: boolean }
+export type { ProjectUsage } from '../../src/dashboard/schema.ts'

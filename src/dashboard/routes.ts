@@ -17,9 +17,9 @@ import { IssueStatusBody } from '../issues/schema.ts'
 import { changeStatus } from '../issues/service.ts'
 import { SESSION_MS, type AdminAuth } from './auth.ts'
 import {
-  DashboardSessionList, IssueInProjectParams, NewProjectBody, ProjectParams, ProjectPatchBody, SessionsQuery, SignInBody,
+  DashboardSessionList, IssueInProjectParams, NewProjectBody, ProjectParams, ProjectPatchBody, ProjectUsage, SessionsQuery, SignInBody,
 } from './schema.ts'
-import { dashboardSessions, issueHistogram, makeSignInLimiter } from './service.ts'
+import { dashboardSessions, issueHistogram, makeSignInLimiter, projectUsage } from './service.ts'
 
 const COOKIE = 'sw_admin'
 /** Sent only to the sign-in: a browser that signed in here before, whose attempts are counted apart from its address. */
@@ -93,7 +93,7 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   // PUBLIC_URL or else the address the dashboard was opened at.
   app.get('/projects', { schema: hide }, async (request) => ({
     projects: (await listProjects(app.db)).map((p) => withDsn(p, publicBase(request))),
-    defaults: { ipStorage: app.config.ipStorage, demo: await demoEnabled(app) },
+    defaults: { ipStorage: app.config.ipStorage, ingestRateLimit: app.config.ingestRateLimit, demo: await demoEnabled(app) },
   }))
 
   app.post('/projects', { schema: { ...hide, body: NewProjectBody } }, async (request, reply) =>
@@ -102,6 +102,9 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   app.patch('/projects/:projectId', {
     schema: { ...hide, params: ProjectParams, body: ProjectPatchBody },
   }, async (request) => withDsn(await updateProject(app.db, request.params.projectId, request.body), publicBase(request)))
+
+  app.get('/projects/:projectId/usage', { schema: { ...hide, params: ProjectParams, response: { 200: ProjectUsage } } }, async (request) =>
+    projectUsage(app.db, await getProject(app.db, request.params.projectId)))
 
   app.post('/projects/:projectId/api-key', { schema: { ...hide, params: ProjectParams } }, async (request) =>
     withDsn(await rotateKeys(app.db, request.params.projectId, { ingest: false }), publicBase(request)))

@@ -3,7 +3,7 @@ import { IssueParams } from '../issues/schema.ts'
 import { ListQuery, SessionDetailSchema } from '../sessions/schema.ts'
 import { nextField, Nullable } from '../shared/schema.ts'
 import {
-  IP_STORAGE_MODES, MAX_HEADLINE_LENGTH, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS,
+  IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_HEADLINE_LENGTH, MAX_INGEST_RATE_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS,
   MIN_RETENTION_DAYS,
 } from '../../common/limits.ts'
 import type { IpStorage } from '../privacy/ip.ts'
@@ -19,13 +19,26 @@ const projectFields = {
   }),
   // Bounded again, with a message naming the entry, by the service (projects/service.ts), which the CLI calls too.
   maskFields: Type.Array(Type.String({ maxLength: MAX_MASK_FIELD_LENGTH }), { maxItems: MAX_MASK_FIELDS }),
+  ingestRateLimit: Nullable(Type.Integer({
+    minimum: 0, maximum: MAX_INGEST_RATE_LIMIT, description: 'Ingest requests per second per process; 0: no limit; null: the server\'s INGEST_RATE_LIMIT.',
+  })),
+  dailyEventQuota: Nullable(Type.Integer({ minimum: 1, maximum: MAX_DAILY_EVENT_QUOTA, description: 'Events accepted per UTC day; null: no quota.' })),
 }
 export const NewProjectBody = Type.Object({
   name: projectFields.name, domain: projectFields.domain, retentionDays: Type.Optional(projectFields.retentionDays),
   ipStorage: Type.Optional(projectFields.ipStorage), maskFields: Type.Optional(projectFields.maskFields),
+  ingestRateLimit: Type.Optional(projectFields.ingestRateLimit), dailyEventQuota: Type.Optional(projectFields.dailyEventQuota),
 }, { additionalProperties: false })
 export const ProjectPatchBody = Type.Partial(Type.Object(projectFields), { additionalProperties: false, minProperties: 1 })
 export type ProjectPatchBody = Static<typeof ProjectPatchBody>
+
+/** A project's daily event quota and what it has counted today (UTC). */
+export const ProjectUsage = Type.Object({
+  day: Type.String({ description: 'Today, UTC, YYYY-MM-DD.' }),
+  events: Type.Integer({ description: 'Events the quota counted today; none are counted while the project has no quota.' }),
+  dailyEventQuota: Nullable(Type.Integer()),
+}, { additionalProperties: false })
+export type ProjectUsage = Static<typeof ProjectUsage>
 
 export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 100 }) })
 export const IssueInProjectParams = Type.Object({ ...ProjectParams.properties, ...IssueParams.properties })

@@ -9,7 +9,8 @@ import { findIssue, issueEventsPerDay, visitHeadlines } from '../visits/read.ts'
 import { notFound } from '../errors.ts'
 import { DAY_MS, dayOf, toIso } from '../shared/time.ts'
 import { toDetailView } from '../sessions/views.ts'
-import type { DashboardSessionList, Headline, SessionsQuery } from './schema.ts'
+import type { DashboardSessionList, Headline, ProjectUsage, SessionsQuery } from './schema.ts'
+import { quotaUsage } from '../limits/quota.ts'
 
 /**
  * The sessions list of the dashboard: the read API's parameters, order and exact total, each row with its
@@ -36,6 +37,11 @@ export async function dashboardSessions(db: Db, project: ProjectContext, query: 
 
 const clip = (text: string | null): string | null =>
   (text === null || text.length <= MAX_HEADLINE_LENGTH ? text : `${text.slice(0, MAX_HEADLINE_LENGTH - 1)}…`)
+
+/** The project's daily event quota and the events it counted today (UTC), for its settings page. */
+export async function projectUsage(db: Db, project: ProjectContext, now = Date.now()): Promise<ProjectUsage> {
+  return { day: toIso(now).slice(0, 10), events: await quotaUsage(db, project.id, now), dailyEventQuota: project.dailyEventQuota }
+}
 
 /** Events of an issue per UTC day over the last `days` days, oldest first, days without any included. */
 export async function issueHistogram(

@@ -7,6 +7,7 @@ import type {
 } from '../visits/tables.ts'
 import type { SourceMapTable } from '../sourcemaps/table.ts'
 import type { AdminSessionTable } from '../dashboard/table.ts'
+import type { QuotaDayTable } from '../limits/quota.ts'
 
 /** The whole schema, assembled from each feature's table types. */
 /** Service-wide facts claimed once across processes. */
@@ -35,6 +36,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable
   source_maps: SourceMapTable
   admin_sessions: AdminSessionTable
+  quota_days: QuotaDayTable
 }
 
 /** Store functions take either the database or an open transaction. */

@@ -4,6 +4,7 @@ import { DAY_MS } from '../shared/time.ts'
 import { PROJECTS_CHANNEL } from './changes.ts'
 import { termBits, textIndexPending, visitSearch } from './migrations-search.ts'
 import { keyMigrations } from './migrations-keys.ts'
+import { projectLimits } from './migrations-limits.ts'
 import { dsnKeyOf } from '../projects/keys.ts'
 import { webhookSecrets } from './migrations-webhooks.ts'
 
@@ -50,14 +51,12 @@ const initial = (key: RawBuilder<unknown>): Migration => ({
       .addUniqueConstraint('sessions_session_key_uq', ['project_id', 'session_key'])
       .execute()
     // The list order, and the retention sweep (oldest last_seen_at first).
-    await db.schema.createIndex('sessions_last_seen_idx').on('sessions')
-      .columns(['project_id', 'last_seen_at', 'id']).execute()
+    await db.schema.createIndex('sessions_last_seen_idx').on('sessions').columns(['project_id', 'last_seen_at', 'id']).execute()
     // `date=`: one day's sessions already in list order, so LIMIT stops early.
     await db.schema.createIndex('sessions_day_last_seen_idx').on('sessions')
       .columns(['project_id', 'start_day', 'last_seen_at', 'id']).execute()
     // from/to ranges and exact counts of partial days.
-    await db.schema.createIndex('sessions_started_idx').on('sessions')
-      .columns(['project_id', 'started_at']).execute()
+    await db.schema.createIndex('sessions_started_idx').on('sessions').columns(['project_id', 'started_at']).execute()
 
     await db.schema
       .createTable('session_days')
@@ -378,11 +377,10 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0014_text_index_pending': textIndexPending(engine),
     // Each session's list JSON in its row; its trigger, and the rows' JSON, come after the migrations (list-json.ts).
     '0015_session_list_json': { up: async (db: Kysely<unknown>) => { await db.schema.alterTable('sessions').addColumn('list_json', 'text').execute() } },
+    '0016_project_limits': projectLimits(key),
     ...keyMigrations(key),
     '0019_webhook_secrets': webhookSecrets,
   }
 }
 
-export const migrationProvider = (engine: Engine): MigrationProvider => ({
-  getMigrations: () => Promise.resolve(migrations(engine)),
-})
+export const migrationProvider = (engine: Engine): MigrationProvider => ({ getMigrations: () => Promise.resolve(migrations(engine)) })

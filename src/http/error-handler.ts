@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { byteSize, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../../common/limits.ts'
 import type { DatabaseFault } from '../db/errors.ts'
-import { AppError, type ErrorCode } from '../errors.ts'
+import { AppError, RetryLater, type ErrorCode } from '../errors.ts'
 import type { ErrorBody } from '../shared/schema.ts'
 import { INSTANT_HELP, INSTANT_PATTERN } from '../shared/time.ts'
 import { DEBUG_ID_PATTERN } from '../sourcemaps/schema.ts'
@@ -45,7 +45,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (body.statusCode >= 500 && fault === null) {
       request.log.error({ err: error, method: request.method, url: request.url, query: request.query }, 'request failed')
     }
-    send(reply, request.routeOptions.config.sentry === true ? asSentryAnswer(reply, body) : body)
+    const retry = error instanceof RetryLater ? error : null
+    if (retry) void reply.header('Retry-After', String(retry.retryAfterSeconds))
+    send(reply, request.routeOptions.config.sentry === true ? asSentryAnswer(reply, body, retry) : body)
   })
   app.setNotFoundHandler((request, reply) => { send(reply, noRoute(request)) })
 }
@@ -104,14 +106,16 @@ function send(reply: FastifyReply, body: ErrorBody): void {
 /**
  * An error as a Sentry SDK needs it. It counts a 5xx as lost data and, for a replay, stops recording: whatever
  * keeps the service from storing now (busy, database down, disk full) is a 429 that the SDK waits out for every
- * category (X-Sentry-Rate-Limits) and then resumes. Every refusal is explained in X-Sentry-Error, as Relay does.
+ * category (X-Sentry-Rate-Limits) and then resumes; so is a project over its rate limit or quota (`retry`), for the
+ * time it says. Every refusal is explained in X-Sentry-Error, as Relay does.
  */
-function asSentryAnswer(reply: FastifyReply, body: ErrorBody): ErrorBody {
+function asSentryAnswer(reply: FastifyReply, body: ErrorBody, retry: RetryLater | null): ErrorBody {
   const answer = body.statusCode < 500 ? body : errorBody(429, 'rate_limited',
     `Nothing of this envelope was stored: ${body.message} Send it again after ${SENTRY_RETRY_SECONDS} seconds.`)
   if (answer.statusCode === 429) {
-    void reply.header('Retry-After', String(SENTRY_RETRY_SECONDS))
-      .header('X-Sentry-Rate-Limits', `${SENTRY_RETRY_SECONDS}::organization:service_unavailable`)
+    // `<seconds>:<categories>:<scope>:<reason>`: no categories is every category; SDKs read the first two fields.
+    const [seconds, scope, reason] = retry ? [retry.retryAfterSeconds, 'project', retry.reason] : [SENTRY_RETRY_SECONDS, 'organization', 'service_unavailable']
+    void reply.header('Retry-After', String(seconds)).header('X-Sentry-Rate-Limits', `${seconds}::${scope}:${reason}`)
   }
   void reply.header('X-Sentry-Error', sentryErrorHeader(answer.message))
   return answer

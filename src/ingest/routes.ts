@@ -15,6 +15,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cors, {
     origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type', 'X-Ingest-Key'], maxAge: 86_400,
   })
+  app.addHook('onRequest', app.ingestLimits.early((request) => ingestProject(request as FastifyRequest<{ Querystring: { key?: string } }>).catch(() => null)))
   // navigator.sendBeacon posts text/plain, which needs no preflight: the last batch of a closing tab gets through.
   // Fastify's own JSON parser, so a text/plain body is refused for what an application/json one is (`__proto__` keys).
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -47,13 +48,13 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: IngestQuery,
       consumes: ['application/json', 'text/plain'],
       body: ref(IngestBody),
-      response: { 200: ref(IngestResponse), ...errorResponses(400, 401, 413, 415, 503) },
+      response: { 200: ref(IngestResponse), ...errorResponses(400, 401, 413, 415, 429, 503) },
     },
   }, async (request) => {
     const project = await ingestProject(request, request.body.key)
     const visitor = visitorOf(normalizeIp(request.ip), request.headers['user-agent'] || null, app.geo, ipStorageOf(project, app.config.ipStorage))
-    return ingestBatch(app.db, app.writer, project, request.body, visitor, app.config.recording, Date.now(),
-      sourceMapMapper(app.sourceMaps, project.id))
+    return app.ingestLimits.admit(request, project, request.body.events.length, () => ingestBatch(app.db, app.writer, project, request.body, visitor,
+      app.config.recording, Date.now(), sourceMapMapper(app.sourceMaps, project.id)))
   })
 
   await app.register(rawChunkRoute)
@@ -85,16 +86,17 @@ const rawChunkRoute: FastifyPluginCallbackTypebox = (raw, _opts, done) => {
       security: [{ ingestKeyHeader: [] }],
       querystring: RecordingChunkQuery,
       consumes: ['application/octet-stream'],
-      response: { 200: ref(IngestResponse), ...errorResponses(400, 401, 413, 503) },
+      response: { 200: ref(IngestResponse), ...errorResponses(400, 401, 413, 429, 503) },
     },
   }, async (request) => {
     const project = await ingestProject(request)
     const q = request.query
     const visitor = visitorOf(normalizeIp(request.ip), request.headers['user-agent'] || null, raw.geo, ipStorageOf(project, raw.config.ipStorage))
-    return ingestBatch(raw.db, raw.writer, project, {
+    // A chunk holds no events: it counts against the rate, not the quota, and is refused once the quota is spent.
+    return raw.ingestLimits.admit(request, project, 0, () => ingestBatch(raw.db, raw.writer, project, {
       sessionKey: q.sessionKey, batchId: q.chunk, events: [], recording: [{ id: q.chunk, data: request.body as Buffer<ArrayBuffer> }],
       ...(q.sentAt !== undefined && { sentAt: q.sentAt }), ...(q.page !== undefined && { page: q.page }),
-    }, visitor, raw.config.recording, Date.now())
+    }, visitor, raw.config.recording, Date.now()))
   })
   done()
 }

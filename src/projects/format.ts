@@ -31,9 +31,15 @@ export function describeKeys(p: WithDsn<Omit<ProjectWithKeys, 'uploadKey'> & { u
 /** The line of a new upload key. */
 export const describeUploadKey = (key: string): string => `  Upload key (secret, source map uploads only; shown only now): ${key}`
 
-/** One line of `project list`: the project, its retention and privacy settings, its key prefixes and its DSN when known. */
-export function describeProject(p: ProjectSummary & { dsn?: string }, serverIpStorage: IpStorage): string {
-  const ip = p.ipStorage ?? `${serverIpStorage} (server default)`
+/**
+ * One line of `project list`: the project, its retention, privacy settings and ingest limits, its key prefixes and its
+ * DSN when known. `server` holds the defaults a project follows when it sets none.
+ */
+export function describeProject(p: ProjectSummary & { dsn?: string }, server: { ipStorage: IpStorage; ingestRateLimit: number }): string {
+  const ip = p.ipStorage ?? `${server.ipStorage} (server default)`
   const masked = p.maskFields.length === 0 ? '' : `  masked fields ${p.maskFields.join(',')}`
-  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  API key ${p.apiKeyPrefix}…  ${p.uploadKeyPrefix === null ? 'no upload key' : `upload key ${p.uploadKeyPrefix}…`}  ingest key ${p.ingestKey}${p.dsn === undefined ? '' : `  Sentry DSN ${p.dsn}`}`
+  const perSecond = (n: number) => (n === 0 ? 'none' : `${n}/s`)
+  const rate = p.ingestRateLimit === null ? `${perSecond(server.ingestRateLimit)} (server default)` : perSecond(p.ingestRateLimit)
+  const quota = p.dailyEventQuota === null ? '' : `  daily quota ${p.dailyEventQuota} events`
+  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  rate limit ${rate}${quota}  API key ${p.apiKeyPrefix}…  ${p.uploadKeyPrefix === null ? 'no upload key' : `upload key ${p.uploadKeyPrefix}…`}  ingest key ${p.ingestKey}${p.dsn === undefined ? '' : `  Sentry DSN ${p.dsn}`}`
 }

@@ -1,5 +1,5 @@
 import {
-  DEFAULT_RETENTION_DAYS, IP_STORAGE_MODES, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
+  DEFAULT_RETENTION_DAYS, IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_INGEST_RATE_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
 } from '../../common/limits.ts'
 import type { Db } from '../db/database.ts'
 import { metaValue } from '../db/meta.ts'
@@ -25,6 +25,10 @@ export interface ProjectContext extends Project {
   ipStorage: IpStorage | null
   /** Field names masked in request and response bodies besides the built-in ones; usually none. */
   maskFields: readonly string[]
+  /** Ingest requests per second per process; null follows the server's INGEST_RATE_LIMIT, 0 is no limit (src/limits). */
+  ingestRateLimit: number | null
+  /** Events accepted per UTC day; null is no quota (src/limits/quota.ts). */
+  dailyEventQuota: number | null
 }
 
 /** The IP storage a project applies: its own, else the server's (config.ipStorage). */
@@ -64,12 +68,18 @@ export interface ProjectSummary extends Project {
   /** null: the server's IP_STORAGE. */
   ipStorage: IpStorage | null
   maskFields: string[]
+  /** null: the server's INGEST_RATE_LIMIT; 0: no limit. */
+  ingestRateLimit: number | null
+  /** null: no quota. */
+  dailyEventQuota: number | null
 }
 
 const maskFieldsOf = (row: store.ProjectRow): string[] => (row.mask_fields === null ? [] : JSON.parse(row.mask_fields) as string[])
 
-const toContext = (row: store.ProjectRow): ProjectContext =>
-  ({ id: row.id, name: row.name, domain: row.domain, retentionDays: row.retention_days, ipStorage: row.ip_storage, maskFields: maskFieldsOf(row) })
+const toContext = (row: store.ProjectRow): ProjectContext => ({
+  id: row.id, name: row.name, domain: row.domain, retentionDays: row.retention_days, ipStorage: row.ip_storage, maskFields: maskFieldsOf(row),
+  ingestRateLimit: row.ingest_rate_limit, dailyEventQuota: row.daily_event_quota,
+})
 
 export interface NewProject {
   name: string
@@ -79,6 +89,10 @@ export interface NewProject {
   ipStorage?: IpStorage | null
   /** Replaces the list; an empty one masks only the built-in names. */
   maskFields?: readonly string[]
+  /** Requests per second; null (or left out at creation): the server's INGEST_RATE_LIMIT; 0: no limit. */
+  ingestRateLimit?: number | null
+  /** Events per UTC day; null (or left out at creation): no quota. */
+  dailyEventQuota?: number | null
 }
 
 /** Checks a new project's fields; returns every problem found. */
@@ -99,6 +113,14 @@ export function validateNewProject(input: NewProject): string[] {
     problems.push(`ipStorage must be one of ${IP_STORAGE_MODES.join(', ')}, or null for the server's IP_STORAGE (got "${String(input.ipStorage)}")`)
   }
   if (input.maskFields !== undefined) problems.push(...maskFieldProblems(input.maskFields))
+  const rate = input.ingestRateLimit
+  if (rate != null && (!Number.isInteger(rate) || rate < 0 || rate > MAX_INGEST_RATE_LIMIT)) {
+    problems.push(`ingestRateLimit must be a whole number of requests per second from 0 (no limit) to ${MAX_INGEST_RATE_LIMIT}, or null for the server's INGEST_RATE_LIMIT (got ${String(rate)})`)
+  }
+  const quota = input.dailyEventQuota
+  if (quota != null && (!Number.isInteger(quota) || quota < 1 || quota > MAX_DAILY_EVENT_QUOTA)) {
+    problems.push(`dailyEventQuota must be a whole number of events from 1 to ${MAX_DAILY_EVENT_QUOTA}, or null for no quota (got ${String(quota)})`)
+  }
   return problems
 }
 
@@ -129,15 +151,15 @@ function storedMaskFields(fields: readonly string[]): string | null {
 }
 
 /**
- * Changes a project's name, domain, retention or privacy settings; returns it as listed. Shorter retention hides
- * older sessions at once; IP storage and masked fields apply to what arrives from now on.
+ * Changes a project's name, domain, retention, privacy or ingest limits; returns it as listed. Shorter retention hides
+ * older sessions at once; IP storage and masked fields apply to what arrives from now on; limits at once.
  */
 export async function updateProject(db: Db, id: string, input: Partial<NewProject>): Promise<ProjectSummary> {
   const current = await store.findProjectById(db, id)
   if (!current) throw new AppError(404, 'not_found', `No project with id "${id}"`)
   const merged = {
     name: input.name ?? current.name, domain: input.domain ?? current.domain, retentionDays: input.retentionDays ?? current.retention_days,
-    ipStorage: input.ipStorage, maskFields: input.maskFields,
+    ipStorage: input.ipStorage, maskFields: input.maskFields, ingestRateLimit: input.ingestRateLimit, dailyEventQuota: input.dailyEventQuota,
   }
   const problems = validateNewProject(merged)
   if (problems.length > 0) throw new AppError(400, 'invalid_parameter', problems.join('; '))
@@ -147,6 +169,8 @@ export async function updateProject(db: Db, id: string, input: Partial<NewProjec
     ...(input.retentionDays !== undefined && { retention_days: input.retentionDays }),
     ...(input.ipStorage !== undefined && { ip_storage: input.ipStorage }),
     ...(input.maskFields !== undefined && { mask_fields: storedMaskFields(input.maskFields) }),
+    ...(input.ingestRateLimit !== undefined && { ingest_rate_limit: input.ingestRateLimit }),
+    ...(input.dailyEventQuota !== undefined && { daily_event_quota: input.dailyEventQuota }),
   })
   if (!row) throw new AppError(404, 'not_found', `No project with id "${id}"`)
   return toSummary(row)
@@ -172,6 +196,8 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
     created_at: now,
     ip_storage: input.ipStorage ?? null,
     mask_fields: storedMaskFields(input.maskFields ?? []),
+    ingest_rate_limit: input.ingestRateLimit ?? null,
+    daily_event_quota: input.dailyEventQuota ?? null,
   }
   const stored = await store.insertProject(db, row)
   return { id: row.id, name: row.name, domain: row.domain, apiKey, uploadKey, ingestKey, sentryProjectId: stored.number, dsnKey: stored.dsn_key }
@@ -222,7 +248,7 @@ export async function listProjects(db: Db): Promise<ProjectSummary[]> {
 const toSummary = (r: store.ProjectRow): ProjectSummary => ({
   id: r.id, name: r.name, domain: r.domain, retentionDays: r.retention_days,
   apiKeyPrefix: r.api_key_prefix, uploadKeyPrefix: r.upload_key_prefix, ingestKey: r.ingest_key, sentryProjectId: r.number, dsnKey: r.dsn_key, createdAt: new Date(r.created_at).toISOString(),
-  ipStorage: r.ip_storage, maskFields: maskFieldsOf(r),
+  ipStorage: r.ip_storage, maskFields: maskFieldsOf(r), ingestRateLimit: r.ingest_rate_limit, dailyEventQuota: r.daily_event_quota,
 })
 
 export const countProjects = (db: Db): Promise<number> => store.countProjects(db)

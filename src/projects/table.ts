@@ -28,4 +28,8 @@ export interface ProjectTable {
   dsn_key: string
   /** JSON array of extra field names masked in request and response bodies, or null for none. */
   mask_fields: string | null
+  /** Ingest requests per second per process (src/limits); null follows INGEST_RATE_LIMIT, 0 is no limit. */
+  ingest_rate_limit: number | null
+  /** Events accepted per UTC day (src/limits/quota.ts); null is no quota. */
+  daily_event_quota: number | null
 }

@@ -10,7 +10,7 @@ import { projectForDsn, type ProjectContext } from '../projects/service.ts'
 import { ref } from '../shared/schema.ts'
 import { EnvelopeError, jsonObject, parseEnvelope, type Envelope } from './envelope.ts'
 import { SentryAnswer, sentryErrors, SentryParams, SentryQuery } from './schema.ts'
-import { ingestEnvelope } from './service.ts'
+import { ingestEnvelope, quotaEvents } from './service.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,6 +38,11 @@ export const sentryRoutes: FastifyPluginCallbackTypebox = (app, _options, done) 
     // CORS on every answer, errors included: a browser hides an answer without it, and the SDK then sees a network error.
     void reply.header('Access-Control-Allow-Origin', '*').header('Access-Control-Expose-Headers', EXPOSED_HEADERS)
   })
+
+  app.addHook('onRequest', app.ingestLimits.early((request) => {
+    const typed = request as FastifyRequest<{ Params: { projectId: string }; Querystring: { sentry_key?: string } }>
+    return sentryProject(typed, Number(typed.params.projectId), sentryKey(typed), {}).catch(() => null)
+  }))
 
   for (const kind of ['envelope', 'store'] as const) {
     for (const url of [`/api/:projectId/${kind}/`, `/api/:projectId/${kind}`]) {
@@ -77,10 +82,10 @@ export const sentryRoutes: FastifyPluginCallbackTypebox = (app, _options, done) 
         // A key from the query or a header was checked before the header was read: its dsn must still be this project's.
         const dsn = dsnParts(envelope.header.dsn)
         if (dsn !== null && dsn.projectId !== projectId) throw wrongProject(key ?? dsn.key, projectId)
-        const result = await ingestEnvelope({
+        const result = await app.ingestLimits.admit(request, project, quotaEvents(envelope), () => ingestEnvelope({
           db: app.db, writer: app.writer, geo: app.geo, recording: app.config.recording, ipStorage: app.config.ipStorage,
           mapFrames: sourceMapMapper(app.sourceMaps, project.id), isOwnUrl,
-        }, project, envelope, { ip: normalizeIp(request.ip), userAgent: request.headers['user-agent'] || null, budget }, Date.now())
+        }, project, envelope, { ip: normalizeIp(request.ip), userAgent: request.headers['user-agent'] || null, budget }, Date.now()))
         if (envelope.stopped !== null) void reply.header('X-Sentry-Error', sentryErrorHeader(envelope.stopped))
         return { ...result, ...(envelope.stopped !== null && { stopped: envelope.stopped }) }
       })

@@ -30,8 +30,12 @@ export const SentryQuery = Type.Object({
 }, { additionalProperties: true })
 
 const RATE_LIMIT_HEADERS = {
-  'Retry-After': { type: 'integer', description: `Seconds the SDK waits before sending again (${SENTRY_RETRY_SECONDS}).` },
-  'X-Sentry-Rate-Limits': { type: 'string', description: `\`${SENTRY_RETRY_SECONDS}::organization:service_unavailable\`: every category, for Retry-After seconds.` },
+  'Retry-After': { type: 'integer', description: `Seconds the SDK waits before sending again (${SENTRY_RETRY_SECONDS} when the service cannot store now).` },
+  'X-Sentry-Rate-Limits': {
+    type: 'string',
+    description: 'Every category, for Retry-After seconds: `<seconds>::project:rate_limited` (rate limit), `<seconds>::project:quota_exceeded` '
+      + `(daily quota, until the next UTC midnight) or \`${SENTRY_RETRY_SECONDS}::organization:service_unavailable\`.`,
+  },
 }
 
 /** Error answers of the envelope routes, described as a Sentry SDK reads them. */
@@ -41,7 +45,8 @@ export const sentryErrors = {
   403: ref(ErrorBody, { description: 'The DSN key and project id name no project: `invalid_sentry_key`.' }),
   413: ref(ErrorBody, { description: 'The body, once inflated, or one of its event items is larger than allowed: `payload_too_large`.' }),
   429: ref(ErrorBody, {
-    description: 'Nothing could be stored now (busy, database down, disk full): `rate_limited`. Sentry SDKs back off and retry; '
+    description: 'Nothing was stored: the project is over its ingest rate limit or has spent its daily event quota, or nothing could be '
+      + 'stored now (busy, database down, disk full): `rate_limited`. Sentry SDKs wait out `X-Sentry-Rate-Limits` and `Retry-After`; '
       + 'this route never answers a 5xx, which they would count as lost.',
     headers: RATE_LIMIT_HEADERS,
   }),

@@ -44,6 +44,12 @@ export interface EnvelopeResult {
   dropped: Record<string, number>
 }
 
+/** Item types a project's daily event quota counts, one each: what becomes an event of a visit (a replay is a recording). */
+const QUOTA_ITEMS = new Set(['event', 'feedback', 'user_report'])
+
+/** The events an envelope counts against its project's daily quota. */
+export const quotaEvents = (envelope: Envelope): number => envelope.items.filter((item) => QUOTA_ITEMS.has(item.type)).length
+
 /** Item types whose payload is one JSON event, bounded by SENTRY_MAX_EVENT_BYTES. */
 const EVENT_ITEMS = new Set(['event', 'feedback', 'user_report', 'replay_event'])
 

@@ -60,7 +60,8 @@ export const ERROR_TEXT: Record<number, string> = {
   413: 'The request is larger than allowed.',
   415: 'The Content-Type is not accepted.',
   431: 'The request line and headers are larger than allowed (16 KiB).',
-  429: 'Too many failed sign-ins from this address; retry after the `Retry-After` seconds.',
+  429: 'The project is over its ingest rate limit or has spent its daily event quota (`rate_limited`): nothing was stored; '
+    + 'retry after the `Retry-After` seconds (for the quota, the next UTC midnight).',
   503: 'The database is unreachable, its disk is full, ingest is over capacity, or the most source map uploads a process takes at once are running; retry after the `Retry-After` seconds.',
 }
 

@@ -1,15 +1,23 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
+import { WRITER_MAX_QUEUED, WRITER_MAX_QUEUED_PER_PROJECT, WRITER_SHARED_GROUP_EVENTS } from '../../common/limits.ts'
 import { AppError } from '../errors.ts'
 import { fnv1a } from '../shared/hash.ts'
 import { writeBatches, type AppendResult, type WriteJob } from './write.ts'
 
 export interface WriterOptions {
-  /** Batches waiting at most; beyond it ingest answers 503 so memory stays bounded under overload. */
+  /** Batches waiting at most, all projects together; beyond it ingest answers 503 so memory stays bounded under overload. */
   maxQueued: number
+  /** Batches of one project waiting at most; beyond it that project's ingest answers 503 while the others' still queue. */
+  maxQueuedPerProject: number
   /** Most batches and events committed in one transaction: bounds how long one commit holds the writer. */
   maxGroupJobs: number
   maxGroupEvents: number
+  /**
+   * Most events of one project in a group while another project waits too: a group then commits in a fraction of the
+   * time a full one takes, so the other's batches are not held behind a flood.
+   */
+  maxSharedGroupEvents: number
   /** Told of every committed group: a write that succeeds ends a full-disk or outage episode. */
   onCommitted?: () => void
   /**
@@ -26,7 +34,10 @@ export interface Writer {
   close(): Promise<void>
 }
 
-const DEFAULTS: WriterOptions = { maxQueued: 5_000, maxGroupJobs: 200, maxGroupEvents: 10_000, lanes: 1 }
+const DEFAULTS: WriterOptions = {
+  maxQueued: WRITER_MAX_QUEUED, maxQueuedPerProject: WRITER_MAX_QUEUED_PER_PROJECT, maxGroupJobs: 200, maxGroupEvents: 10_000,
+  maxSharedGroupEvents: WRITER_SHARED_GROUP_EVENTS, lanes: 1,
+}
 
 interface Pending {
   job: WriteJob
@@ -34,11 +45,22 @@ interface Pending {
   reject(error: unknown): void
 }
 
+/** A lane's waiting batches, a queue per project, in the order the projects are served next. */
+interface Lane {
+  queues: Map<string, Pending[]>
+  draining: Promise<void> | null
+}
+
 /**
  * Group commit: batches that arrive while a transaction is committing wait and then share the
  * next one, so one durable commit (a ~0.4 ms fsync on SQLite) serves many batches instead of
- * one each. Batches are taken in (project, session key) order — stable, so one session's batches keep
+ * one each. A group is sorted in (project, session key) order — stable, so one session's batches keep
  * their arrival order — which keeps concurrent PostgreSQL writers from deadlocking.
+ *
+ * Fair between projects: each project waits in a bounded queue of its own, and a group takes a batch of each waiting
+ * project in turn, the projects it served going to the back of the line, with at most maxSharedGroupEvents of one
+ * project while others wait. A flooding project fills its own queue (and is refused 503 beyond it), and another
+ * project's batch is committed in the next group, which the flood cannot fill.
  *
  * On PostgreSQL a group is a chain of round trips in which this process and the server take turns, each idle
  * while the other works: one lane keeps about one core busy between them. Several lanes, each its own queue
@@ -46,24 +68,50 @@ interface Pending {
  */
 export function createWriter(db: Kysely<Database>, options: Partial<WriterOptions> = {}): Writer {
   const opts = { ...DEFAULTS, ...options }
-  const lanes = Array.from({ length: Math.max(1, opts.lanes) }, () => ({ queue: [] as Pending[], draining: null as Promise<void> | null }))
+  const lanes: Lane[] = Array.from({ length: Math.max(1, opts.lanes) }, () => ({ queues: new Map<string, Pending[]>(), draining: null }))
+  /** Batches waiting, in all lanes: in all, and per project. */
+  let queued = 0
+  const queuedOf = new Map<string, number>()
   let closed = false
 
-  const takeGroup = (queue: Pending[]): Pending[] => {
+  const takeGroup = (lane: Lane): Pending[] => {
+    const group: Pending[] = []
+    const taken = new Map<string, number>()
+    const share = lane.queues.size > 1 ? opts.maxSharedGroupEvents : opts.maxGroupEvents
     let events = 0
-    let n = 0
-    while (n < queue.length && n < opts.maxGroupJobs) {
-      const size = jobWeight(queue[n]?.job)
-      if (n > 0 && events + size > opts.maxGroupEvents) break
-      events += size
-      n++
+    for (let progress = true; progress && group.length < opts.maxGroupJobs;) {
+      progress = false
+      for (const [project, queue] of lane.queues) {
+        const next = queue[0]
+        if (!next || group.length >= opts.maxGroupJobs) continue
+        const size = jobWeight(next.job)
+        const mine = taken.get(project) ?? 0
+        // The first batch of each project always fits, so a batch larger than the share is never stuck.
+        if (group.length > 0 && (events + size > opts.maxGroupEvents || (mine > 0 && mine + size > share))) continue
+        queue.shift()
+        group.push(next)
+        events += size
+        taken.set(project, mine + size)
+        progress = true
+      }
     }
-    return queue.splice(0, n)
+    for (const project of taken.keys()) {
+      const queue = lane.queues.get(project)
+      lane.queues.delete(project)
+      if (queue && queue.length > 0) lane.queues.set(project, queue)
+    }
+    for (const pending of group) {
+      queued--
+      const left = (queuedOf.get(pending.job.projectId) ?? 1) - 1
+      if (left === 0) queuedOf.delete(pending.job.projectId)
+      else queuedOf.set(pending.job.projectId, left)
+    }
+    return group
   }
 
-  const drain = async (lane: (typeof lanes)[number]): Promise<void> => {
-    while (lane.queue.length > 0) {
-      const group = takeGroup(lane.queue).sort((a, b) => compareJobs(a.job, b.job))
+  const drain = async (lane: Lane): Promise<void> => {
+    while (lane.queues.size > 0) {
+      const group = takeGroup(lane).sort((a, b) => compareJobs(a.job, b.job))
       const outcomes = await writeBatches(db, group.map((p) => p.job)).then((committed) => {
         opts.onCommitted?.()
         return committed
@@ -81,13 +129,22 @@ export function createWriter(db: Kysely<Database>, options: Partial<WriterOption
   return {
     submit(job) {
       if (closed) return Promise.reject(new AppError(503, 'service_unavailable', 'The service is shutting down; retry shortly.'))
-      if (lanes.reduce((n, l) => n + l.queue.length, 0) >= opts.maxQueued) {
+      if (queued >= opts.maxQueued) {
         return Promise.reject(new AppError(503, 'service_unavailable', 'Ingest is over capacity right now; retry in a few seconds.'))
+      }
+      const mine = queuedOf.get(job.projectId) ?? 0
+      if (mine >= opts.maxQueuedPerProject) {
+        return Promise.reject(new AppError(503, 'service_unavailable',
+          `Project ${job.projectId} has ${mine} batches waiting to be written, as many as one project may; retry in a few seconds.`))
       }
       const lane = lanes[laneOf(job, lanes.length)]
       if (!lane) throw new Error('no writer lane')
       return new Promise<AppendResult>((resolve, reject) => {
-        lane.queue.push({ job, resolve, reject })
+        let queue = lane.queues.get(job.projectId)
+        if (!queue) lane.queues.set(job.projectId, (queue = []))
+        queue.push({ job, resolve, reject })
+        queued++
+        queuedOf.set(job.projectId, mine + 1)
         // setImmediate lets the batches already read from sockets join this group.
         lane.draining ??= new Promise<void>((started) => { setImmediate(started) }).then(() => drain(lane))
       })

@@ -201,6 +201,20 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     assert.equal((await cli(['webhook', 'remove', '--project', project], env)).code, 2, 'WEBHOOK_ID is required')
   })
 
+  it('project create and update set the ingest rate limit and daily quota, naming a bad value', async () => {
+    const created = await cli(['project', 'create', '--name', 'L', '--domain', 'l.example', '--rate-limit', '50', '--daily-quota', '100000', '--json'], env)
+    assert.equal(created.code, 0, created.stderr)
+    const id = (JSON.parse(created.stdout) as { id: string }).id
+    assert.match((await cli(['project', 'list'], env)).stdout, new RegExp(`${id}  L \\(l\\.example\\)  retention 30 d  IP full \\(server default\\)  rate limit 50/s  daily quota 100000 events`))
+    const updated = await cli(['project', 'update', '--project', id, '--rate-limit', 'default', '--daily-quota', 'none', '--json'], env)
+    assert.equal(updated.code, 0, updated.stderr)
+    assert.deepEqual(Object.entries(JSON.parse(updated.stdout) as Record<string, unknown>).filter(([k]) => k === 'ingestRateLimit' || k === 'dailyEventQuota'),
+      [['ingestRateLimit', null], ['dailyEventQuota', null]])
+    const bad = await cli(['project', 'update', '--project', id, '--daily-quota', '0'], env)
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /dailyEventQuota must be a whole number of events from 1 to 1000000000000, or null for no quota \(got 0\)/)
+  })
+
   it('project create and update set IP storage and masked fields, naming a bad value', async () => {
     const created = await cli(['project', 'create', '--name', 'P', '--domain', 'p.example', '--ip-storage', 'truncated', '--mask-fields', 'iban, phone', '--json'], env)
     assert.equal(created.code, 0, created.stderr)
@@ -214,7 +228,7 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     const changed = JSON.parse(updated.stdout) as { ipStorage: string | null; maskFields: string[] }
     assert.deepEqual([changed.ipStorage, changed.maskFields], [null, []])
     const renamed = await cli(['project', 'update', '--project', id, '--name', 'P2'], env)
-    assert.ok(renamed.stdout.startsWith(`Updated: ${id}  P2 (p.example)  retention 30 d  IP full (server default)  API key`), renamed.stdout)
+    assert.ok(renamed.stdout.startsWith(`Updated: ${id}  P2 (p.example)  retention 30 d  IP full (server default)  rate limit 1000/s (server default)  API key`), renamed.stdout)
     const bad = await cli(['project', 'update', '--project', id, '--ip-storage', 'hashed'], env)
     assert.equal(bad.code, 2)
     assert.match(bad.stderr, /--ip-storage must be full, truncated, none or default/)

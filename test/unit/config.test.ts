@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config.ts'
-import { MAX_PARALLEL_WORKERS } from '../../common/limits.ts'
+import { DEFAULT_INGEST_RATE_LIMIT, MAX_INGEST_RATE_LIMIT, MAX_PARALLEL_WORKERS } from '../../common/limits.ts'
 
 describe('loadConfig', () => {
   it('defaults to the SQLite file ./data/sessionwatch.db, port 8080, all interfaces', () => {
@@ -90,6 +90,16 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ IP_STORAGE: 'anonymized' }), (error: unknown) =>
       error instanceof ConfigError && /IP_STORAGE="anonymized": must be one of full, truncated, none/.test(error.message))
   })
+  it('reads INGEST_RATE_LIMIT as requests per second, 0 (no limit) to its bound, 1000 by default', () => {
+    assert.equal(loadConfig({}).ingestRateLimit, DEFAULT_INGEST_RATE_LIMIT)
+    assert.equal(loadConfig({ INGEST_RATE_LIMIT: '0' }).ingestRateLimit, 0)
+    assert.equal(loadConfig({ INGEST_RATE_LIMIT: '250' }).ingestRateLimit, 250)
+    for (const bad of ['-1', '1.5', 'fast', String(MAX_INGEST_RATE_LIMIT + 1)]) {
+      assert.throws(() => loadConfig({ INGEST_RATE_LIMIT: bad }), (error: unknown) => error instanceof ConfigError
+        && error.message.includes(`INGEST_RATE_LIMIT="${bad}": must be a whole number of requests per second from 0 (no limit) to ${MAX_INGEST_RATE_LIMIT}`))
+    }
+  })
+
   it('reads HEAP_GROWTH_PERCENT from 10 to 300; unset, V8 chooses', () => {
     assert.equal(loadConfig({}).heapGrowthPercent, null)
     assert.equal(loadConfig({ HEAP_GROWTH_PERCENT: '50' }).heapGrowthPercent, 50)

@@ -89,6 +89,7 @@ describe('limits and defaults', () => {
       IP_STORAGE: limits.DEFAULT_IP_STORAGE,
       REQUEST_TIMEOUT_MS: limits.DEFAULT_REQUEST_TIMEOUT_MS,
       HEADERS_TIMEOUT_MS: limits.DEFAULT_HEADERS_TIMEOUT_MS,
+      INGEST_RATE_LIMIT: limits.DEFAULT_INGEST_RATE_LIMIT,
     }
     for (const [name, value] of Object.entries(defaults)) assert.equal(table.get(name)?.[0], String(value), `README default of ${name}`)
     const meaning = (name: string) => table.get(name)?.[1] ?? ''
@@ -98,6 +99,21 @@ describe('limits and defaults', () => {
     assert.ok(meaning('ADMIN_PASSWORD').includes(`(${limits.MIN_ADMIN_PASSWORD_LENGTH}+ characters)`))
     assert.ok(meaning('DATABASE_PARALLEL_WORKERS').endsWith(`0 to ${limits.MAX_PARALLEL_WORKERS}`))
     assert.ok(meaning('SOURCEMAP_CACHE_BYTES').includes(`(${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`))
+    assert.equal(limits.INGEST_BURST_SECONDS, 2, 'the docs say "bursts of twice that"')
+    assert.ok(meaning('INGEST_RATE_LIMIT').includes(`with bursts of twice that, 0 to ${limits.MAX_INGEST_RATE_LIMIT}`))
+  })
+
+  it('the README and docs state the ingest rate limit, quota and writer queues', () => {
+    states('README.md', [
+      `\`INGEST_RATE_LIMIT\` requests per second (default ${limits.DEFAULT_INGEST_RATE_LIMIT}, bursts of twice that)`,
+      `a writer queue of their own (at most ${limits.WRITER_MAX_QUEUED_PER_PROJECT})`,
+    ])
+    states('docs/api.md', [
+      `\`INGEST_RATE_LIMIT\` (default ${limits.DEFAULT_INGEST_RATE_LIMIT} a second, 0 to ${limits.MAX_INGEST_RATE_LIMIT}`,
+      `(\`dailyEventQuota\`, 1 to ${limits.MAX_DAILY_EVENT_QUOTA};`,
+      `a queue of its own of at most ${limits.WRITER_MAX_QUEUED_PER_PROJECT} batches (${limits.WRITER_MAX_QUEUED} in all)`,
+      `with at most ${limits.WRITER_SHARED_GROUP_EVENTS} events of one project in a commit while another waits`,
+    ])
   })
 
   it('the README and docs/api.md state the source map limits', () => {

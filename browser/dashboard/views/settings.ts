@@ -1,7 +1,8 @@
 import {
-  IP_STORAGE_MODES, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
+  INGEST_BURST_SECONDS, IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_INGEST_RATE_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH,
+  MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
 } from '../../../common/limits.ts'
-import { api, ApiError, type IpStorage, type ProjectSummary, type ServerDefaults } from '../api.ts'
+import { api, ApiError, type IpStorage, type ProjectSummary, type ProjectUsage, type ServerDefaults } from '../api.ts'
 import { h } from '../dom.ts'
 import { eraseCard } from './erase.ts'
 import { renderWebhooks } from './webhooks.ts'
@@ -12,7 +13,7 @@ const IP_STORAGE_LABELS: Record<IpStorage, string> = {
   none: 'None',
 }
 
-/** Name, domain, retention and privacy of a project, its webhooks, and erasing a visitor's data. */
+/** Name, domain, retention, privacy and ingest limits of a project, its webhooks, and erasing a visitor's data. */
 export function renderSettings(body: HTMLElement, project: ProjectSummary, defaults: ServerDefaults): void {
   const name = h('input', { id: 'set-name', required: true, maxlength: MAX_PROJECT_NAME_LENGTH, value: project.name })
   const domain = h('input', { id: 'set-domain', required: true, value: project.domain })
@@ -25,6 +26,21 @@ export function renderSettings(body: HTMLElement, project: ProjectSummary, defau
     ...IP_STORAGE_MODES.map((mode) => h('option', { value: mode }, IP_STORAGE_LABELS[mode])))
   ipStorage.value = project.ipStorage ?? ''
   const maskFields = h('input', { id: 'set-mask-fields', value: project.maskFields.join(', '), placeholder: 'iban, birthDate, phone' })
+  // Empty: the server's INGEST_RATE_LIMIT (rate) and no quota (quota), stored as null.
+  const rate = h('input', {
+    id: 'set-rate-limit', type: 'number', min: 0, max: MAX_INGEST_RATE_LIMIT, value: project.ingestRateLimit ?? '',
+    placeholder: `Server default (${defaults.ingestRateLimit === 0 ? 'no limit' : `${defaults.ingestRateLimit}/s`})`,
+  })
+  const quota = h('input', { id: 'set-daily-quota', type: 'number', min: 1, max: MAX_DAILY_EVENT_QUOTA, value: project.dailyEventQuota ?? '', placeholder: 'No quota' })
+  const usage = h('p', { class: 'hint', id: 'set-usage' })
+  const showUsage = (): void => {
+    api<ProjectUsage>('GET', `/projects/${encodeURIComponent(project.id)}/usage`).then((u) => {
+      usage.textContent = u.dailyEventQuota === null
+        ? 'No quota: events are not counted.'
+        : `Today (${u.day}, UTC): ${u.events.toLocaleString('en')} of ${u.dailyEventQuota.toLocaleString('en')} events.`
+    }, () => { usage.textContent = '' })
+  }
+  showUsage()
   const message = h('p', { role: 'status', id: 'settings-message' })
   const form = h('form', { class: 'card', id: 'settings' },
     h('label', {}, 'Name', name), h('label', {}, 'Domain', domain),
@@ -35,6 +51,13 @@ export function renderSettings(body: HTMLElement, project: ProjectSummary, defau
     h('label', {}, 'Masked fields', maskFields),
     h('p', { class: 'hint' }, `Up to ${MAX_MASK_FIELDS} field names (each up to ${MAX_MASK_FIELD_LENGTH} characters), comma-separated, whose values `
       + 'are replaced by *** in request and response bodies, besides passwords, tokens and card numbers. Applies to events from now on.'),
+    h('label', {}, 'Ingest rate limit (requests per second)', rate),
+    h('p', { class: 'hint' }, `Per service process, with bursts of ${INGEST_BURST_SECONDS}× the rate; beyond it the SDKs are told to wait (429). `
+      + 'Empty: the server\'s INGEST_RATE_LIMIT; 0: no limit.'),
+    h('label', {}, 'Daily event quota', quota),
+    h('p', { class: 'hint' }, 'Events accepted per UTC day, all service processes together; once spent, ingest waits until the next UTC midnight. '
+      + 'Empty: no quota.'),
+    usage,
     h('button', { type: 'submit', class: 'primary' }, 'Save'), message)
   form.addEventListener('submit', (event) => {
     event.preventDefault()
@@ -43,10 +66,12 @@ export function renderSettings(body: HTMLElement, project: ProjectSummary, defau
       name: name.value, domain: domain.value, retentionDays: Number(retention.value),
       ipStorage: ipStorage.value === '' ? null : ipStorage.value,
       maskFields: maskFields.value.split(',').map((f) => f.trim()).filter((f) => f !== ''),
+      ingestRateLimit: rate.value === '' ? null : Number(rate.value), dailyEventQuota: quota.value === '' ? null : Number(quota.value),
     }).then((saved) => {
       message.className = 'ok'
       message.textContent = `Saved: ${saved.name}, ${saved.domain}, ${saved.retentionDays} days.`
       maskFields.value = saved.maskFields.join(', ')
+      showUsage()
     }, (error: unknown) => {
       message.className = 'error'
       message.textContent = error instanceof ApiError ? error.message : String(error)

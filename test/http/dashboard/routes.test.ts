@@ -43,6 +43,27 @@ for (const engine of testEngines()) {
       assert.equal(json(wrong).code, 'invalid_password')
     })
 
+    it('sets a project\'s rate limit and daily quota, and shows the quota with today\'s usage', async () => {
+      const p = await t.newProject('Limited')
+      const none = await call('GET', `/projects/${p.id}/usage`)
+      assert.equal(none.statusCode, 200, none.body)
+      assert.deepEqual(json(none), { day: new Date().toISOString().slice(0, 10), events: 0, dailyEventQuota: null })
+      const saved = await call('PATCH', `/projects/${p.id}`, { ingestRateLimit: 0, dailyEventQuota: 1000 })
+      assert.equal(saved.statusCode, 200, saved.body)
+      assert.equal(json(saved).ingestRateLimit, 0)
+      assert.equal(json(saved).dailyEventQuota, 1000)
+      const sent = await t.ingest(batch('limited-visit-1', [{ type: 'CLICK', message: 'a' }, { type: 'CLICK', message: 'b' }]), { headers: { 'x-ingest-key': p.ingestKey } })
+      assert.equal(sent.statusCode, 200, sent.body)
+      assert.equal(json(await call('GET', `/projects/${p.id}/usage`)).events, 2)
+      const bad = await call('PATCH', `/projects/${p.id}`, { dailyEventQuota: 0 })
+      assert.equal(bad.statusCode, 400)
+      assert.equal(json(bad).parameter, 'dailyEventQuota')
+      const back = await call('PATCH', `/projects/${p.id}`, { ingestRateLimit: null, dailyEventQuota: null })
+      assert.deepEqual([json(back).ingestRateLimit, json(back).dailyEventQuota], [null, null])
+      const listed = json<{ defaults: { ingestRateLimit: number } }>(await call('GET', '/projects'))
+      assert.equal(listed.defaults.ingestRateLimit, 1000, 'the server\'s INGEST_RATE_LIMIT, which a project without its own follows')
+    })
+
     it('answers 401 without a valid cookie, and 403 to a change without the X-Sessionwatch header', async () => {
       const none = await t.app.inject({ url: '/app/api/projects' })
       assert.equal(none.statusCode, 401)

@@ -100,7 +100,15 @@ describe('OpenAPI document', () => {
     const op = doc.paths['/ingest/v1/batch']?.post
     assert.ok(op)
     assert.equal(op.operationId, 'ingestBatch')
-    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415', '431', '503'])
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '413', '415', '429', '431', '503'])
+  })
+
+  it('lists the 429 of the rate limit and quota, with Retry-After, on the four ingest routes', () => {
+    for (const path of ['/ingest/v1/batch', '/ingest/v1/recording', '/api/{projectId}/envelope/', '/api/{projectId}/store/']) {
+      const answer = doc.paths[path]?.post?.responses['429'] as { description?: string; headers?: Record<string, unknown> } | undefined
+      assert.match(String(answer?.description), /rate limit or has spent its daily event quota/, path)
+      assert.ok(answer?.headers?.['Retry-After'], `${path} documents Retry-After`)
+    }
   })
 
   it('documents the source map upload with the upload key, with the map as the raw body; the API key writes nothing', () => {

@@ -297,6 +297,33 @@ for (const engine of testEngines()) {
       assert.ok(refused.every((o) => o.reason instanceof AppError && o.reason.statusCode === 503))
     })
 
+    it('bounds each project\'s queue: a flood is refused 503 beyond its own bound while another project still queues', async () => {
+      const other = (await createProject(handle.db, { name: 'Other', domain: 'o.example' })).id
+      const writer = createWriter(handle.db, { maxQueued: 10, maxQueuedPerProject: 4 })
+      const flood = Array.from({ length: 8 }, (_, i) => writer.submit(job(`bound-${i}-key`, [eventRecord('a', now)])))
+      const theirs = Array.from({ length: 3 }, (_, i) => writer.submit(writeJob(other, `bound-other-${i}-key`, [eventRecord('a', now)], now)))
+      const [floodOutcomes, theirOutcomes] = await Promise.all([Promise.allSettled(flood), Promise.allSettled(theirs)])
+      await writer.close()
+      assert.deepEqual(floodOutcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected', 'rejected'])
+      const refusal = floodOutcomes[7]
+      assert.ok(refusal?.status === 'rejected' && refusal.reason instanceof AppError && refusal.reason.statusCode === 503)
+      assert.match(refusal.reason.message, new RegExp(`Project ${projectId} has 4 batches waiting`))
+      assert.ok(theirOutcomes.every((o) => o.status === 'fulfilled'), 'the other project is not refused for the flood')
+    })
+
+    it('serves waiting projects in turn: another project\'s batch is committed in the next group, not behind a flood', async () => {
+      const other = (await createProject(handle.db, { name: 'Turn', domain: 't.example' })).id
+      // Groups of at most 2 batches: the flood takes 10 groups, one after the other.
+      const writer = createWriter(handle.db, { maxGroupJobs: 2 })
+      const order: string[] = []
+      const flood = Array.from({ length: 20 }, (_, i) =>
+        writer.submit(job(`turn-${i}-key`, [eventRecord('a', now)])).then(() => { order.push(`flood-${i}`) }))
+      const theirs = writer.submit(writeJob(other, 'turn-other-key', [eventRecord('a', now)], now)).then(() => { order.push('other') })
+      await Promise.all([...flood, theirs])
+      await writer.close()
+      assert.ok(order.indexOf('other') <= 2, `the other project's batch shares the first group: ${order.join(' ')}`)
+    })
+
     it('commits every accepted batch before close resolves, and refuses new ones after', async () => {
       const writer = createWriter(handle.db)
       const pending = Array.from({ length: 5 }, (_, i) => writer.submit(job(`close-${i}-key`, [eventRecord('a', now)])))
