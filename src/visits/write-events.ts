@@ -32,20 +32,38 @@ function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord
 }
 
 /**
+ * Characters of event text in one PostgreSQL INSERT of arrays at most. pg writes an array parameter as one literal in
+ * one synchronous step, escaping every quote and backslash of its texts: a megabyte of quote-heavy text held the event
+ * loop 60-70 ms (statements of 256 Ki characters, up to 35 ms), and a group of busy batches holds several. Larger
+ * groups are split into statements of this much text, a round trip apart; an ordinary group is one statement.
+ */
+const ARRAY_INSERT_TEXT_CHARS = 131_072
+
+const textChars = (row: EventTable | undefined): number => row === undefined ? 0
+  : (row.url?.length ?? 0) + (row.message?.length ?? 0) + (row.stack?.length ?? 0) + (row.req_body?.length ?? 0) + (row.res_body?.length ?? 0)
+
+/**
  * Inserts rows, skipping ids already stored; returns how many were new. On PostgreSQL one statement of a column's
- * values per parameter (takesArrays); on SQLite rows of VALUES, each statement built once per row count (runReused),
+ * values per parameter (takesArrays) per ARRAY_INSERT_TEXT_CHARS of text; on SQLite rows of VALUES, each statement built once per row count (runReused),
  * and the counts are INSERT_SIZES. The values go in EVENT_COLUMNS order.
  */
 async function insertRows(trx: Db, rows: readonly EventTable[]): Promise<number> {
   if (rows.length === 0) return 0
   const skipStored = (oc: OnConflictBuilder<Database, 'events'>) => oc.columns(['project_id', 'session_id', 'id']).doNothing()
-  if (takesArrays(trx)) {
-    const arrays = EVENT_COLUMNS.map((c) => rows.map((r) => r[c]))
-    const result = await runReused(trx, 'insert events as arrays', arrays, () => trx.insertInto('events').columns(EVENT_COLUMNS)
-      .expression(rowsOfArrays(EVENT_COLUMNS.map((c, k) => [arrays[k] ?? [], EVENT_TYPES[c]]))).onConflict(skipStored))
-    return Number(result.numAffectedRows ?? 0)
-  }
   let inserted = 0
+  if (takesArrays(trx)) {
+    for (let i = 0; i < rows.length;) {
+      let end = i + 1
+      for (let chars = textChars(rows[i]); end < rows.length && chars + textChars(rows[end]) <= ARRAY_INSERT_TEXT_CHARS; end++) chars += textChars(rows[end])
+      const chunk = rows.slice(i, end)
+      i = end
+      const arrays = EVENT_COLUMNS.map((c) => chunk.map((r) => r[c]))
+      const result = await runReused(trx, 'insert events as arrays', arrays, () => trx.insertInto('events').columns(EVENT_COLUMNS)
+        .expression(rowsOfArrays(EVENT_COLUMNS.map((c, k) => [arrays[k] ?? [], EVENT_TYPES[c]]))).onConflict(skipStored))
+      inserted += Number(result.numAffectedRows ?? 0)
+    }
+    return inserted
+  }
   for (let i = 0; i < rows.length;) {
     const size = INSERT_SIZES.find((s) => s <= rows.length - i) ?? 1
     const chunk = rows.slice(i, i + size)
