@@ -1,5 +1,6 @@
 import { promisify } from 'node:util'
 import { gzip as gzipCb } from 'node:zlib'
+import { scrub } from '../../common/scrub.ts'
 import type { Db } from '../db/database.ts'
 import { invalidBody, notFound } from '../errors.ts'
 import { CorruptData, inflate, InflateBudget } from '../http/inflate.ts'
@@ -81,6 +82,7 @@ async function decodeChunk(
     const parsed = parseChunk(json)
     if (typeof parsed === 'string') throw invalidBody(`${field} ${parsed}`, field)
     summary = parsed.summary
+    if (scrubRecording(parsed.events)) stored = await gzip(JSON.stringify(parsed.events))
   }
   if (stored.length > limits.maxChunkBytes) return dropped('chunk_too_large', stored.length)
   return {
@@ -112,6 +114,40 @@ export function parseChunk(json: Buffer): { events: unknown[]; summary: Summary 
   }
   const summary = { count: events.length, first: Math.trunc(first), last: Math.trunc(last), fullSnapshot: opensWithSnapshot(events as { type: number }[]) }
   return { events, summary }
+}
+
+/** rrweb's events that carry URLs and messages rather than the DOM: Meta (the page's URL) and Custom (a Sentry replay's breadcrumbs and spans). */
+const META = 4
+export const CUSTOM = 5
+
+/**
+ * Scrubs a recording's URLs and messages in place as events' are (common/scrub.ts): each Meta event's page URL (an
+ * OAuth redirect's fragment, a `?token=`) and each Custom event's payload (a Sentry replay's breadcrumbs and request
+ * spans, with their URLs and console messages). Returns whether anything changed, so an unchanged chunk is stored as
+ * sent. The DOM itself is the recorder's to mask (maskAllInputs, maskAllText, blockSelector): it is not rewritten here.
+ */
+export function scrubRecording(events: readonly unknown[]): boolean {
+  let changed = false
+  for (const event of events) {
+    const { type, data } = event as { type: number; data?: unknown }
+    if (type === META && typeof (data as { href?: unknown } | undefined)?.href === 'string') {
+      const meta = data as { href: string }
+      const href = scrub(meta.href)
+      if (href !== meta.href) {
+        meta.href = href
+        changed = true
+      }
+    } else if (type === CUSTOM && data !== null && typeof data === 'object' && 'payload' in data) {
+      // Parsed from JSON, the payload is JSON again whole: never undefined, never a function.
+      const before = JSON.stringify(data.payload)
+      const after = scrub(before)
+      if (after !== before) {
+        data.payload = JSON.parse(after)
+        changed = true
+      }
+    }
+  }
+  return changed
 }
 
 /**

@@ -3,13 +3,11 @@ import { gzip as gzipCb } from 'node:zlib'
 import { DEFAULT_SLOW_THRESHOLD_MS, MAX_CHUNK_JSON_BYTES, MAX_DURATION_MS, TEXT_LIMITS } from '../../common/limits.ts'
 import { CorruptData, inflate, type InflateBudget } from '../http/inflate.ts'
 import type { IngestEvent } from '../ingest/schema.ts'
-import { parseChunk, type CheckedChunk } from '../recording/service.ts'
+import { CUSTOM, parseChunk, scrubRecording, type CheckedChunk } from '../recording/service.ts'
 import { contentId, resolveUrl, sentryTime } from './event.ts'
 
 const gzip = promisify(gzipCb)
 
-/** rrweb's custom event type, which Sentry's replay uses for its breadcrumbs and performance spans. */
-const CUSTOM = 5
 
 /**
  * A `replay_recording` payload: `{"segment_id":N}` on its first line, then the segment's rrweb events as JSON,
@@ -48,8 +46,9 @@ export async function recordingChunk(
   if (json.length > MAX_CHUNK_JSON_BYTES) return { dropped: 'it is beyond the chunk limit' }
   const parsed = parseChunk(json)
   if (typeof parsed === 'string') return { dropped: `its data ${parsed}` }
+  const scrubbed = scrubRecording(parsed.events) ? JSON.stringify(parsed.events) : json
   return {
-    chunk: { id: `sentry-${replayId}-${String(segment).padStart(6, '0')}`, gzip: await gzip(json), summary: parsed.summary },
+    chunk: { id: `sentry-${replayId}-${String(segment).padStart(6, '0')}`, gzip: await gzip(scrubbed), summary: parsed.summary },
     events: slowRequests(parsed.events, page, isOwnUrl),
   }
 }

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { deflateSync } from 'node:zlib'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { batch } from '../../helpers/factories.ts'
+import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
 import { envelope, errorEvent, postEnvelope } from '../../helpers/sentry.ts'
 
 /** The secret every form below carries, and the Basic credentials made of it. */
@@ -79,6 +81,37 @@ for (const engine of testEngines()) {
       }
       assertNoSecret('the issues', (await t.get('/api/v1/issues')).body)
       assertNoSecret('the database', await everythingStored(t))
+    })
+
+    it('scrubs a recording\'s page URLs and a Sentry replay\'s breadcrumbs and spans, chunk by chunk', async () => {
+      const start = Date.now() - 10_000
+      const leaky = (events: Record<string, unknown>[]) => [
+        { ...events[0], data: { href: `https://shop.example/cb#access_token=${SECRET}&state=1`, width: 1280, height: 800 } },
+        ...events.slice(1),
+        { type: 5, timestamp: start + 100, data: { tag: 'breadcrumb', payload: { category: 'console', message: `Authorization: Bearer ${SECRET}` } } },
+        { type: 5, timestamp: start + 200, data: { tag: 'performanceSpan', payload: {
+          op: 'resource.fetch', description: `https://api.example/x?api_key=${SECRET}`, startTimestamp: (start + 200) / 1000, endTimestamp: (start + 3200) / 1000,
+        } } },
+      ]
+      const ours = await t.ingest(batch('recorded-secrets', [], { recording: [chunkUpload('c0', leaky(rrwebEvents(start, 1)))] }))
+      assert.equal(ours.statusCode, 200, ours.body)
+      const replayId = randomBytes(16).toString('hex')
+      const data = Buffer.concat([Buffer.from('{"segment_id":0}\n'), deflateSync(JSON.stringify(leaky(rrwebEvents(start, 1))))])
+      const sentry = await postEnvelope(t, envelope({ event_id: replayId, sent_at: new Date().toISOString() }, [
+        [{ type: 'replay_event' }, { type: 'replay_event', replay_id: replayId, segment_id: 0, timestamp: start / 1000, replay_start_timestamp: start / 1000 }],
+        [{ type: 'replay_recording', length: data.length }, data],
+      ]), { headers: { 'content-type': undefined } })
+      assert.equal(sentry.statusCode, 200, sentry.body)
+      const list = json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions?recording=true&limit=10'))
+      assert.equal(list.sessions.length, 2)
+      for (const s of list.sessions) {
+        const chunks = json<{ chunks: { id: string }[] }>(await t.get(`/api/v1/sessions/${s.id}/recording`)).chunks
+        assert.equal(chunks.length, 1)
+        const chunk = (await t.get(`/api/v1/sessions/${s.id}/recording/chunks/${chunks[0]?.id ?? ''}`)).body
+        assertNoSecret(`the chunk of ${s.id}`, chunk)
+        assert.match(chunk, /access_token=\*\*\*&state=1/, 'the URL kept, its token masked')
+        assert.match(chunk, /"type":2/, 'the DOM kept')
+      }
     })
   })
 }
