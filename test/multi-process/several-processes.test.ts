@@ -35,7 +35,7 @@ describe('several service processes on one PostgreSQL database', { skip: testEng
   it('migrates once and creates exactly one first project between them', async () => {
     const banners = await Promise.all(servers.map(async (s) => {
       await new Promise((r) => setTimeout(r, 300))
-      return /API key \(secret, read-only; shown only now\): (sw_api_\S+)\n {2}Ingest key[^:]*: (sw_ing_\S+)/.exec(s.output())
+      return /API key \(secret, read-only; shown only now\): (sw_api_\S+)\n(?: {2}Upload key[^\n]*\n)? {2}Ingest key[^:]*: (sw_ing_\S+)/.exec(s.output())
     }))
     const printed = banners.filter((b) => b !== null)
     assert.equal(printed.length, 1, 'one process printed the first project')

@@ -34,7 +34,7 @@ for (const engine of testEngines()) {
 
     it('lists each project\'s IP storage and masked fields with the server\'s default, and changes them', async () => {
       const listed = json<{ projects: Summary[]; defaults: { ipStorage: string } }>(await call('GET', '/projects'))
-      assert.deepEqual(listed.defaults, { ipStorage: 'truncated', demo: false })
+      assert.deepEqual(listed.defaults, { ipStorage: 'truncated', ingestRateLimit: 1000, demo: false })
       assert.deepEqual(listed.projects.map((p) => [p.ipStorage, p.maskFields]), [[null, []]])
       const patched = await call('PATCH', `/projects/${t.project.id}`, { ipStorage: 'full', maskFields: [' iban ', 'IBAN', 'birth_date'] })
       assert.equal(patched.statusCode, 200, patched.body)

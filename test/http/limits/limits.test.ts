@@ -18,7 +18,8 @@ const errorEnvelope = () => {
   return envelope({ event_id: id, sent_at: new Date().toISOString() }, [[{ type: 'event' }, errorEvent(id)]])
 }
 const events = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'CLICK', message: `click ${i}` }))
-const statuses = (answers: readonly LightMyRequestResponse[]) => answers.map((a) => a.statusCode)
+/** The answers' statuses in order: requests sent at once are counted in whatever order they are read, so not theirs. */
+const statuses = (answers: readonly LightMyRequestResponse[]) => answers.map((a) => a.statusCode).sort((a, b) => a - b)
 /** Seconds to the next UTC midnight, as the quota's Retry-After says. */
 const toMidnight = () => (Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS / 1000 - Date.now() / 1000
 
