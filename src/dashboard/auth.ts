@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import type { Db } from '../db/database.ts'
-import { claimOnce } from '../db/meta.ts'
+import { claimOnce, metaValue } from '../db/meta.ts'
 import { sha256Hex } from '../shared/ids.ts'
 import * as store from './store.ts'
 
@@ -44,9 +44,6 @@ async function matches(stored: string, password: string): Promise<boolean> {
   return timingSafeEqual(actual, expected)
 }
 
-const readMeta = async (db: Db, key: string) =>
-  (await db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst())?.value
-
 /** A cookie's token: 256 random bits, base64url. Only its SHA-256 is stored. */
 const TOKEN = /^[\w-]{43}$/
 
@@ -56,14 +53,14 @@ const TOKEN = /^[\w-]{43}$/
  * the password it was made with, so signing out deletes it and a changed password ends every sign-in.
  */
 export function adminAuth(db: Db, envPassword: string | null): AdminAuth {
-  const stored = () => readMeta(db, PASSWORD_KEY)
+  const stored = () => metaValue(db, PASSWORD_KEY)
   const passwordTag = async () => (envPassword === null ? sha256Hex(`db:${(await stored()) ?? ''}`) : sha256Hex(`env:${envPassword}`))
   const tokenHash = (token: string | undefined) => (token !== undefined && TOKEN.test(token) ? sha256Hex(token) : null)
   let deviceSecret: Promise<string> | null = null
   const signDevice = async (id: string) => {
     deviceSecret ??= (async () => {
       await claimOnce(db, DEVICE_SECRET_KEY, randomBytes(32).toString('hex'))
-      return (await readMeta(db, DEVICE_SECRET_KEY)) ?? ''
+      return (await metaValue(db, DEVICE_SECRET_KEY)) ?? ''
     })()
     return createHmac('sha256', await deviceSecret).update(id).digest('base64url')
   }
@@ -115,7 +112,7 @@ export function generatePassword(): string {
  */
 export async function ensurePassword(db: Db, opts: { reset?: boolean } = {}): Promise<string | null> {
   // Every start asks; hashing (scrypt, tens of ms) only when there is a password to set.
-  if (!opts.reset && (await readMeta(db, PASSWORD_KEY)) !== undefined) return null
+  if (!opts.reset && (await metaValue(db, PASSWORD_KEY)) !== undefined) return null
   const password = generatePassword()
   const hash = await hashPassword(password)
   if (opts.reset) await db.deleteFrom('meta').where('key', '=', PASSWORD_KEY).execute()
