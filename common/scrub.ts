@@ -10,7 +10,7 @@ import { maskCards } from './text.ts'
  */
 
 /** What a masked value becomes. */
-export const MASK = '***'
+const MASK = '***'
 
 /*
  * Names are compared lower-cased without `-`, `_`, `.` and spaces, so `api_key`, `api-key`, `x-api-key` and `apiKey`

@@ -7,7 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto'
  * old one replayed. docs/api.md says how to verify.
  */
 
-export const SECRET_PREFIX = 'whsec_'
+const SECRET_PREFIX = 'whsec_'
 
 /** Random bytes of a new secret: the spec allows 24 to 64; 32 is the HMAC-SHA256 block's half and its output's size. */
 const SECRET_BYTES = 32
@@ -19,7 +19,7 @@ export const newWebhookSecret = (): string => SECRET_PREFIX + randomBytes(SECRET
  * The `webhook-signature` value of a delivery: `v1,` and the base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`,
  * keyed by the base64-decoded part of the secret.
  */
-export function webhookSignature(secret: string, id: string, timestamp: number, body: string): string {
+function webhookSignature(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
 }
