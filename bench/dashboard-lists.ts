@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.ts'
 import { dashboardSessions } from '../src/dashboard/service.ts'
 import { openDatabase } from '../src/db/connect.ts'
 import { listProjects, getProject } from '../src/projects/service.ts'
-import { countSessions } from '../src/visits/read.ts'
+import { countSessions } from '../src/search/index.ts'
 import { ROOT } from './lib/service.ts'
 
 const url = process.argv[2] ?? `file:${ROOT}/bench/data/bench.sqlite`

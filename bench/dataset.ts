@@ -9,7 +9,7 @@ import type { Engine } from '../src/config.ts'
 import type { Database } from '../src/db/database.ts'
 import { fillSearch, fillTermBits } from '../src/db/migrations-search.ts'
 import { createProject } from '../src/projects/service.ts'
-import { DAY_MS } from '../src/shared/time.ts'
+import { DAY_MS } from '../src/util/time.ts'
 
 export interface DatasetSpec {
   sessions: number

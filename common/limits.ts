@@ -352,7 +352,7 @@ export const WEBHOOK_LOG_SIZE = 50
 
 // --- Memory a process keeps between requests ---
 /**
- * Each of these caches is bounded by its entries' estimated heap bytes (src/shared/memory.ts), not by their count
+ * Each of these caches is bounded by its entries' estimated heap bytes (src/util/memory.ts), not by their count
  * or key length: under error-heavy ingest, caches bounded by key length alone held ~55 MB of live heap, and V8 grows
  * its heap to a few times what is live (issue 16, docs/performance.md).
  */

@@ -21,7 +21,7 @@ import { describeKeys, describeProject, describeUploadKey, withDsn } from './pro
 import { eraseVisitor } from './privacy/service.ts'
 import { args, PROJECT_FIELDS, projectFields, required, UsageError } from './cli-options.ts'
 import { createResolver } from './sourcemaps/resolve.ts'
-import { sourceMapMapper } from './issues/grouping.ts'
+import { sourceMapMapper } from './issues/index.ts'
 import { deleteMaps, listMaps } from './sourcemaps/service.ts'
 import { UploadError } from './sourcemaps/client.ts'
 import { sourcemapsUpload } from './cli-sourcemaps.ts'

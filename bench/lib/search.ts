@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { term } from '../../src/visits/search.ts'
+import { term } from '../../src/search/index.ts'
 import type { Dataset } from '../dataset.ts'
 
 const MARKER = 'bench_search'

@@ -4,19 +4,18 @@
  * a map of ~6 MB, the size of a large single-page app's). One session's script has the map uploaded,
  * the other's has none; getSession of each, compared, is the price of mapping at read time.
  */
-import { noFacts } from '../../src/visits/facts.ts'
+import { noFacts, writeBatches } from '../../src/visits/index.ts'
 import path from 'node:path'
 import { decodedMappings } from '@jridgewell/trace-mapping'
 import { build } from 'esbuild'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import type { EventRecord } from '../../src/events/types.ts'
+import type { EventRecord } from '../../src/contract/index.ts'
 import { createProject } from '../../src/projects/service.ts'
 import { parseMap } from '../../src/sourcemaps/map.ts'
 import { checkUploads, storeUploads } from '../../src/sourcemaps/service.ts'
-import { writeBatches } from '../../src/visits/write.ts'
 import { ROOT } from './service.ts'
-import { groupEvents } from '../../src/issues/grouping.ts'
+import { groupEvents } from '../../src/issues/index.ts'
 
 export interface MapSessions {
   apiKey: string

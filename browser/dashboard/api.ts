@@ -32,7 +32,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 }
 
 // The wire types come from the service's own view types, so the two cannot drift apart.
-export type { SessionDetailView as SessionItem, SessionView as SessionBasics, EventView as SessionEvent } from '../../src/sessions/schema.ts'
+export type { SessionDetailView as SessionItem, SessionView as SessionBasics, EventView as SessionEvent } from '../../src/contract/index.ts'
 export type { RecordingView as RecordingInfo } from '../../src/recording/service.ts'
 /** Projects as the dashboard API gives them: with their Sentry DSN. */
 export type ProjectSummary = WithDsn<Summary>

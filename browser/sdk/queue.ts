@@ -1,4 +1,4 @@
-import type { IngestEvent } from '../../src/ingest/schema.ts'
+import type { IngestEvent } from '../../src/contract/index.ts'
 
 /**
  * Why events were dropped instead of sent; exposed by Sessionwatch.stats(). `consent`: held beyond CONSENT_QUEUE_MAX

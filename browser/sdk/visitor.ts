@@ -1,7 +1,7 @@
 import {
   MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_TAGS, MAX_TRAITS, MAX_USER_ID_LENGTH,
 } from '../../common/limits.ts'
-import type { IngestBody } from '../../src/ingest/schema.ts'
+import type { IngestBody } from '../../src/contract/index.ts'
 
 /** A user's traits as `identify` takes them: a flat map of strings, numbers and booleans. */
 export type Traits = Record<string, string | number | boolean>

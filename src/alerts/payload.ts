@@ -1,7 +1,16 @@
 import { WEBHOOK_CHAT_MAX_CHARS, WEBHOOK_CHAT_TITLE_CHARS } from '../../common/limits.ts'
 import { truncate } from '../../common/text.ts'
-import { toIso } from '../shared/time.ts'
-import type { AlertKind, IssueAlert } from './store.ts'
+import { toIso } from '../util/time.ts'
+import type { AlertKind } from './table.ts'
+
+/** An issue that is new or came back, as the ingest write path hands it to the alerts. */
+export interface IssueAlert {
+  projectId: string
+  kind: AlertKind
+  /** When it happened (epoch ms): the issue's first event, or the event that reopened it. */
+  at: number
+  issue: { id: string; type: string; title: string; culprit: string | null; firstSeenAt: number; lastSeenAt: number; events: number; sessions: number }
+}
 
 /**
  * What a delivery says about its alert, taken when the alert is queued and stored with it: every attempt sends

@@ -1,5 +1,5 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
-import { ProjectParams } from '../dashboard/schema.ts'
+import { ProjectParams } from '../projects/schema.ts'
 import { AddedWebhook, DeliveryLog, NewWebhookBody, WebhookList, WebhookParams } from './schema.ts'
 import { addWebhook, deliveryLog, listWebhooks, removeWebhook } from './service.ts'
 

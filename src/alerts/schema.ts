@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { MAX_WEBHOOK_URL_LENGTH } from '../../common/limits.ts'
-import { Nullable } from '../shared/schema.ts'
+import { Nullable } from '../util/schema.ts'
 
 /*
  * The dashboard's webhook routes (/app/api/projects/:projectId/webhooks…): their bodies, answers and the

@@ -5,18 +5,12 @@
 import type { Kysely, Selectable } from 'kysely'
 import { WEBHOOK_RATE_LIMIT, WEBHOOK_RATE_WINDOW_MS } from '../../common/limits.ts'
 import { canMatch, type Database, type Db } from '../db/database.ts'
-import { newId } from '../shared/ids.ts'
-import { alertFacts } from './payload.ts'
+import { newId } from '../util/ids.ts'
+import { alertFacts, type IssueAlert } from './payload.ts'
 import type { DeliveryStatus, WebhookDeliveryTable, WebhookTable } from './table.ts'
 
-export type AlertKind = 'new' | 'regression'
-export interface IssueAlert {
-  projectId: string
-  kind: AlertKind
-  /** When it happened (epoch ms): the issue's first event, or the event that reopened it. */
-  at: number
-  issue: { id: string; type: string; title: string; culprit: string | null; firstSeenAt: number; lastSeenAt: number; events: number; sessions: number }
-}
+export type { IssueAlert } from './payload.ts'
+export type { AlertKind } from './table.ts'
 
 /** Why a delivery over the rate limit was never sent, as the delivery log shows it. */
 export const RATE_LIMITED = `dropped: over ${WEBHOOK_RATE_LIMIT} alerts of this project in ${WEBHOOK_RATE_WINDOW_MS / 60_000} minutes`

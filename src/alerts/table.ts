@@ -2,7 +2,8 @@
  * The tables of webhook alerts, owned by src/alerts/: only store.ts inserts, updates or deletes their rows.
  * Times are epoch milliseconds.
  */
-import type { AlertKind } from './store.ts'
+/** Why an alert is sent: an issue seen for the first time, or one that came back after it was resolved. */
+export type AlertKind = 'new' | 'regression'
 
 /** Row shape of `webhooks`: where a project's alerts are posted. */
 export interface WebhookTable {

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { AppError } from '../errors.ts'
 import type { ReadAccess } from '../http/read-access.ts'
-import { API_KEY_SECURITY, UPLOAD_KEY_SECURITY } from '../shared/schema.ts'
+import { API_KEY_SECURITY, UPLOAD_KEY_SECURITY } from '../util/schema.ts'
 import { API_KEY_PREFIX, UPLOAD_KEY_PREFIX } from '../projects/keys.ts'
 import { projectForApiKey, projectForUploadKey, type ProjectContext } from '../projects/service.ts'
 

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqua
 import { promisify } from 'node:util'
 import type { Db } from '../db/database.ts'
 import { claimOnce, metaValue } from '../db/meta.ts'
-import { sha256Hex } from '../shared/ids.ts'
+import { sha256Hex } from '../util/ids.ts'
 import * as store from './store.ts'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>

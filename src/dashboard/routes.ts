@@ -5,7 +5,7 @@ import { demoEnabled } from '../assets/demo.ts'
 import { eraseRoutes } from '../privacy/routes.ts'
 import { AppError } from '../errors.ts'
 import { SIGN_IN_BUSY_RETRY_SECONDS, SIGN_IN_DEVICE_SECONDS, SIGN_IN_MAX_CONCURRENT_CHECKS } from '../../common/limits.ts'
-import { createGate } from '../shared/gate.ts'
+import { createGate } from '../util/gate.ts'
 import { withDsn } from '../projects/format.ts'
 import { createProject, getProject, listProjects, rotateKeys, rotateUploadKey, updateProject } from '../projects/service.ts'
 import type { ReadAccess } from '../http/read-access.ts'
@@ -15,9 +15,10 @@ import { sessionReadRoutes } from '../sessions/routes.ts'
 import { issueReadRoutes } from '../issues/routes.ts'
 import { IssueStatusBody } from '../issues/schema.ts'
 import { changeStatus } from '../issues/service.ts'
+import { ProjectParams } from '../projects/schema.ts'
 import { SESSION_MS, type AdminAuth } from './auth.ts'
 import {
-  DashboardSessionList, IssueInProjectParams, NewProjectBody, ProjectParams, ProjectPatchBody, ProjectUsage, SessionsQuery, SignInBody,
+  DashboardSessionList, IssueInProjectParams, NewProjectBody, ProjectPatchBody, ProjectUsage, SessionsQuery, SignInBody,
 } from './schema.ts'
 import { dashboardSessions, issueHistogram, makeSignInLimiter, projectUsage } from './service.ts'
 

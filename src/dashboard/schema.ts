@@ -1,7 +1,9 @@
 import Type, { type Static } from 'typebox'
+import { ProjectParams } from '../projects/schema.ts'
 import { IssueParams } from '../issues/schema.ts'
-import { ListQuery, SessionDetailSchema } from '../sessions/schema.ts'
-import { nextField, Nullable } from '../shared/schema.ts'
+import { ListQuery } from '../sessions/schema.ts'
+import { SessionDetailSchema } from '../contract/index.ts'
+import { nextField, Nullable } from '../util/schema.ts'
 import {
   IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_HEADLINE_LENGTH, MAX_INGEST_RATE_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS,
   MIN_RETENTION_DAYS,
@@ -40,7 +42,6 @@ export const ProjectUsage = Type.Object({
 }, { additionalProperties: false })
 export type ProjectUsage = Static<typeof ProjectUsage>
 
-export const ProjectParams = Type.Object({ projectId: Type.String({ maxLength: 100 }) })
 export const IssueInProjectParams = Type.Object({ ...ProjectParams.properties, ...IssueParams.properties })
 /**
  * The dashboard's sessions list takes the read API's parameters, the same schema: its search box and filter chips

@@ -6,7 +6,7 @@ import { migrationProvider } from './migrations.ts'
 import { PROJECTS_CHANNEL, postgresChanges, registerChanges } from './changes.ts'
 import { loadPg, postgresDialect } from './postgres.ts'
 import { openSqlite } from './sqlite.ts'
-import { keepListJson } from '../visits/list-json.ts'
+import { keepListJson } from '../visits/index.ts'
 
 export interface DatabaseHandle {
   readonly db: Kysely<Database>

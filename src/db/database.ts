@@ -1,13 +1,12 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { WebhookDeliveryTable, WebhookTable } from '../alerts/table.ts'
 import type { ProjectTable } from '../projects/table.ts'
-import type {
-  EventTable, IssueDayTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable, RecordingChunkTable, SessionDayTable, SessionTable,
-  SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable,
-} from '../visits/tables.ts'
+import type { EventTable, RecordingChunkTable, SessionTable } from '../visits/tables.ts'
+import type { IssueDayTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable } from '../issues/tables.ts'
+import type { SessionDayTable, SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable } from '../search/tables.ts'
 import type { SourceMapTable } from '../sourcemaps/table.ts'
 import type { AdminSessionTable } from '../dashboard/table.ts'
-import type { QuotaDayTable } from '../limits/quota.ts'
+import type { QuotaDayTable } from '../limits/table.ts'
 
 /** The whole schema, assembled from each feature's table types. */
 /** Service-wide facts claimed once across processes. */

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration, type RawBuilder } from 'kysely'
 import type { Engine } from '../config.ts'
-import { userAgentFamilies } from '../visits/agent.ts'
+import { userAgentFamilies } from '../visits/index.ts'
 import { BITS_PER_CHUNK } from './bits.ts'
 
 /**

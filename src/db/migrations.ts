@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely'
 import type { Engine } from '../config.ts'
-import { DAY_MS } from '../shared/time.ts'
+import { DAY_MS } from '../util/time.ts'
 import { PROJECTS_CHANNEL } from './changes.ts'
 import { termBits, textIndexPending, visitSearch } from './migrations-search.ts'
 import { keyMigrations } from './migrations-keys.ts'

@@ -290,7 +290,7 @@ export interface JsonWriter {
   /** A text column as a JSON string, `null` when null, escaped exactly as JSON.stringify escapes. */
   string: (column: string) => RawBuilder<string>
   /**
-   * A column of epoch milliseconds as a JSON string in ISO 8601 UTC with milliseconds, as src/shared/time.ts `toIso`
+   * A column of epoch milliseconds as a JSON string in ISO 8601 UTC with milliseconds, as src/util/time.ts `toIso`
    * writes it, years 0000 to 9999 (an instant before 1970 is negative).
    */
   instant: (column: string) => RawBuilder<string>

@@ -1,7 +1,7 @@
 import { TEXT_LIMITS } from '../../common/limits.ts'
 import { scrub } from '../../common/scrub.ts'
 import { limitText } from './text.ts'
-import type { EventInput, EventRecord, TextField } from './schema.ts'
+import type { EventInput, EventRecord, TextField } from '../contract/index.ts'
 
 /**
  * The one place event text is bounded and scrubbed, for ingest (our SDK's and Sentry's) and import alike: every text

@@ -1,6 +1,6 @@
 import { TEXT_LIMITS } from '../../common/limits.ts'
 import { truncate } from '../../common/text.ts'
-import type { TextField } from './types.ts'
+import type { TextField } from '../contract/index.ts'
 
 /*
  * PostgreSQL text cannot hold U+0000, and SQLite can; replacing it everywhere keeps the engines'

@@ -1,7 +1,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { sql } from 'kysely'
 import Type from 'typebox'
-import { ref } from '../shared/schema.ts'
+import { ref } from '../util/schema.ts'
 
 export const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),

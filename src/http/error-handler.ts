@@ -4,9 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { byteSize, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../../common/limits.ts'
 import type { DatabaseFault } from '../db/errors.ts'
 import { AppError, RetryLater, type ErrorCode } from '../errors.ts'
-import type { ErrorBody } from '../shared/schema.ts'
-import { INSTANT_HELP, INSTANT_PATTERN } from '../shared/time.ts'
-import { DEBUG_ID_PATTERN } from '../sourcemaps/schema.ts'
+import { patternHelp, type ErrorBody } from '../util/schema.ts'
 
 interface ValidationIssue {
   instancePath: string
@@ -20,11 +18,6 @@ type PropertySchema = {
   type?: string; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; format?: string; pattern?: string; description?: string
 }
 
-/** Patterns whose meaning has words: a message says what is allowed, not the expression. */
-const PATTERN_HELP: Record<string, string> = {
-  [INSTANT_PATTERN]: INSTANT_HELP,
-  [DEBUG_ID_PATTERN]: 'a debug ID: a UUID such as 85314830-023f-4cf1-a267-535f4e37bb17',
-}
 
 /** Fastify's own client errors, mapped onto our stable codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -179,7 +172,7 @@ function validationBody(issues: readonly ValidationIssue[], context: string | un
   // A `then` of "if type is X": say the rule, "events[0] (ERROR) needs message".
   const type = issue.schemaPath.includes('/then/') ? typeAt(request.body, path.slice(0, -1)) : undefined
   if (type !== undefined) return errorBody(400, 'invalid_body', `${fieldName(path.slice(0, -1))} (${type}) needs ${path.at(-1) ?? ''}`, field)
-  const help = (typeof issue.params.pattern === 'string' ? PATTERN_HELP[issue.params.pattern] : undefined)
+  const help = (typeof issue.params.pattern === 'string' ? patternHelp(issue.params.pattern) : undefined)
     // Ajv says "must be equal to one of the allowed values" without naming them.
     ?? (Array.isArray(issue.params.allowedValues) ? `one of ${issue.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}` : undefined)
   const what = missing !== undefined ? 'is required' : help !== undefined ? `must be ${help}` : (issue.message ?? 'is invalid')
@@ -225,6 +218,7 @@ export function describeAllowed(schema: PropertySchema | undefined, issue?: Vali
     return `${schema.minLength ?? 0} to ${schema.maxLength} characters`
   }
   const pattern = schema?.pattern ?? (typeof issue?.params.pattern === 'string' ? issue.params.pattern : undefined)
-  if (pattern !== undefined && PATTERN_HELP[pattern] !== undefined) return PATTERN_HELP[pattern]
+  const help = pattern === undefined ? undefined : patternHelp(pattern)
+  if (help !== undefined) return help
   return issue?.message ?? 'a valid value'
 }

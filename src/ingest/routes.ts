@@ -5,10 +5,10 @@ import { MAX_BATCH_BYTES, MAX_EVENTS_PER_BATCH, textLimitsProse } from '../../co
 import { AppError, invalidBody } from '../errors.ts'
 import { normalizeIp } from '../geo/country.ts'
 import { ipStorageOf, projectForIngestKey, type ProjectContext } from '../projects/service.ts'
-import { errorResponses, ref } from '../shared/schema.ts'
-import { IngestBody, IngestQuery, IngestResponse, RecordingChunkQuery } from './schema.ts'
+import { errorResponses, ref } from '../util/schema.ts'
+import { IngestBody, IngestQuery, IngestResponse, RecordingChunkQuery } from '../contract/index.ts'
 import { ingestBatch, visitorOf } from './service.ts'
-import { sourceMapMapper } from '../issues/grouping.ts'
+import { sourceMapMapper } from '../issues/index.ts'
 
 /** Ingest from the browser SDK, under /ingest/v1. Cross-origin by design: the ingest key is public and write-only. */
 export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto'
 import ipaddr from 'ipaddr.js'
-import { parseStack, type Frame } from './stack.ts'
+import { parseStack, type Frame } from '../sourcemaps/stack.ts'
 
 export const GROUPING_VERSION = 1
 

@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache'
 import { GROUPING_CACHE_BYTES } from '../../common/limits.ts'
-import type { EventRecord } from '../events/types.ts'
-import { LRU_ENTRY_BYTES, OBJECT_BYTES, stringBytes } from '../shared/memory.ts'
+import type { EventRecord } from '../contract/index.ts'
+import { LRU_ENTRY_BYTES, OBJECT_BYTES, stringBytes } from '../util/memory.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
-import type { EventGroup } from '../visits/issues.ts'
+import type { EventGroup } from './store.ts'
 import { groupEvent, type GroupingInput } from './fingerprint.ts'
-import { parseStack, type Frame } from './stack.ts'
+import { parseStack, type Frame } from '../sourcemaps/stack.ts'
 
 /**
  * Maps an ERROR's printed frames to original source where a source map is stored: the same frames

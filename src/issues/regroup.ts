@@ -2,11 +2,11 @@ import type { Kysely } from 'kysely'
 import { REGROUP_ISSUES } from '../../common/limits.ts'
 import type { Database } from '../db/database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
-import { aliasFingerprints } from '../visits/issues.ts'
-import { latestIssueEvent, recentErrorIssues } from '../visits/read.ts'
+import { aliasFingerprints } from './store.ts'
+import { latestIssueEvent, recentErrorIssues } from './read.ts'
 import { groupEvent } from './fingerprint.ts'
 import { sourceMapMapper } from './grouping.ts'
-import { parseStack } from './stack.ts'
+import { parseStack } from '../sourcemaps/stack.ts'
 
 /**
  * After source maps are uploaded: the same bug fingerprints differently once its frames are mapped

@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import { MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
 import { projectOf } from '../auth/api-key.ts'
 import type { ReadAccess } from '../http/read-access.ts'
-import { errorResponses, ref } from '../shared/schema.ts'
+import { errorResponses, ref } from '../util/schema.ts'
 import { IssueDetailResponse, IssueListQuery, IssueListResponse, IssueParams } from './schema.ts'
 import * as service from './service.ts'
 

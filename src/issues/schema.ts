@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { ISSUE_VISITS, MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
-import { nextField, Nullable, pageQuery, periodQuery, ref } from '../shared/schema.ts'
-import { EventSchema, ProjectSchema, SessionSchema } from '../sessions/schema.ts'
+import { nextField, Nullable, pageQuery, periodQuery, ref } from '../util/schema.ts'
+import { EventSchema, ProjectSchema, SessionSchema } from '../contract/index.ts'
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
 

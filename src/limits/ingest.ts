@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 
 import { INGEST_BURST_SECONDS } from '../../common/limits.ts'
 import { RetryLater } from '../errors.ts'
 import type { ProjectContext } from '../projects/service.ts'
-import { toIso } from '../shared/time.ts'
+import { toIso } from '../util/time.ts'
 import { giveBackQuota, secondsToNextDay, takeQuota } from './quota.ts'
 import { TokenBuckets } from './rate.ts'
 

@@ -1,13 +1,5 @@
 import type { Db } from '../db/database.ts'
-import { DAY_MS, dayOf } from '../shared/time.ts'
-
-/** Row shape of `quota_days`: the events a project's daily quota counted on one UTC day. This module owns the table. */
-export interface QuotaDayTable {
-  project_id: string
-  /** UTC day number (shared/time.ts dayOf). */
-  day: number
-  events: number
-}
+import { DAY_MS, dayOf } from '../util/time.ts'
 
 /**
  * Counts `events` against the project's quota for the UTC day of `now` and says whether the request may go on: it

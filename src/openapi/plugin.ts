@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { TAG_PARAMETER } from '../sessions/schema.ts'
 import { ERROR_RULES, READ_API_DESCRIPTION } from './description.ts'
 import { LOGO_SVG } from '../home/brand.ts'
-import { ERROR_TEXT, ErrorBody } from '../shared/schema.ts'
+import { ERROR_TEXT, ErrorBody } from '../util/schema.ts'
 
 const ONE_KEY = 'Send exactly one key: the same key in both headers is accepted, different keys (also in repeated '
   + 'headers) answer 401 invalid_api_key.'

@@ -1,5 +1,5 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
-import { ProjectParams } from '../dashboard/schema.ts'
+import { ProjectParams } from '../projects/schema.ts'
 import { EraseBody, EraseResult } from './schema.ts'
 import { eraseVisitor } from './service.ts'
 

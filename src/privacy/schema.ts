@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { MAX_SESSION_ID_LENGTH, MAX_USER_ID_LENGTH } from '../../common/limits.ts'
-import { Nullable } from '../shared/schema.ts'
+import { Nullable } from '../util/schema.ts'
 
 /*
  * The dashboard's erase route (POST /app/api/projects/:projectId/erase): its body and its answer. Hidden from the

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
 import { invalidBody } from '../errors.ts'
 import { getProject, ipStorageOf } from '../projects/service.ts'
-import { eraseVisits, type EraseMatch } from '../visits/delete.ts'
+import { eraseVisits, type EraseMatch } from '../visits/index.ts'
 import { canonicalIp, truncateIp, type IpStorage } from './ip.ts'
 import type { EraseBody, EraseResult } from './schema.ts'
 

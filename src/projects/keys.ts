@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import { newId, sha256Hex } from '../shared/ids.ts'
+import { newId, sha256Hex } from '../util/ids.ts'
 
 /*
  * API keys carry 256 bits of entropy, so one SHA-256 is enough to store them safely: a slow

@@ -5,11 +5,11 @@ import type { Db } from '../db/database.ts'
 import { invalidBody, notFound } from '../errors.ts'
 import { CorruptData, inflate, InflateBudget } from '../http/inflate.ts'
 import { publicProject, type Project, type ProjectContext } from '../projects/service.ts'
-import { toIso } from '../shared/time.ts'
+import { toIso } from '../util/time.ts'
 import { MAX_CHUNK_JSON_BYTES, MAX_REQUEST_INFLATED_BYTES } from '../../common/limits.ts'
-import type { RecordingUpload } from './schema.ts'
-import * as store from '../visits/read.ts'
-import type { ChunkRecord } from '../visits/write.ts'
+import type { RecordingUpload } from '../contract/index.ts'
+import * as visits from '../visits/index.ts'
+import type { ChunkRecord } from '../visits/index.ts'
 
 const gzip = promisify(gzipCb)
 
@@ -171,8 +171,8 @@ export interface RecordingView {
 
 /** A session's recording: its counters and the list of stored chunks. Unknown, expired and foreign sessions are 404 alike. */
 export async function getRecording(db: Db, project: ProjectContext, id: string, now = Date.now()): Promise<RecordingView> {
-  const row = await store.liveSession(db, project, id, now)
-  const chunks = await store.listChunks(db, project.id, id)
+  const row = await visits.liveSession(db, project, id, now)
+  const chunks = await visits.listChunks(db, project.id, id)
   return {
     project: publicProject(project),
     sessionId: id,
@@ -189,8 +189,8 @@ export async function getRecording(db: Db, project: ProjectContext, id: string, 
 
 /** One chunk's gzip data, as stored. */
 export async function getChunk(db: Db, project: ProjectContext, id: string, chunkId: string, now = Date.now()): Promise<Buffer> {
-  await store.liveSession(db, project, id, now)
-  const data = await store.chunkData(db, project.id, id, chunkId)
+  await visits.liveSession(db, project, id, now)
+  const data = await visits.chunkData(db, project.id, id, chunkId)
   if (!data) throw notFound(`Recording chunk "${chunkId}" of session "${id}" not found`)
   return data
 }

@@ -3,7 +3,7 @@ import { SWEEP_BATCH } from '../../common/limits.ts'
 import { deleteDeliveriesBefore } from '../alerts/store.ts'
 import type { Database } from '../db/database.ts'
 import { listProjects, retentionCutoff } from '../projects/service.ts'
-import { deleteExpired } from '../visits/delete.ts'
+import { deleteExpired } from '../visits/index.ts'
 
 
 export interface SweepReport {

@@ -3,9 +3,7 @@ import {
   MAX_DURATION_MS, MAX_ENVIRONMENT_LENGTH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_PAGE_URL_LENGTH, MAX_RELEASE_LENGTH, MAX_TAGS, MAX_TRAITS,
   MAX_USER_ID_LENGTH, TEXT_LIMITS,
 } from '../../common/limits.ts'
-import type { IngestEvent } from '../ingest/schema.ts'
-import type { VisitorUser } from '../visits/facts.ts'
-import { META_KEY_PATTERN } from '../visits/facts.ts'
+import { type IngestEvent, META_KEY_PATTERN, type VisitorUser } from '../contract/index.ts'
 
 /*
  * How a Sentry event becomes Sessionwatch events and visit facts: one pure function per item type, documented

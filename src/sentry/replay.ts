@@ -2,7 +2,7 @@ import { promisify } from 'node:util'
 import { gzip as gzipCb } from 'node:zlib'
 import { DEFAULT_SLOW_THRESHOLD_MS, MAX_CHUNK_JSON_BYTES, MAX_DURATION_MS, TEXT_LIMITS } from '../../common/limits.ts'
 import { CorruptData, inflate, type InflateBudget } from '../http/inflate.ts'
-import type { IngestEvent } from '../ingest/schema.ts'
+import type { IngestEvent } from '../contract/index.ts'
 import { CUSTOM, parseChunk, scrubRecording, type CheckedChunk } from '../recording/service.ts'
 import { contentId, resolveUrl, sentryTime } from './event.ts'
 

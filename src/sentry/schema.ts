@@ -1,6 +1,6 @@
 import Type from 'typebox'
 import { SENTRY_RETRY_SECONDS } from '../../common/limits.ts'
-import { ErrorBody, ref } from '../shared/schema.ts'
+import { ErrorBody, ref } from '../util/schema.ts'
 
 const Counts = (description: string) => Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description })
 

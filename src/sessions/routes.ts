@@ -3,7 +3,7 @@ import { apiKeyAccess, projectOf } from '../auth/api-key.ts'
 import { MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { sendObjectOrStream, sendWithItems } from '../http/send.ts'
-import { errorResponses, ref } from '../shared/schema.ts'
+import { errorResponses, ref } from '../util/schema.ts'
 import { DetailResponse, ListQuery, ListResponse, SessionParams } from './schema.ts'
 import * as service from './service.ts'
 

@@ -4,16 +4,16 @@ import { canMatch, type Db } from '../db/database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { invalidParameter } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
-import { listScope, nextCursor, pageStart } from '../shared/cursor.ts'
-import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../shared/time.ts'
+import { listScope, nextCursor, pageStart } from '../util/cursor.ts'
+import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../util/time.ts'
 import { MAX_SEARCH_WORDS, MIN_SEARCH_LENGTH } from '../../common/limits.ts'
-import { browserFamily, osFamily } from '../visits/agent.ts'
-import { term } from '../visits/search.ts'
-import type { SessionFilters } from '../visits/read.ts'
+import { browserFamily, osFamily } from '../visits/index.ts'
+import { type SessionFilters, term } from '../search/index.ts'
 import type { ListQuery } from './schema.ts'
-import * as store from '../visits/read.ts'
+import * as search from '../search/index.ts'
+import * as visits from '../visits/index.ts'
 import { streamSession } from './stream.ts'
-import type { EventView, SessionDetailView } from './schema.ts'
+import type { EventView, SessionDetailView } from '../contract/index.ts'
 import { eventJson, sessionJson, toDetailView, toEventTexts, toEventViews } from './views.ts'
 
 export interface ListResult extends ListPage {
@@ -70,34 +70,34 @@ export async function listSessions(db: Db, project: ProjectContext, query: ListQ
 
 /**
  * The list's rows and exact total for a query of the list (the read API's and the dashboard's, the same parameters);
- * given `json`, each row is the session's JSON that its row keeps (store.SessionJsonRow).
+ * given `json`, each row is the session's JSON that its row keeps (search.SessionJsonRow).
  */
 export async function listSessionRows(
   db: Db, project: ProjectContext, query: ListQuery, now?: number,
-): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] }>
+): Promise<{ total: number; page: ListPage; rows: visits.SessionListRow[] }>
 export async function listSessionRows(
   db: Db, project: ProjectContext, query: ListQuery, now: number, json: RawBuilder<string>,
-): Promise<{ total: number; page: ListPage; rows: store.SessionJsonRow[] }>
+): Promise<{ total: number; page: ListPage; rows: search.SessionJsonRow[] }>
 export async function listSessionRows(
   db: Db, project: ProjectContext, query: ListQuery, now = Date.now(), json?: RawBuilder<string>,
-): Promise<{ total: number; page: ListPage; rows: store.SessionListRow[] | store.SessionJsonRow[] }> {
+): Promise<{ total: number; page: ListPage; rows: visits.SessionListRow[] | search.SessionJsonRow[] }> {
   const parsed = parseRange(query)
   const range = { ...parsed, cutoff: retentionCutoff(project, now) }
   const filters = parseFilters(query)
   const scope = listScope('sessions', project.id, [parsed, filters])
   const { position, page } = pageStart(scope, query, ['integer', 'string'] as const)
-  const answer = (total: number, rows: store.SessionListRow[] | store.SessionJsonRow[]) => ({
-    total, rows, page: { limit: page.limit, offset: position, next: nextCursor(scope, position, page.limit, total, rows, store.sessionKey) },
+  const answer = (total: number, rows: visits.SessionListRow[] | search.SessionJsonRow[]) => ({
+    total, rows, page: { limit: page.limit, offset: position, next: nextCursor(scope, position, page.limit, total, rows, search.sessionKey) },
   })
   // No stored value holds U+0000 (PostgreSQL text cannot): such a filter matches nothing.
   if (!filtersCanMatch(filters)) return answer(0, [])
-  if (!store.isFiltered(filters)) {
+  if (!search.isFiltered(filters)) {
     // The day counters count every visit: the count costs no scan, so it runs beside the page.
-    const [total, rows] = await countThenPage<store.SessionListRow | store.SessionJsonRow>(page.offset, () => store.countSessions(db, project.id, range),
-      () => store.listSessions(db, project.id, range, page, {}, undefined, json))
-    return answer(total, rows as store.SessionListRow[] | store.SessionJsonRow[])
+    const [total, rows] = await countThenPage<visits.SessionListRow | search.SessionJsonRow>(page.offset, () => search.countSessions(db, project.id, range),
+      () => search.listSessions(db, project.id, range, page, {}, undefined, json))
+    return answer(total, rows as visits.SessionListRow[] | search.SessionJsonRow[])
   }
-  const { total, rows } = await store.searchSessions(db, project.id, range, page, filters, json)
+  const { total, rows } = await search.searchSessions(db, project.id, range, page, filters, json)
   return answer(total, rows)
 }
 
@@ -160,14 +160,14 @@ export const STREAM_ABOVE = 2000
 export async function getSession(
   db: Db, sourceMaps: SourceMapResolver, project: ProjectContext, id: string, opts: { now?: number; streamAbove?: number } = {},
 ): Promise<DetailResult | Readable> {
-  const row = await store.liveSession(db, project, id, opts.now ?? Date.now())
+  const row = await visits.liveSession(db, project, id, opts.now ?? Date.now())
   const session = toDetailView(row)
   if (row.events_total > (opts.streamAbove ?? STREAM_ABOVE)) {
     return streamSession(db, sourceMaps, project.id, publicProject(project), session)
   }
   const json = eventJson(db)
   const events = json === undefined
-    ? await toEventViews(sourceMaps, project.id, await store.listEvents(db, project.id, id))
-    : await toEventTexts(sourceMaps, project.id, await store.listEvents(db, project.id, id, json))
+    ? await toEventViews(sourceMaps, project.id, await visits.listEvents(db, project.id, id))
+    : await toEventTexts(sourceMaps, project.id, await visits.listEvents(db, project.id, id, json))
   return { project: publicProject(project), session, events }
 }

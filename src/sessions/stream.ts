@@ -2,11 +2,10 @@ import { Readable } from 'node:stream'
 import fastJson from 'fast-json-stringify'
 import type { Db } from '../db/database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
-import { ResolvedFrameSchema } from '../sourcemaps/schema.ts'
+import { CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFrameSchema, SessionDetailSchema, type SessionDetailView } from '../contract/index.ts'
 import type { Project } from '../projects/service.ts'
-import { EventSchema, ProjectSchema, SessionDetailSchema, CountersSchema, RecordingSchema, type SessionDetailView } from './schema.ts'
 import { eventJson, toEventTexts, toEventViews } from './views.ts'
-import { eventsAfter } from '../visits/read.ts'
+import { eventsAfter } from '../visits/index.ts'
 import { joinList } from '../http/send.ts'
 
 /** Events read per query while streaming: bounds memory whatever the session's size. */

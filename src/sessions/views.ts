@@ -1,17 +1,14 @@
-import { toIso } from '../shared/time.ts'
-import type { EventView, SessionDetailView, SessionView } from './schema.ts'
+import { toIso } from '../util/time.ts'
+import { CountersSchema, EventSchema, type EventView, type ResolvedFrame, ResolvedFrameSchema, type SessionDetailView, SessionSchema, type SessionView, type VisitorFacts } from '../contract/index.ts'
 import { sql, type RawBuilder } from 'kysely'
 import fastJson from 'fast-json-stringify'
-import type { EventJsonRow, EventJsonSql, EventRow, SessionListRow } from '../visits/read.ts'
+import { type EventJsonRow, type EventJsonSql, FACT_LAYOUT, factsOf } from '../visits/index.ts'
+import type { EventRow, SessionListRow } from '../visits/tables.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
-import type { ResolvedFrame } from '../sourcemaps/schema.ts'
-import { FACT_LAYOUT, factsOf, type VisitorFacts } from '../visits/facts.ts'
 import type { Db } from '../db/database.ts'
 import {
   fractionOf, jsonObject, jsonWholeNumber, jsonWriter, writesEventJson, type JsonMember, type JsonWriter,
 } from '../db/sql.ts'
-import { ResolvedFrameSchema } from '../sourcemaps/schema.ts'
-import { EventSchema, SessionSchema, CountersSchema } from './schema.ts'
 
 export function toSessionView(row: SessionListRow): SessionView {
   return {

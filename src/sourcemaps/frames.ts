@@ -1,8 +1,8 @@
 import { decodedMappings, traceSegment, type TraceMap } from '@jridgewell/trace-mapping'
 import { SOURCEMAP_FRAME_MEMO } from '../../common/limits.ts'
-import type { Frame } from '../issues/stack.ts'
+import type { Frame } from './stack.ts'
 import { contextAt, enclosingFunction, lineStarts } from './original.ts'
-import type { ResolvedFrame } from './schema.ts'
+import type { ResolvedFrame } from '../contract/index.ts'
 
 /*
  * One stack frame through one parsed map: the part of resolving that needs no database.

@@ -5,12 +5,12 @@ import type { FastifyRequest } from 'fastify'
 import { byteSize, MAX_SOURCEMAP_BYTES, SOURCEMAP_LOOKUP_TTL_MS, SOURCEMAP_MAX_CONCURRENT_UPLOADS } from '../../common/limits.ts'
 import { projectOf, uploadKeyAccess } from '../auth/api-key.ts'
 import { AppError } from '../errors.ts'
-import { createGate } from '../shared/gate.ts'
-import { errorResponses, ref, UPLOAD_KEY_SECURITY } from '../shared/schema.ts'
+import { createGate } from '../util/gate.ts'
+import { errorResponses, ref, UPLOAD_KEY_SECURITY } from '../util/schema.ts'
 import { receiveToFile, removeReceived, type ReceivedFile } from './receive.ts'
 import { SourceMapUploadBody, SourceMapUploadQuery, StoredSourceMapSchema } from './schema.ts'
 import { uploadMap } from './service.ts'
-import { regroupAfterUpload } from '../issues/regroup.ts'
+import { regroupAfterUpload } from '../issues/index.ts'
 
 /**
  * Source map upload for CI, under /upload/v1, with the project's upload key: the API key reads only. The body is

@@ -1,10 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { TYPE_PATTERN } from '../events/types.ts'
+import { inputFacts, inputFields, RecordingUpload, TYPE_PATTERN } from '../contract/index.ts'
 import { MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
-import { Nullable } from '../shared/schema.ts'
-import { RecordingUpload } from '../recording/schema.ts'
-import { inputFields } from '../events/schema.ts'
-import { inputFacts } from '../visits/facts.ts'
+import { Nullable } from '../util/schema.ts'
 
 /** One event in an NDJSON line: the getSession event shape. */
 export const TransferEvent = Type.Object({

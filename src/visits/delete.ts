@@ -2,10 +2,9 @@ import { sql, type Kysely } from 'kysely'
 import { SWEEP_BATCH } from '../../common/limits.ts'
 import { canMatch, type Database, type Db } from '../db/database.ts'
 import { retrying } from '../db/errors.ts'
-import { DAY_MS } from '../shared/time.ts'
-import { DayDeltas } from './days.ts'
-import { byKey } from './issues.ts'
-import { forgetTexts, termsOf } from './search.ts'
+import { DAY_MS } from '../util/time.ts'
+import { DayDeltas, forgetTexts, termsOf } from '../search/index.ts'
+import { byKey } from '../issues/index.ts'
 
 interface SessionRef {
   id: string

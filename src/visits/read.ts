@@ -3,45 +3,11 @@ import { canMatch, type Db } from '../db/database.ts'
 import { rowAfter, unindexed } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
-import { dayOf } from '../shared/time.ts'
-import type { KeyShape } from '../shared/cursor.ts'
-import { ERROR_TYPES } from '../events/types.ts'
-import { term } from './search.ts'
-import type { EventTable, IssueStatus, IssueTable, RecordingChunkTable } from './tables.ts'
-import {
-  liveSessions, searchByPlan, sessionColumns, type SessionFilters, type SessionJsonRow, type SessionListRow, type SessionPage, type SessionRange,
-} from './list.ts'
-import { searchTextsAlone, textsAlone } from './text-alone.ts'
+import { ERROR_TYPES } from '../contract/index.ts'
+import { liveSessions, term, type SessionRange } from '../search/index.ts'
+import { eventColumns, sessionColumns, type EventRow, type EventTable, type RecordingChunkTable, type SessionListRow } from './tables.ts'
 
-export * from './list.ts'
-export { countSessions } from './count.ts'
 
-/**
- * A filtered page with its exact total: a search by text alone in one statement where the engine gains by it
- * (text-alone.ts), any other as list.ts plans it from its count (searchByPlan). Given `json`, each row is the session's
- * JSON, as its row keeps it (src/sessions/views.ts `sessionJson`).
- */
-export function searchSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
-): Promise<{ total: number; rows: SessionListRow[] }>
-export function searchSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json: RawBuilder<string>,
-): Promise<{ total: number; rows: SessionJsonRow[] }>
-export function searchSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json: RawBuilder<string> | undefined,
-): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }>
-export function searchSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
-): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
-  if (textsAlone(db, range, filters)) return searchTextsAlone(db, projectId, range, page, filters, json)
-  return searchByPlan(db, projectId, range, page, filters, json)
-}
-
-export const eventColumns = [
-  'seq', 'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',
-  'fingerprint', 'issue_id',
-] as const satisfies readonly (keyof EventTable)[]
-export type EventRow = Pick<Selectable<EventTable>, (typeof eventColumns)[number]>
 
 /** A session of the project not past retention; unknown, expired and foreign ids all answer the same 404. */
 export async function liveSession(db: Db, project: ProjectContext, id: string, now: number): Promise<SessionListRow> {
@@ -175,112 +141,6 @@ export function chunksWithData(db: Db, projectId: string, sessionId: string): Pr
   return db.selectFrom('recording_chunks').select(['id', 'started_at', 'data'])
     .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('data', 'is not', null)
     .orderBy('started_at').orderBy('id').execute()
-}
-
-const issueColumns = [
-  'id', 'grouping_version', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions', 'status',
-] as const satisfies readonly (keyof IssueTable)[]
-export type IssueRow = Pick<Selectable<IssueTable>, (typeof issueColumns)[number]>
-
-/** Issues whose lastSeenAt is in [from, to), of one status or all. */
-interface IssueFilter {
-  status?: IssueStatus
-  from?: number
-  to?: number
-}
-
-/** The orders the dashboard offers; the API lists by last seen. */
-export type IssueOrder = 'last_seen' | 'events' | 'sessions'
-
-function issuesMatching(db: Db, projectId: string, filter: IssueFilter) {
-  let q = db.selectFrom('issues').where('project_id', '=', projectId)
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status)
-  if (filter.from !== undefined) q = q.where('last_seen_at', '>=', filter.from)
-  if (filter.to !== undefined) q = q.where('last_seen_at', '<', filter.to)
-  return q
-}
-
-/** The columns an issue order sorts by, all descending: the last is the id, so no two issues tie. */
-const issueOrderColumns = (order: IssueOrder) =>
-  (order === 'last_seen' ? ['last_seen_at', 'id'] as const : [order, 'last_seen_at', 'id'] as const)
-
-/** An issue's place in an order: its values of issueOrderColumns (a cursor's key). */
-export const issueKey = (row: IssueRow, order: IssueOrder): (number | string)[] => issueOrderColumns(order).map((c) => row[c])
-
-/** What a cursor's key holds for an order: the id is text, every other sort column an integer. */
-export const issueKeyShape = (order: IssueOrder): KeyShape => issueOrderColumns(order).map((c) => (c === 'id' ? 'string' : 'integer'))
-
-/** One page of issues, most recent last seen first (or most events, most visits), id breaking ties; from `offset` or after a key. */
-export function listIssues(
-  db: Db, projectId: string, filter: IssueFilter, page: { limit: number; offset: number; after?: readonly (number | string)[] }, order: IssueOrder = 'last_seen',
-): Promise<IssueRow[]> {
-  const columns = issueOrderColumns(order)
-  let q = issuesMatching(db, projectId, filter).select(issueColumns)
-  if (page.after) q = q.where(rowAfter(columns, page.after, 'desc'))
-  for (const c of columns) q = q.orderBy(c, 'desc')
-  return q.limit(page.limit).offset(page.offset).execute()
-}
-
-/**
- * Exact number of issues matching the filter. Without a time range it is read from issue_totals
- * (one row per status), so the first page costs no count however many issues a project has.
- */
-export async function countIssues(db: Db, projectId: string, filter: IssueFilter): Promise<number> {
-  if (filter.from === undefined && filter.to === undefined) {
-    let q = db.selectFrom('issue_totals').select((eb) => eb.fn.sum<number | string | null>('issues').as('n'))
-      .where('project_id', '=', projectId)
-    if (filter.status !== undefined) q = q.where('status', '=', filter.status)
-    return Number((await q.executeTakeFirst())?.n ?? 0)
-  }
-  const row = await issuesMatching(db, projectId, filter).select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-
-export async function findIssue(db: Db, projectId: string, id: string): Promise<IssueRow | undefined> {
-  if (!canMatch(id)) return undefined
-  return db.selectFrom('issues').select(issueColumns).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
-}
-
-/** The issue's most recent event (the one it points at) in a live visit, with its visit's id; undefined when none is stored. */
-export async function latestIssueEvent(
-  db: Db, projectId: string, issueId: string, cutoff: number,
-): Promise<(EventRow & { session_id: string }) | undefined> {
-  if (!canMatch(issueId)) return undefined
-  // Two key lookups rather than a join, so no planner can start from the events side.
-  const pointer = await db.selectFrom('issues').select(['last_session_id', 'last_event_id'])
-    .where('project_id', '=', projectId).where('id', '=', issueId).executeTakeFirst()
-  if (!pointer?.last_session_id || !pointer.last_event_id) return undefined
-  return db.selectFrom('events as e')
-    .innerJoin('sessions as s', (j) => j.onRef('s.project_id', '=', 'e.project_id').onRef('s.id', '=', 'e.session_id'))
-    .select(eventColumns.map((c) => `e.${c}` as const)).select('e.session_id')
-    .where('e.project_id', '=', projectId).where('e.session_id', '=', pointer.last_session_id).where('e.id', '=', pointer.last_event_id)
-    .where('s.last_seen_at', '>=', cutoff).executeTakeFirst()
-}
-
-/**
- * Recent live visits that hit the issue, the ones with a screen recording first: from the issue's links (without the
- * issue as the plan's driver, each of the project's visits was probed for it: 1.66 s for an issue of 20,000 visits
- * among 1M, against 135 ms).
- */
-export function issueVisits(db: Db, projectId: string, issueId: string, cutoff: number, limit: number): Promise<SessionListRow[]> {
-  return liveSessions(db, projectId, { cutoff }, { issue: issueId }, { drive: 'filter', driver: { issue: issueId } })
-    .orderBy((eb) => eb.case().when('recording_chunks', '>', 0).then(1).else(0).end(), 'desc')
-    .orderBy(unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').limit(limit).execute()
-}
-
-/** An issue's events per UTC day number from the day of `from` on (issue_days). Days without events are absent. */
-export async function issueEventsPerDay(db: Db, projectId: string, issueId: string, from: number): Promise<{ day: number; events: number }[]> {
-  if (!canMatch(issueId)) return []
-  return db.selectFrom('issue_days').select(['day', 'events'])
-    .where('project_id', '=', projectId).where('issue_id', '=', issueId).where('day', '>=', dayOf(from)).orderBy('day').execute()
-}
-
-/** The project's ERROR issues most recently seen first, at most `limit`: the ones a new source map may regroup. */
-export async function recentErrorIssues(db: Db, projectId: string, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('issues').select('id').where('project_id', '=', projectId).where('type', '=', 'ERROR')
-    .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
-  return rows.map((r) => r.id)
 }
 
 /** An event that says what happened in a visit, as its list row shows it. */

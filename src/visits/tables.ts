@@ -1,15 +1,10 @@
-import type { ColumnType } from 'kysely'
+import type { ColumnType, Selectable } from 'kysely'
 
 /*
  * The tables of a visit, owned by src/visits/: only its modules insert, update or delete their rows.
  * Times are epoch milliseconds.
  */
 
-/**
- * Node's Buffer, read off the global type: the browser SDK's type check (no Node types) reaches this file through
- * the ingest schema (ingest → recording → sessions → visits/facts), and sees a Uint8Array instead of an error.
- */
-type Bytes = typeof globalThis extends { Buffer: { alloc(size: number): infer B } } ? B : Uint8Array
 
 /** Row shape of `sessions`. Times are epoch milliseconds. */
 export interface SessionTable {
@@ -60,58 +55,6 @@ export interface SessionTable {
 /**
  * Row shape of `session_days`: how many stored sessions of a project started on a UTC day.
  * Kept exact by every insert, delete and start-time change, so `total` never needs a full count(*).
- */
-export interface SessionDayTable {
-  project_id: string
-  day: number
-  sessions: number
-}
-
-/**
- * Row shape of `session_terms`: what a visit has, one row per kind and value, for the list's filters (spelled
- * by search.ts `term`): has errors, has a recording, its country, browser and OS, `t:<TYPE>` (has an event of
- * that type), `s:<code>` and `s:<class>` (has an HTTP_ERROR with that status or of that class, such as 5xx),
- * `g:<key>=<value>` (was tagged so). Written once per visit and term.
- */
-export interface SessionTermTable {
-  project_id: string
-  term: string
-  session_id: string
-}
-
-/**
- * Row shape of `term_bits`: the visits of session_terms as bits at their `sessions.num`, a row per project, term and
- * chunk of BITS_PER_CHUNK numbers (src/db/bits.ts); a term's exact total with others is an AND and a count of its rows.
- * `bits` is a blob on SQLite, a bit string on PostgreSQL (read only through src/db/sql.ts's bit operations).
- */
-export interface TermBitsTable {
-  project_id: string
-  term: string
-  chunk: number
-  bits: unknown
-}
-
-/** Row shape of `term_days`: how many stored visits with a term started on a UTC day (exact, like session_days). */
-export interface TermDayTable {
-  project_id: string
-  term: string
-  day: number
-  sessions: number
-}
-
-/**
- * Row shape of `session_texts`: the searchable text of a visit (`q=`, `url=`), a row per batch that brought new
- * text. `page` holds the pages visited, `body` event messages, request URLs, the user id and traits. Indexed by
- * trigrams: FTS5 on SQLite (`session_fts`, kept by triggers), pg_trgm GIN indexes on PostgreSQL.
- */
-export interface SessionTextTable {
-  project_id: string
-  session_id: string
-  part: number
-  page: string
-  body: string
-}
-
 /** Row shape of `events`. */
 export interface EventTable {
   project_id: string
@@ -151,66 +94,27 @@ export interface RecordingChunkTable {
   /** Compressed size: what counts against the limits. */
   bytes: number
   /** gzip of the JSON array of rrweb events; null when the chunk was dropped. */
-  data: Bytes | null
+  data: Buffer | null
   /** Why the chunk was dropped (chunk_too_large, session_limit), or null when stored. */
   dropped: string | null
   received_at: number
 }
 
-/** Issue statuses: an open issue is shown by default; a resolved one reopens when it occurs again. */
-export type IssueStatus = 'open' | 'resolved' | 'ignored'
+/** The visitor facts' columns (facts.ts maps each fact to its columns, in this order; its unit test holds the two together). */
+export const FACT_COLUMNS = [
+  'ip', 'country', 'user_agent', 'utm', 'entry_url', 'browser', 'os', 'user_id', 'user_traits', 'tags', 'release', 'environment',
+] as const satisfies readonly (keyof SessionTable)[]
+export type FactColumn = (typeof FACT_COLUMNS)[number]
 
-/** Row shape of `issues`: ERROR and HTTP_ERROR events grouped across visits by fingerprint. */
-export interface IssueTable {
-  project_id: string
-  id: string
-  /** The grouping rules that made the issue (src/issues/fingerprint.ts GROUPING_VERSION). */
-  grouping_version: number
-  /** ERROR or HTTP_ERROR. */
-  type: string
-  title: string
-  /** The top in-app frame, or the URL template of a failed request. */
-  culprit: string | null
-  first_seen_at: number
-  last_seen_at: number
-  /** Stored events and distinct stored visits of the issue: exact, kept by ingest, retention and erasure. */
-  events: number
-  sessions: number
-  status: IssueStatus
-  /** When it was last resolved; an event after this reopens it. */
-  resolved_at: number | null
-  created_at: number
-  /** Its latest stored event (session and event id): null once every visit that held it is gone. */
-  last_session_id: string | null
-  last_event_id: string | null
-}
+/** A session as the reads return it: its own columns, with its visitor facts (facts.ts) after its times. */
+export const sessionColumns = [
+  'id', 'session_key', 'started_at', 'last_seen_at', ...FACT_COLUMNS,
+  'events_total', 'events_errors', 'events_slow', 'recording_chunks', 'recording_bytes', 'recording_dropped',
+] as const satisfies readonly (keyof SessionTable)[]
+export type SessionListRow = Pick<Selectable<SessionTable>, (typeof sessionColumns)[number]>
 
-/** Row shape of `issue_fingerprints`: many fingerprints may lead to one issue. */
-export interface IssueFingerprintTable {
-  project_id: string
-  fingerprint: string
-  grouping_version: number
-  issue_id: string
-}
-
-/** Row shape of `issue_sessions`: a visit that hit an issue (written once, when the first of its events is stored). */
-export interface IssueSessionTable {
-  project_id: string
-  issue_id: string
-  session_id: string
-}
-
-/** Row shape of `issue_days`: an issue's stored events per UTC day number, for its histogram. */
-export interface IssueDayTable {
-  project_id: string
-  issue_id: string
-  day: number
-  events: number
-}
-
-/** Row shape of `issue_totals`: a project's issues per status, so the list's total needs no count. */
-export interface IssueTotalTable {
-  project_id: string
-  status: IssueStatus
-  issues: number
-}
+export const eventColumns = [
+  'seq', 'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',
+  'fingerprint', 'issue_id',
+] as const satisfies readonly (keyof EventTable)[]
+export type EventRow = Pick<Selectable<EventTable>, (typeof eventColumns)[number]>

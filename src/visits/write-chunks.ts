@@ -3,8 +3,7 @@
  * step of that one write operation, in a file of its own for length.
  */
 import type { Db } from '../db/database.ts'
-import type { DayDeltas } from './days.ts'
-import { addTerms, term } from './search.ts'
+import { addTerms, type DayDeltas, term } from '../search/index.ts'
 import type { RecordingChunkTable } from './tables.ts'
 
 /** A chunk checked by the service, ready to store; `data` null means it is dropped for `dropped`. */

@@ -7,8 +7,8 @@ import type { OnConflictBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { rowsOfArrays, takesArrays } from '../db/sql.ts'
 import { runReused } from '../db/reuse.ts'
-import { countTypes, type EventRecord } from '../events/types.ts'
-import type { IssueDeltas, IssueTarget } from './issues.ts'
+import { countTypes, type EventRecord } from '../contract/index.ts'
+import type { IssueDeltas, IssueTarget } from '../issues/index.ts'
 import type { EventTable } from './tables.ts'
 
 /** Rows per INSERT, largest first: well under both engines' bound-parameter limits (16 columns each), and few sizes,

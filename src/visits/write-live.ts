@@ -9,10 +9,11 @@ import type { Db } from '../db/database.ts'
 import { runReused } from '../db/reuse.ts'
 import { asKey, locksRows, unindexed } from '../db/sql.ts'
 import { AppError } from '../errors.ts'
-import { countTypes } from '../events/types.ts'
-import { FACT_COLUMNS, factColumns, factValues, keepFacts, keepFactsFrom, keepFactsSql, noFacts } from './facts.ts'
-import { visitKey, type TermRow } from './search.ts'
-import type { SessionSeed, WriteJob } from './write.ts'
+import { countTypes } from '../contract/index.ts'
+import { FACT_COLUMNS } from './tables.ts'
+import { factColumns, factValues, keepFacts, keepFactsFrom, keepFactsSql, noFacts } from './facts.ts'
+import { visitKey, type TermRow } from '../search/index.ts'
+import type { SessionSeed, WriteJob } from './job.ts'
 
 /** A batch's first and last instants: its events', widened by the bounds its seed knows (import). */
 export function boundsOf(job: WriteJob): { startedAt: number; lastSeenAt: number } {

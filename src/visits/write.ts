@@ -8,43 +8,23 @@ import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { classifyDatabaseError, retrying } from '../db/errors.ts'
 import { nextSessionNum } from '../db/sql.ts'
-import { countTypes, type EventRecord } from '../events/types.ts'
-import { timeOrderedId } from '../shared/ids.ts'
-import { dayOf } from '../shared/time.ts'
-import { DayDeltas } from './days.ts'
+import { countTypes } from '../contract/index.ts'
+import { timeOrderedId } from '../util/ids.ts'
+import { dayOf } from '../util/time.ts'
 import { deleteSessions } from './delete.ts'
 import type { SessionTable } from './tables.ts'
-import { factColumns, keepFacts, type VisitorFacts } from './facts.ts'
-import { IssueDeltas, issueTargets, type EventGroup, type IssueChange, type IssueTarget } from './issues.ts'
-import { indexBatch, insertTexts, moveTerms, rememberTexts, type IndexedTexts } from './search.ts'
-import { appendChunks, type ChunkRecord, type RecordingResult } from './write-chunks.ts'
+import { factColumns, keepFacts } from './facts.ts'
+import { IssueDeltas, issueTargets, type IssueChange, type IssueTarget } from '../issues/index.ts'
+import { DayDeltas, indexBatch, insertTexts, moveTerms, rememberTexts, type IndexedTexts } from '../search/index.ts'
+import { appendChunks, type RecordingResult } from './write-chunks.ts'
 import { correctCounters, GroupEvents, insertedRows, insertEvents } from './write-events.ts'
 import { boundsOf, keyConflict, reserveOne, Reservations, type Reservation } from './write-live.ts'
 
 export type { ChunkRecord, RecordingResult } from './write-chunks.ts'
 
-/** What is known of a session before its events are stored. */
-export interface SessionSeed extends VisitorFacts {
-  /** Import keeps the exported id; ingest leaves it to the server. */
-  id?: string
-  sessionKey: string
-  /** Bounds known besides the events' own times (import carries them). */
-  startedAt?: number
-  lastSeenAt?: number
-}
+import type { SessionSeed, WriteJob } from './job.ts'
 
-/** One visitor's batch, as writeBatches takes it: its events, and its recording chunks if any. */
-export interface WriteJob {
-  projectId: string
-  seed: SessionSeed
-  events: readonly EventRecord[]
-  /** Per event, the issue grouping put it in (src/issues/grouping.ts groupEvents), or null: not grouped. */
-  groups: readonly (EventGroup | null)[]
-  cutoff: number
-  now: number
-  /** Screen recording chunks of the same session, stored in the same savepoint. */
-  recording?: { chunks: readonly ChunkRecord[]; maxSessionBytes: number }
-}
+export type { SessionSeed, WriteJob } from './job.ts'
 
 export interface AppendResult {
   sessionId: string

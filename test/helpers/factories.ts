@@ -6,9 +6,9 @@ import { noFacts } from '../../src/visits/facts.ts'
 import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import type { EventRecord } from '../../src/events/types.ts'
+import type { EventRecord } from '../../src/contract/event-types.ts'
 import { writeBatches, type AppendResult, type WriteJob } from '../../src/visits/write.ts'
-import type { EventGroup } from '../../src/visits/issues.ts'
+import type { EventGroup } from '../../src/issues/store.ts'
 
 let batchCounter = 0
 /** A valid ingest batch body of `events` for `sessionKey`, with a batch id of its own. */

@@ -7,7 +7,7 @@ import { makeCore, type Core, type CoreOptions, type SessionStore } from '../../
 import type { SendResult, Transport } from '../../browser/sdk/transport.ts'
 import { recordingSchemas } from '../../src/recording/schema.ts'
 import { buildValidator } from '../../src/http/validation.ts'
-import { IngestBody, ingestSchemas } from '../../src/ingest/schema.ts'
+import { IngestBody, ingestSchemas } from '../../src/contract/batch.ts'
 import { sharedSchemas } from '../../src/sessions/schema.ts'
 
 export const PAGE = 'https://shop.example/cart?step=2'

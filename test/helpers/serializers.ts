@@ -1,8 +1,6 @@
 import fastJson from 'fast-json-stringify'
-import {
-  CountersSchema, DetailResponse, EventSchema, ListResponse, ProjectSchema, RecordingSchema, SessionDetailSchema, SessionSchema,
-} from '../../src/sessions/schema.ts'
-import { ResolvedFrameSchema } from '../../src/sourcemaps/schema.ts'
+import { CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFrameSchema, SessionDetailSchema, SessionSchema } from '../../src/contract/session.ts'
+import { DetailResponse, ListResponse } from '../../src/sessions/schema.ts'
 
 /*
  * The read API's answers as their routes' response schemas serialize them, compiled as Fastify compiles them: where a

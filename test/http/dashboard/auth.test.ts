@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { adminAuth, ensurePassword, generatePassword, SESSION_MS } from '../../../src/dashboard/auth.ts'
 import { makeSignInLimiter } from '../../../src/dashboard/service.ts'
-import { sha256Hex } from '../../../src/shared/ids.ts'
+import { sha256Hex } from '../../../src/util/ids.ts'
 import { startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 

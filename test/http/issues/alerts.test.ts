@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { addWebhook } from '../../../src/alerts/service.ts'
-import { setIssueStatus } from '../../../src/visits/issues.ts'
+import { setIssueStatus } from '../../../src/issues/store.ts'
 import { startReceiver } from '../../helpers/alerts.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'

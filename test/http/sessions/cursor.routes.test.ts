@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { DAY_MS } from '../../../src/shared/time.ts'
+import { DAY_MS } from '../../../src/util/time.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'

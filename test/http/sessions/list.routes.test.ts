@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { getProject } from '../../../src/projects/service.ts'
-import { DAY_MS } from '../../../src/shared/time.ts'
+import { DAY_MS } from '../../../src/util/time.ts'
 import { importSessions } from '../../../src/transfer/service.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'

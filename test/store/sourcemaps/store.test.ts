@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
-import { parseStack } from '../../../src/issues/stack.ts'
+import { parseStack } from '../../../src/sourcemaps/stack.ts'
 import { createProject } from '../../../src/projects/service.ts'
 import { createResolver } from '../../../src/sourcemaps/resolve.ts'
 import { checkUploads, deleteMaps, listMaps, storeUploads, type MapUpload } from '../../../src/sourcemaps/service.ts'

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import {
   errorType, frameName, groupEvent, GROUPING_VERSION, isInApp, normalizeMessage, normalizePath, urlTemplate, type Grouping, type GroupingInput,
 } from '../../../src/issues/fingerprint.ts'
-import type { Frame } from '../../../src/issues/stack.ts'
+import type { Frame } from '../../../src/sourcemaps/stack.ts'
 import { eventRecord } from '../../helpers/factories.ts'
 
 const base: GroupingInput = { type: 'ERROR', message: null, stack: null, url: null, method: null, statusCode: null, fingerprint: null }

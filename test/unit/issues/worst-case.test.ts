@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { TEXT_LIMITS } from '../../../common/limits.ts'
 import { groupEvent } from '../../../src/issues/fingerprint.ts'
-import { parseStack } from '../../../src/issues/stack.ts'
+import { parseStack } from '../../../src/sourcemaps/stack.ts'
 
 /** The event loop may be blocked this long by one stack at most (issue 38). */
 const BUDGET_MS = 50

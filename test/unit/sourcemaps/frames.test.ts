@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { decodedMappings, originalPositionFor } from '@jridgewell/trace-mapping'
-import { parseStack } from '../../../src/issues/stack.ts'
+import { parseStack } from '../../../src/sourcemaps/stack.ts'
 import { loadedMap, mapFrame, unmappedFrame } from '../../../src/sourcemaps/frames.ts'
 import { parseMap } from '../../../src/sourcemaps/map.ts'
-import { mapUrlsFor, scriptUrl } from '../../../src/sourcemaps/service.ts'
+import { mapUrlsFor, scriptUrl } from '../../../src/sourcemaps/urls.ts'
 import { buildBundle, CHECKOUT_SOURCE, type Bundle } from '../../helpers/bundle.ts'
 
 const URL = 'https://shop.example/static/app.js'

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { cleanFacts, FACT_COLUMNS, factColumns, factsOf, keepFacts, noFacts, VISITOR_FACTS } from '../../../src/visits/facts.ts'
-import { SessionSchema } from '../../../src/sessions/schema.ts'
+import { cleanFacts, FACT_LAYOUT, factColumns, factsOf, keepFacts, noFacts } from '../../../src/visits/facts.ts'
+import { FACT_COLUMNS } from '../../../src/visits/tables.ts'
+import { VISITOR_FACTS } from '../../../src/contract/visitor.ts'
+import { SessionSchema } from '../../../src/contract/session.ts'
 import { TransferLine } from '../../../src/transfer/schema.ts'
 
 const facts = {
@@ -14,6 +16,8 @@ describe('visitor facts', () => {
   it('are stored in snake_case columns, object values as JSON text, the user in two columns, and read back as they were', () => {
     assert.deepEqual([...FACT_COLUMNS], ['ip', 'country', 'user_agent', 'utm', 'entry_url', 'browser', 'os', 'user_id', 'user_traits',
       'tags', 'release', 'environment'])
+    // tables.ts lists the columns for select lists; facts.ts derives them from the contract: the two must agree.
+    assert.deepEqual(FACT_LAYOUT.flatMap((f) => f.columns), [...FACT_COLUMNS])
     const row = factColumns(facts)
     assert.deepEqual(row, {
       ip: '203.0.113.9', country: 'DE', user_agent: 'Mozilla/5.0', utm: '{"utm_source":"news"}', entry_url: 'https://shop.example/',

@@ -1,0 +1,104 @@
+/**
+ * A visit as the read API and the dashboard show it: the Session of a list, its detail, its events and their frames.
+ * The store maps its rows to these shapes; nothing here knows a table.
+ */
+import Type, { type Static } from 'typebox'
+import { SOURCE_CONTEXT_LINES } from '../../common/limits.ts'
+import { Nullable, ref } from '../util/schema.ts'
+import { viewFields } from './event.ts'
+import { viewFacts } from './visitor.ts'
+
+/** One stack frame of an error event, mapped to the original source through an uploaded source map when one matches. */
+export const ResolvedFrameSchema = Type.Object({
+  function: Nullable(Type.String({ description: 'Function name; null when anonymous.' })),
+  file: Nullable(Type.String({ description: 'Script URL, or the original source file when mapped.' })),
+  line: Nullable(Type.Integer({ minimum: 1, description: 'Line, 1-based.' })),
+  column: Nullable(Type.Integer({ minimum: 1, description: 'Column, 1-based.' })),
+  mapped: Type.Boolean({
+    description: 'Whether an uploaded source map gave the original position. When false, function, file, line and '
+      + 'column are as the browser printed them (as in `stack`, which keeps every frame as printed), and context is null.',
+  }),
+  inApp: Type.Boolean({
+    description: 'false for library and browser code: a source under node_modules, one the map lists in its '
+      + 'ignoreList, or a browser extension\'s script.',
+  }),
+  context: Nullable(Type.Object({
+    pre: Type.Array(Type.String(), { description: `Up to ${SOURCE_CONTEXT_LINES} lines before line.` }),
+    line: Type.String({ description: 'The frame\'s line of original source.' }),
+    post: Type.Array(Type.String(), { description: `Up to ${SOURCE_CONTEXT_LINES} lines after line.` }),
+  }, {
+    additionalProperties: false,
+    description: 'The original source around the frame, from the map\'s sourcesContent; null when unmapped, when the map has '
+      + 'none, and for library frames (inApp false). In a session\'s events only the top frame with context keeps it; the '
+      + 'issue\'s latestEvent keeps it on every frame.',
+  })),
+}, {
+  $id: 'ResolvedFrame', title: 'ResolvedFrame', additionalProperties: false,
+  description: 'A stack frame, mapped to the original source when an uploaded source map matches its script: by exact '
+    + 'URL, else by a `~/path` map with the same path; query and fragment ignored. `function` is the name of the original '
+    + 'function around the position (found in sourcesContent), else the printed name.',
+})
+export type ResolvedFrame = Static<typeof ResolvedFrameSchema>
+
+
+const DateTime = (description: string) => Type.String({ format: 'date-time', description })
+
+export const ProjectSchema = Type.Object({
+  id: Type.String({ description: 'Project identifier' }),
+  name: Type.String({ description: 'Project name' }),
+  domain: Type.String({ description: 'Site domain' }),
+}, { $id: 'Project', title: 'Project', additionalProperties: false })
+
+export const CountersSchema = Type.Object({
+  total: Type.Integer({ description: 'All events of the session.' }),
+  errors: Type.Integer({ description: 'Events of type ERROR and HTTP_ERROR: a broken visit has errors > 0.' }),
+  slow: Type.Integer({ description: 'Events of type SLOW_REQUEST (slow requests and slow resources).' }),
+}, { $id: 'EventCounters', title: 'EventCounters', additionalProperties: false })
+
+const sessionFields = {
+  id: Type.String({ description: 'Session identifier; used in the path of getSession.' }),
+  sessionKey: Type.String({ description: 'Client-side session key.' }),
+  startedAt: DateTime('When the session started: its earliest event (ISO 8601 UTC, milliseconds).'),
+  lastSeenAt: DateTime('Last activity: its latest event (ISO 8601 UTC, milliseconds).'),
+  ...viewFacts(),
+  events: ref(CountersSchema),
+}
+
+export const SessionSchema = Type.Object(sessionFields, { $id: 'Session', title: 'Session', additionalProperties: false })
+
+export const RecordingSchema = Type.Object({
+  available: Type.Boolean({ description: 'Whether a screen recording exists for the session.' }),
+  chunks: Type.Integer({ description: 'Number of recording chunks.' }),
+}, { $id: 'Recording', title: 'Recording', additionalProperties: false })
+
+export const SessionDetailSchema = Type.Object({ ...sessionFields, recording: ref(RecordingSchema) }, {
+  $id: 'SessionDetail', title: 'SessionDetail', additionalProperties: false,
+  description: 'Every field of the list session plus `recording`.',
+})
+
+export const EventSchema = Type.Object({
+  id: Type.String({ description: 'Event identifier, unique within the session.' }),
+  type: Type.String({
+    description: 'ERROR, HTTP_ERROR, SLOW_REQUEST, NAVIGATION, CLICK, INPUT, USER_REPORT, or a further '
+      + 'upper-case type (for example CONSOLE_ERROR).',
+  }),
+  createdAt: DateTime('When the event happened (ISO 8601 UTC, milliseconds), corrected for the visitor clock skew.'),
+  ...viewFields(),
+  issueId: Nullable(Type.String({ description: 'The issue (GET /api/v1/issues/{id}) an ERROR or HTTP_ERROR event was grouped into; null for other types.' })),
+  frames: Nullable(Type.Array(ref(ResolvedFrameSchema), {
+    description: 'The frames of `stack`, newest first, each mapped to the original source when an uploaded source map '
+      + 'matches its script — also for events stored before the map was uploaded, since stacks are mapped when read. '
+      + '`stack` keeps the text as the browser sent it. Null when the event has no stack.',
+  })),
+}, {
+  // Not "Event": a generated client would shadow the DOM's Event.
+  $id: 'SessionEvent', title: 'SessionEvent', additionalProperties: false,
+  description: 'Fields typed "string" (url, method) are absent when they do not apply; every other field is always '
+    + 'present and null when it does not apply. Text longer than its limit ends with "…[truncated N chars]".',
+})
+
+
+/** The API's shapes, as the schemas that serialize them say. */
+export type SessionView = Static<typeof SessionSchema>
+export type SessionDetailView = Static<typeof SessionDetailSchema>
+export type EventView = Static<typeof EventSchema>

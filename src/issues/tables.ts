@@ -1,0 +1,62 @@
+/*
+ * The issue tables, owned by src/issues/: only its store (store.ts) inserts, updates or deletes their rows.
+ * Times are epoch milliseconds.
+ */
+
+/** Issue statuses: an open issue is shown by default; a resolved one reopens when it occurs again. */
+export type IssueStatus = 'open' | 'resolved' | 'ignored'
+
+/** Row shape of `issues`: ERROR and HTTP_ERROR events grouped across visits by fingerprint. */
+export interface IssueTable {
+  project_id: string
+  id: string
+  /** The grouping rules that made the issue (src/issues/fingerprint.ts GROUPING_VERSION). */
+  grouping_version: number
+  /** ERROR or HTTP_ERROR. */
+  type: string
+  title: string
+  /** The top in-app frame, or the URL template of a failed request. */
+  culprit: string | null
+  first_seen_at: number
+  last_seen_at: number
+  /** Stored events and distinct stored visits of the issue: exact, kept by ingest, retention and erasure. */
+  events: number
+  sessions: number
+  status: IssueStatus
+  /** When it was last resolved; an event after this reopens it. */
+  resolved_at: number | null
+  created_at: number
+  /** Its latest stored event (session and event id): null once every visit that held it is gone. */
+  last_session_id: string | null
+  last_event_id: string | null
+}
+
+/** Row shape of `issue_fingerprints`: many fingerprints may lead to one issue. */
+export interface IssueFingerprintTable {
+  project_id: string
+  fingerprint: string
+  grouping_version: number
+  issue_id: string
+}
+
+/** Row shape of `issue_sessions`: a visit that hit an issue (written once, when the first of its events is stored). */
+export interface IssueSessionTable {
+  project_id: string
+  issue_id: string
+  session_id: string
+}
+
+/** Row shape of `issue_days`: an issue's stored events per UTC day number, for its histogram. */
+export interface IssueDayTable {
+  project_id: string
+  issue_id: string
+  day: number
+  events: number
+}
+
+/** Row shape of `issue_totals`: a project's issues per status, so the list's total needs no count. */
+export interface IssueTotalTable {
+  project_id: string
+  status: IssueStatus
+  issues: number
+}
