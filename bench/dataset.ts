@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely'
 import type { Engine } from '../src/config.ts'
-import type { Database } from '../src/db/database.ts'
+import type { Database } from '../src/database.ts'
 import { fillSearch } from '../src/db/migrations/0009_visit_search.ts'
 import { fillTermBits } from '../src/db/migrations/0013_term_bits.ts'
 import { createProject } from '../src/projects/service.ts'

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely'
 import { byteSize, SOURCEMAP_LOOKUP_TTL_MS } from '../common/limits.ts'
 import { parsePublicUrl, type Config } from './config.ts'
-import type { Database } from './db/database.ts'
+import type { Database } from './database.ts'
 import { AppError } from './errors.ts'
 import { regroupAfterUpload } from './issues/index.ts'
 import * as projects from './projects/service.ts'

@@ -6,8 +6,8 @@ import {
   DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, MAX_SOURCEMAP_BYTES, DEFAULT_IP_STORAGE, SWEEP_BATCH,
 } from '../common/limits.ts'
 import { loadConfig, ConfigError, type Config } from './config.ts'
-import { openDatabase } from './db/connect.ts'
-import type { Database } from './db/database.ts'
+import { openDatabase } from './open-database.ts'
+import type { Database } from './database.ts'
 import { AppError } from './errors.ts'
 import * as projects from './projects/service.ts'
 import * as webhooks from './alerts/service.ts'

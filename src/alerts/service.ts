@@ -3,7 +3,7 @@ import {
   MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_PROJECT, WEBHOOK_BACKOFF_BASE_MS, WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_LOG_SIZE,
   WEBHOOK_RETRY_FOR_MS,
 } from '../../common/limits.ts'
-import type { Database, Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
 import { invalidBody, notFound } from '../errors.ts'
 import { getProject } from '../projects/service.ts'
 import { newId } from '../util/ids.ts'

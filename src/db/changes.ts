@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { PgDriver } from './postgres.ts'
-import type { Db } from './database.ts'
+import type { Kysely, Transaction } from 'kysely'
 
 /**
  * Whether another process may have written the database: a number that changes whenever it may have, or null
@@ -12,10 +12,10 @@ export interface ExternalChanges {
   close(): Promise<void>
 }
 
-const registered = new WeakMap<Db, ExternalChanges>()
+const registered = new WeakMap<object, ExternalChanges>()
 
 /** Makes `changes` the signal of `db` (done once, where the database is opened). */
-export function registerChanges(db: Db, changes: ExternalChanges): void {
+export function registerChanges<DB>(db: Kysely<DB> | Transaction<DB>, changes: ExternalChanges): void {
   registered.set(db, changes)
 }
 
@@ -23,7 +23,7 @@ export function registerChanges(db: Db, changes: ExternalChanges): void {
  * The signal's current version for `db`, or null: for a transaction (a read there must see its own snapshot), for
  * a database opened without a signal, and while the signal is down.
  */
-export function externalVersion(db: Db): number | null {
+export function externalVersion<DB>(db: Kysely<DB> | Transaction<DB>): number | null {
   return db.isTransaction ? null : registered.get(db)?.version() ?? null
 }
 

@@ -1,15 +1,13 @@
 import { inspect } from 'node:util'
 import { Kysely, Migrator, type CompiledQuery } from 'kysely'
 import type { DatabaseConfig, Engine } from '../config.ts'
-import type { Database } from './database.ts'
 import { migrationProvider } from './migrations/index.ts'
 import { PROJECTS_CHANNEL, postgresChanges, registerChanges } from './changes.ts'
 import { loadPg, postgresDialect } from './postgres.ts'
 import { openSqlite } from './sqlite.ts'
-import { keepListJson } from '../visits/index.ts'
 
-export interface DatabaseHandle {
-  readonly db: Kysely<Database>
+export interface DatabaseHandle<DB> {
+  readonly db: Kysely<DB>
   readonly engine: Engine
   close(): Promise<void>
 }
@@ -23,8 +21,8 @@ export interface OpenOptions {
   onProgress?: (line: string) => void
 }
 
-/** Opens the configured engine and brings its schema to the latest version, the list JSON's trigger with it. */
-export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle> {
+/** Opens the configured engine and brings its schema to the latest version. */
+export async function openDatabase<DB>(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle<DB>> {
   const pg = config.engine === 'postgres' ? await loadPg() : null
   const { dialect, changes } = pg
     ? {
@@ -36,14 +34,13 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     }
     : openSqlite(config.location)
   const { onQuery } = options
-  const db = new Kysely<Database>({ dialect, ...(onQuery && { log: (event) => { if (event.level === 'query') onQuery(event.query) } }) })
+  const db = new Kysely<DB>({ dialect, ...(onQuery && { log: (event) => { if (event.level === 'query') onQuery(event.query) } }) })
   const destroy = async (): Promise<void> => {
     await changes.close()
     await db.destroy()
   }
   try {
     await migrate(db, config.engine)
-    await keepListJson(db, options.onProgress)
   } catch (error) {
     await destroy()
     throw error
@@ -57,7 +54,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
  * Brings the schema to the latest version. On PostgreSQL, Kysely's migrator holds an advisory
  * lock while it runs, so processes starting together apply each migration exactly once.
  */
-async function migrate(db: Kysely<Database>, engine: Engine): Promise<void> {
+async function migrate<DB>(db: Kysely<DB>, engine: Engine): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationProvider(engine) })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')

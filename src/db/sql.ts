@@ -1,6 +1,8 @@
-import { PostgresAdapter, sql, type Expression, type RawBuilder } from 'kysely'
+import { PostgresAdapter, sql, type Expression, type QueryExecutorProvider, type RawBuilder } from 'kysely'
+
+/** The database or an open transaction, of any schema: what a statement runs on. */
+type Db = QueryExecutorProvider
 import { BITS_PER_CHUNK } from './bits.ts'
-import type { Db } from './database.ts'
 
 /*
  * SQL whose spelling decides which index the planner takes, on both engines. The SQL snapshot and
@@ -34,6 +36,14 @@ export const rowAfter = (
  */
 export const positive = (column: 'events_errors' | 'recording_chunks'): RawBuilder<boolean> =>
   sql<boolean>`${sql.raw(column)} > 0`
+
+/**
+ * Whether a lookup by this text can match anything. PostgreSQL text cannot hold U+0000 and fails
+ * the whole query on one, so no stored id or key has one on either engine (ids and keys are
+ * generated or pattern-checked; visitor text goes through cleanText). A lookup by such a value is
+ * answered "no match" without asking the database, like any other unknown value.
+ */
+export const canMatch = (value: string): boolean => !value.includes('\u0000')
 
 const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter
 

@@ -3,7 +3,7 @@
  * the dashboard, an issue's visits). The rest of a visit's reads are in read.ts, which re-exports these.
  */
 import { sql, type AliasableExpression, type RawBuilder, type SelectQueryBuilder } from 'kysely'
-import type { Database, Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
 import { asKey, collectIds, idRows, inIds, listedIdCosts, rowAfter, rowReadInProbes, textMatchSessions, textProbe, unindexed, unindexedText } from '../db/sql.ts'
 import { DAY_MS } from '../util/time.ts'

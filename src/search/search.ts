@@ -1,5 +1,5 @@
 import type { RawBuilder } from 'kysely'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { searchByPlan, type SessionFilters, type SessionJsonRow, type SessionPage, type SessionRange } from './list.ts'
 import type { SessionListRow } from '../visits/tables.ts'
 import { searchTextsAlone, textsAlone } from './text-alone.ts'

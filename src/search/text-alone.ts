@@ -8,7 +8,7 @@
  * (a condition on the count alone, which PostgreSQL checks once, before the branch).
  */
 import { sql, type AliasedRawBuilder, type Compilable, type RawBuilder } from 'kysely'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT } from '../../common/limits.ts'
 import { answersTextsInOneStatement, inRows, rowReadInProbes, textMatchRows, unindexed } from '../db/sql.ts'
 import { liveCount } from './count.ts'

@@ -5,7 +5,7 @@ import fastJson from 'fast-json-stringify'
 import { type EventJsonRow, type EventJsonSql, FACT_LAYOUT, factsOf } from '../visits/index.ts'
 import type { EventRow, SessionListRow } from '../visits/tables.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import {
   fractionOf, jsonObject, jsonWholeNumber, jsonWriter, writesEventJson, type JsonMember, type JsonWriter,
 } from '../db/sql.ts'

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { classifyDatabaseError } from '../db/errors.ts'
 import { keptColumnTrigger, withoutStatementTimeout } from '../db/sql.ts'
 import { sessionJsonOf } from '../sessions/views.ts'

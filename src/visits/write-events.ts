@@ -4,7 +4,7 @@
  * joined with the rest of the group's live batches (`GroupEvents`) into a few multi-row INSERTs before the commit.
  */
 import type { OnConflictBuilder } from 'kysely'
-import type { Database, Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
 import { rowsOfArrays, takesArrays } from '../db/sql.ts'
 import { runReused } from '../db/reuse.ts'
 import { countTypes, type EventRecord } from '../contract/index.ts'
