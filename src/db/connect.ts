@@ -1,10 +1,11 @@
 import { inspect } from 'node:util'
-import { Kysely, Migrator, type CompiledQuery } from 'kysely'
+import { Kysely, Migrator, type CompiledQuery, type Dialect } from 'kysely'
 import type { DatabaseConfig, Engine } from '../config.ts'
 import { migrationProvider } from './migrations/index.ts'
-import { PROJECTS_CHANNEL, postgresChanges, registerChanges } from './changes.ts'
-import { loadPg, postgresDialect } from './postgres.ts'
-import { openSqlite } from './sqlite.ts'
+import { PROJECTS_CHANNEL, registerChanges, type ExternalChanges } from './changes.ts'
+import { postgresChanges } from './postgres/changes.ts'
+import { loadPg, postgresDialect } from './postgres/dialect.ts'
+import { openSqlite } from './sqlite/dialect.ts'
 
 export interface DatabaseHandle<DB> {
   readonly db: Kysely<DB>
@@ -23,16 +24,7 @@ export interface OpenOptions {
 
 /** Opens the configured engine and brings its schema to the latest version. */
 export async function openDatabase<DB>(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle<DB>> {
-  const pg = config.engine === 'postgres' ? await loadPg() : null
-  const { dialect, changes } = pg
-    ? {
-      dialect: postgresDialect(pg, {
-        url: config.location, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs, parallelWorkers: config.parallelWorkers,
-        onConnectionError: options.onConnectionError,
-      }),
-      changes: postgresChanges(pg, config.location, PROJECTS_CHANNEL),
-    }
-    : openSqlite(config.location)
+  const { dialect, changes } = await openEngine(config, options)
   const { onQuery } = options
   const db = new Kysely<DB>({ dialect, ...(onQuery && { log: (event) => { if (event.level === 'query') onQuery(event.query) } }) })
   const destroy = async (): Promise<void> => {
@@ -48,6 +40,20 @@ export async function openDatabase<DB>(config: DatabaseConfig, options: OpenOpti
   registerChanges(db, changes)
   let closing: Promise<void> | null = null
   return { db, engine: config.engine, close: () => (closing ??= destroy()) }
+}
+
+/**
+ * The configured engine's Kysely dialect, whose adapter carries the engine's SQL dialect (dialect.ts) to every query
+ * and transaction, and its signal of other processes' writes (changes.ts).
+ */
+async function openEngine(config: DatabaseConfig, options: OpenOptions): Promise<{ dialect: Dialect; changes: ExternalChanges }> {
+  if (config.engine === 'sqlite') return openSqlite(config.location)
+  const pg = await loadPg()
+  const { location: url, poolSize, statementTimeoutMs, parallelWorkers } = config
+  return {
+    dialect: postgresDialect(pg, { url, poolSize, statementTimeoutMs, parallelWorkers, onConnectionError: options.onConnectionError }),
+    changes: postgresChanges(pg, url, PROJECTS_CHANNEL),
+  }
 }
 
 /**

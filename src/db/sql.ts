@@ -1,12 +1,13 @@
 import { PostgresAdapter, sql, type Expression, type QueryExecutorProvider, type RawBuilder } from 'kysely'
+import { dialectOf, type PlanCosts, type TextColumn } from './dialect.ts'
 
 /** The database or an open transaction, of any schema: what a statement runs on. */
 type Db = QueryExecutorProvider
-import { BITS_PER_CHUNK } from './bits.ts'
 
 /*
  * SQL whose spelling decides which index the planner takes, on both engines. The SQL snapshot and
  * query-plan tests (test/store/visits/sql.test.ts) hold every query built with these to its index.
+ * What differs between the engines is their dialect's (dialect.ts); the functions below that take `db` ask it.
  */
 
 /**
@@ -20,9 +21,8 @@ export const unindexedText = (column: string): RawBuilder<string> => sql<string>
 
 /**
  * `(a, b) > (x, y)` (`<` for a descending order): a keyset page after a row, in the order of an index on
- * the columns. Both engines compare row values lexicographically and walk the index from the cursor (an
- * `a > x or (a = x and b > y)` spelling would not use the index on PostgreSQL). A column may be an
- * expression (`unindexed`) when the query must not start from that index.
+ * the columns. Both engines compare row values lexicographically and walk the index from the cursor; an
+ * `a > x or (a = x and b > y)` spelling would not use the index on PostgreSQL.
  */
 export const rowAfter = (
   columns: readonly (string | RawBuilder<unknown>)[], values: readonly unknown[], order: 'asc' | 'desc' = 'asc',
@@ -38,66 +38,35 @@ export const positive = (column: 'events_errors' | 'recording_chunks'): RawBuild
   sql<boolean>`${sql.raw(column)} > 0`
 
 /**
- * Whether a lookup by this text can match anything. PostgreSQL text cannot hold U+0000 and fails
- * the whole query on one, so no stored id or key has one on either engine (ids and keys are
- * generated or pattern-checked; visitor text goes through cleanText). A lookup by such a value is
- * answered "no match" without asking the database, like any other unknown value.
+ * Whether a lookup by this text can match anything. PostgreSQL text cannot hold U+0000 and fails the whole query on
+ * one, so no stored id or key has one on either engine, and such a lookup is answered "no match" without asking.
  */
 export const canMatch = (value: string): boolean => !value.includes('\u0000')
 
-const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter
-
-/** `needle` as an ILIKE pattern for "contains", its own `%`, `_` and `\\` escaped. */
-const containsPattern = (needle: string): string => `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 /**
- * `needle` as an FTS5 query: a quoted string, which the trigram tokenizer matches as a substring; `page` searches
- * the pages (`url=`), `body` all the text, pages included (`q=`).
+ * The sessions whose searchable text (session_texts' `column`) contains `needle`, case-insensitively, read once from
+ * the engine's trigram index: null when more than `limit` rows of text match (too broad to count at once). A needle
+ * under 3 characters has no trigram: callers refuse it.
  */
-const ftsPhrase = (column: 'page' | 'body', needle: string): string => `${column === 'page' ? 'page : ' : ''}"${needle.replace(/"/g, '""')}"`
-/** The same as an ILIKE condition on a session_texts row (alias `x` or none). */
-const ilike = (column: 'page' | 'body', needle: string, alias = ''): RawBuilder<boolean> => (column === 'page'
-  ? sql<boolean>`${sql.raw(`${alias}page`)} ilike ${containsPattern(needle)}`
-  : sql<boolean>`(${sql.raw(`${alias}page`)} ilike ${containsPattern(needle)} or ${sql.raw(`${alias}body`)} ilike ${containsPattern(needle)})`)
-
-/**
- * The sessions whose searchable text (session_texts: `page` or `body`) contains `needle`, case-insensitively, read
- * once from a trigram index: SQLite's FTS5 `session_fts` (a quoted string matches as a substring from the index alone;
- * the index leads the join to the text rows), PostgreSQL's pg_trgm GIN index. At most `limit` rows of text are read:
- * null when more match (too broad to count at once). A needle under 3 characters has no trigram: callers refuse it.
- */
-export async function textMatchSessions(
-  db: Db, projectId: string, column: 'page' | 'body', needle: string, limit: number,
-): Promise<string[] | null> {
+export async function textMatchSessions(db: Db, projectId: string, column: TextColumn, needle: string, limit: number): Promise<string[] | null> {
   const found = await collectIds(db, textMatchRows(db, projectId, column, needle, limit + 1), limit)
   return found.ids === null ? null : [...new Set(found.ids)]
 }
 
-/** The rows of text (`session_id`, a visit's as often as it has texts that match) textMatchSessions reads, at most `rows`. */
-export const textMatchRows = (db: Db, projectId: string, column: 'page' | 'body', needle: string, rows: number): RawBuilder<{ session_id: string }> =>
-  (isPostgres(db)
-    ? sql`select session_id from session_texts where project_id = ${projectId} and ${ilike(column, needle)} limit ${rows}`
-    : sql`select x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
-      where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId} limit ${rows}`)
+export const textMatchRows = (db: Db, projectId: string, column: TextColumn, needle: string, rows: number): RawBuilder<{ session_id: string }> =>
+  dialectOf(db).textMatchRows(projectId, column, needle, rows)
+
+export const answersTextsInOneStatement = (db: Db): boolean => dialectOf(db).answersTextsInOneStatement
 
 /**
- * Whether a search by text alone (url=, q=, no other filter, no from/to range) is answered in one statement: the
- * matches, their count and the page (src/visits/text-alone.ts). On PostgreSQL each statement is a round trip, and the
- * matches' ids otherwise go through the service and back as the page's parameter: ~6 ms of q="pay button"'s ~24
- * (5,030 matches, the 1M-visit benchmark). SQLite runs its statements in-process, where the ids' trip costs little.
- */
-export const answersTextsInOneStatement = (db: Db): boolean => isPostgres(db)
-
-/**
- * The `session_id`s a query lists, and how many rows it listed, as one row of a JSON array the engine builds: 10,000
- * rows handed to the service one by one cost it ~10 ms. Given `most`, the ids only when the query listed at most that
- * many rows, else null: the engine still builds the array (a CASE does not stop an aggregate), but it is not sent and
- * parsed for nothing (a text search refused as too broad, 10,001 ids: 45.9 against 53.3 ms through pg, median of 31;
- * a statement that materialized and counted the rows first spared as much, and cost the searches it answers 1.2 ms).
+ * The `session_id`s a query lists, and how many rows it listed, as one row of a JSON array the engine builds, which
+ * costs less than the rows one by one. Given `most`, the ids only when the query listed at most that many rows, else
+ * null: the array is then not sent and parsed for nothing.
  */
 export async function collectIds(db: Db, rows: Expression<unknown>): Promise<{ rows: number; ids: string[] }>
 export async function collectIds(db: Db, rows: Expression<unknown>, most: number): Promise<{ rows: number; ids: string[] | null }>
 export async function collectIds(db: Db, rows: Expression<unknown>, most?: number): Promise<{ rows: number; ids: string[] | null }> {
-  const all = isPostgres(db) ? sql`coalesce(json_agg(m.session_id), '[]')::text` : sql`json_group_array(m.session_id)`
+  const all = dialectOf(db).jsonArrayOf('m.session_id')
   const ids = most === undefined ? all : sql`case when count(*) <= ${most} then ${all} end`
   const statement = sql<{ n: number | string; ids: string | null }>`select count(*) as n, ${ids} as ids from (${rows}) as m`
   const { rows: [found] } = await statement.execute(db)
@@ -105,155 +74,48 @@ export async function collectIds(db: Db, rows: Expression<unknown>, most?: numbe
   return { rows: Number(found.n), ids: found.ids === null ? null : JSON.parse(found.ids) as string[] }
 }
 
-/**
- * A list of ids as a query of one column, `session_id`, in the stored keys' collation (see asKey): a set the service
- * found once (textMatchSessions), for a statement to start from, as one parameter whatever its size (inIds probes one).
- */
-export const idRows = (db: Db, ids: readonly string[]): RawBuilder<{ session_id: string }> => (isPostgres(db)
-  ? sql`select unnest(cast(${ids} as text[])) collate "C" as session_id`
-  : sql`select value as session_id from json_each(${JSON.stringify(ids)})`)
-
-/**
- * Whether `column` is one of `ids`, probed per row, as one parameter whatever their number. PostgreSQL: a hashed
- * subplan, `(column in (select unnest(…))) is true`, which hashes the ids once when the statement runs and probes the
- * hash per row. `is true` keeps it a filter: a bare `in (select unnest(…))` became a join that read the row of every
- * listed visit by its id and sorted them all, where the plan walked the list order (url='s page, 5,000 ids among 1M
- * visits: 36–51 ms, against 15–19 for a walk of the lastSeenAt index for the page's keys, list.ts Plan.sparse). It
- * replaced `= any(array)`, whose hash is as cheap but whose array the planner reads element by element when it plans
- * each statement: the page of 5,030 ids took 12.5 ms that way against 9.4 (median of 15, the 1M-visit benchmark).
- * PostgreSQL hashes it only when its estimate of the hash (~56 bytes an id, ~0.6 MB for the 10,000 that
- * SEARCH_TEXT_MATCH_LIMIT and LISTED_VISITS_MAX allow) fits in work_mem × hash_mem_multiplier; else it scans the list
- * for every row. The default work_mem is 4 MB: docs/scaling.md asks for at least 1 MB. SQLite builds an index of
- * json_each's values once.
- */
-export const inIds = (db: Db, column: string, ids: readonly string[]): RawBuilder<boolean> => (isPostgres(db)
-  ? inRows(db, column, idRows(db, ids))
-  : sql<boolean>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(ids)}))`)
-
-/** Whether `column` is one of the `session_id`s a query lists (inIds' form: on PostgreSQL, a hashed subplan). */
-export const inRows = (db: Db, column: string, rows: Expression<{ session_id: string }>): RawBuilder<boolean> => (isPostgres(db)
-  ? sql<boolean>`(${sql.ref(column)} in (${rows})) is true`
-  : sql<boolean>`${sql.ref(column)} in (${rows})`)
+/** A set of ids the service found once, for a statement to start from (see SqlDialect.idRows). */
+export const idRows = (db: Db, ids: readonly string[]): RawBuilder<{ session_id: string }> => dialectOf(db).idRows(ids)
+export const inIds = (db: Db, column: string, ids: readonly string[]): RawBuilder<boolean> => dialectOf(db).inIds(column, ids)
+export const inRows = (db: Db, column: string, rows: Expression<{ session_id: string }>): RawBuilder<boolean> => dialectOf(db).inRows(column, rows)
 
 /**
  * Whether one visit's searchable text contains `needle` (case-insensitively), read from its own session_texts rows:
  * for a few visits another filter already narrowed, cheaper than the trigram index's whole match set.
  * `project` and `session` name the outer query's columns.
  */
-export function textProbe(db: Db, column: 'page' | 'body', needle: string, project: string, session: string): RawBuilder<boolean> {
-  const lower = (c: string) => sql`instr(lower(x.${sql.raw(c)}), lower(${needle})) > 0`
-  const contains = isPostgres(db) ? ilike(column, needle, 'x.') : column === 'page' ? lower('page') : sql`(${lower('page')} or ${lower('body')})`
+export function textProbe(db: Db, column: TextColumn, needle: string, project: string, session: string): RawBuilder<boolean> {
   return sql<boolean>`exists (select 1 from session_texts x where x.project_id = ${sql.ref(project)} and x.session_id = ${sql.ref(session)}
-    and ${contains})`
+    and ${dialectOf(db).textContains(column, needle, 'x.')})`
 }
 
-/*
- * Term bitmaps (bits.ts): SQLite stores a chunk as a blob and runs the operations as functions of its own (sqlite.ts);
- * PostgreSQL stores a bit(BITS_PER_CHUNK) and has them built in.
- */
+/** Term bitmaps (bits.ts), as the engine stores and combines them (see SqlDialect). */
+export const chunkParam = (db: Db, chunk: Buffer): unknown => dialectOf(db).chunkParam(chunk)
+export const asBits = (db: Db, value: unknown): RawBuilder<unknown> => dialectOf(db).asBits(value)
+export const bitsOr = (db: Db, a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown> => dialectOf(db).bitsOr(a, b)
+export const bitsAndNot = (db: Db, a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown> => dialectOf(db).bitsAndNot(a, b)
+export const bitsAndAll = (db: Db, chunks: RawBuilder<unknown>): RawBuilder<unknown> => dialectOf(db).bitsAndAll(chunks)
+export const bitsCount = (db: Db, chunks: readonly RawBuilder<unknown>[]): RawBuilder<number | string> => dialectOf(db).bitsCount(chunks)
 
-const bitString = sql.raw(`bit(${BITS_PER_CHUNK})`)
+export const nextSessionNum = (db: Db): RawBuilder<number> => dialectOf(db).nextSessionNum
+export const asKey = (db: Db, value: unknown): RawBuilder<string> => dialectOf(db).asKey(value)
 
-/** A chunk as the parameter the engine takes: SQLite its bytes, PostgreSQL its hex, cast by `asBits`. */
-export const chunkParam = (db: Db, chunk: Buffer): unknown => (isPostgres(db) ? `x${chunk.toString('hex')}` : chunk)
+/** The planner's weights for the engine `db` runs on. */
+export const rowReadInProbes = (db: Db): number => dialectOf(db).planCosts.rowReadInProbes
+export const listedIdCosts = (db: Db): PlanCosts['listedIds'] => dialectOf(db).planCosts.listedIds
 
-/** A chunkParam value in SQL, as a stored chunk. */
-export const asBits = (db: Db, value: unknown): RawBuilder<unknown> => (isPostgres(db) ? sql`cast(${value} as ${bitString})` : sql`${value}`)
+export const locksRows = (db: Db): boolean => dialectOf(db).locksRows
+export const takesArrays = (db: Db): boolean => dialectOf(db).takesArrays
+export const writesEventJson = (db: Db): boolean => dialectOf(db).writesEventJson
 
-/** `a` with `b`'s bits set too. */
-export const bitsOr = (db: Db, a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown> =>
-  (isPostgres(db) ? sql`(${a} | ${b})` : sql`sw_bits_or(${a}, ${b})`)
-
-/** `a` with `b`'s bits cleared. */
-export const bitsAndNot = (db: Db, a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown> =>
-  (isPostgres(db) ? sql`(${a} & ~${b})` : sql`sw_bits_and_not(${a}, ${b})`)
-
-/** The AND of a group's chunks (an aggregate). */
-export const bitsAndAll = (db: Db, chunks: RawBuilder<unknown>): RawBuilder<unknown> =>
-  (isPostgres(db) ? sql`bit_and(${chunks})` : sql`sw_bits_and_agg(${chunks})`)
-
-/** How many bits are set in every one of the chunks. */
-export const bitsCount = (db: Db, chunks: readonly RawBuilder<unknown>[]): RawBuilder<number | string> =>
-  (isPostgres(db) ? sql`bit_count(${sql.join(chunks, sql` & `)})` : sql`sw_bits_count(${sql.join(chunks)})`)
-
-/**
- * A new visit's number (`sessions.num`, its bit in the term bitmaps), never one a stored visit has: PostgreSQL's
- * sequence; on SQLite one past the largest (its index's last entry), which only the one writer at a time reads.
- * A number freed by a deleted visit may come again on SQLite: the deletion cleared its bits.
- */
-export const nextSessionNum = (db: Db): RawBuilder<number> => (isPostgres(db)
-  ? sql<number>`nextval('session_nums')`
-  : sql<number>`(select coalesce(max(num), 0) + 1 from sessions)`)
-
-/*
- * JSON written by the database: each session's list JSON is kept in its row (`sessions.list_json`, src/visits/list-json.ts
- * keeps it with a trigger written from src/sessions/views.ts `sessionJsonOf`), and on SQLite a visit's events come out of
- * getSession's statement as the API's JSON text (views.ts `eventJson`), so the service reads one string a row instead of
- * decoding a score of values and serializing them again. Each piece writes exactly the bytes the response schema's
- * serializer writes (test/store/visits/json.test.ts holds it to them).
- */
-
-/**
- * A parameter as an id or key of a stored row, for a VALUES table joined to one (an UPDATE … FROM): on PostgreSQL ids
- * and keys are `text collate "C"` (migrations.ts), and a join on text of another collation cannot use their indexes.
- */
-export const asKey = (db: Db, value: unknown): RawBuilder<string> =>
-  (isPostgres(db) ? sql<string>`cast(${value} as text) collate "C"` : sql<string>`cast(${value} as text)`)
-
-/**
- * What reading a session's row by its id costs, in probes of an index by id (session_terms, issue_sessions): what a
- * search's plan weighs a start from its rarest filter against a walk of the list order with (src/visits/list.ts).
- * Set from the 1M-visit benchmark, where reading 5,000 rows by id cost SQLite ~25–40 ms (5–8 µs a row, in-process)
- * against ~0.7–1.6 µs a probe; on PostgreSQL a row read took ~8–36 µs and a probe ~4–17 µs (EXPLAIN ANALYZE), and at
- * 2 the plan read `type=`'s 5,000 rows by id (158–200 ms) where walking the list order took 136–150: 5 keeps that
- * walk and still starts pairs such as `type=…&errors=true` from their rarer filter. Tuned values, not derived ones.
- */
-export const rowReadInProbes = (db: Db): number => (isPostgres(db) ? 5 : 10)
-
-/**
- * What listing a filter's visits once costs, per visit listed, and probing a walked entry in that list (inIds) then
- * costs, per entry — both in probes of the filter's own index by id — where listing can pay; null where it cannot. A
- * walk of the list order probes its rare filter's index for every entry it passes (list.ts searchByPlan). Measured
- * on the 1M-visit benchmark: on PostgreSQL such a probe takes ~7.5 µs, listing ~2.5 µs a visit (the statement that
- * lists them, then planning and hashing them as the next statement's array) and a hashed probe ~0.6 µs: `type=`'s page
- * (5,000 visits, ~10,000 entries walked) took 17 ms listed against 71 probing, `issue=`'s (20,000 visits, ~2,500
- * entries) 54 against 19, which these weights keep probing. SQLite probes in ~0.7 µs, as cheap as probing its
- * json_each list: listed, `type=` took 10 ms against 12, `issue=` 18 against 6. These weights were measured with the
- * list as `= any(array)`; inIds' hashed subplan has since spared its planning per id, so listing costs less than they
- * say (`type=` took 10–13 ms listed since: docs/performance.md, "PostgreSQL: no parallel workers…").
- */
-export const listedIdCosts = (db: Db): { perVisit: number; perEntry: number; mostVisits: number } | null =>
-  (isPostgres(db) ? { perVisit: 0.33, perEntry: 0.08, mostVisits: LISTED_VISITS_MAX } : null)
-
-/**
- * Visits a walk lists at most (listedIdCosts), whatever the weights say for a deep page: PostgreSQL's hashing of a list
- * grows faster than its length (20,000 ids: 14 ms to hash, measured as `= any(array)`, whose planning also took 15 ms
- * where inIds' hashed subplan now takes none), the hash must fit in work_mem (inIds), and the list goes through the
- * service twice, as JSON and as the next statement's parameter.
- */
-const LISTED_VISITS_MAX = 10_000
-
-/** Whether concurrent writers lock rows, and so must take them in one order: PostgreSQL; SQLite writes one at a time. */
-export const locksRows = (db: Db): boolean => isPostgres(db)
-
-/**
- * Whether the engine takes many rows to insert as one array per column (`rowsOfArrays`): PostgreSQL, where that is
- * one statement of a parameter a column whatever the row count, parsed and bound in microseconds, where rows of VALUES
- * (16 parameters a row) cost its parser and binder ~20 µs a row (docs/performance.md). Not SQLite, which has no arrays
- * and nothing to save: its statements are prepared once, and a value is bound in-process.
- */
-export const takesArrays = (db: Db): boolean => isPostgres(db)
-
-/** `INSERT … SELECT`'s rows from one array per column, of the given SQL types, in the insert's column order. */
+/** `INSERT … SELECT`'s rows from one array per column (takesArrays), of the given SQL types, in the insert's column order. */
 export const rowsOfArrays = (columns: readonly (readonly [unknown[], string])[]): RawBuilder<unknown> =>
   sql`(select * from unnest(${sql.join(columns.map(([values, type]) => sql`cast(${values} as ${sql.raw(type)}[])`))}))`
 
-/**
- * Whether getSession's statement writes its events' JSON: on SQLite that costs ~5 µs a row in-process, where decoding a
- * row's values and serializing them cost the service ~10. PostgreSQL's to_json and to_char cost its server ~11 µs
- * a row more than the driver's decoding saves the service, on the same cores (docs/performance.md): it sends values.
- */
-export const writesEventJson = (db: Db): boolean => !isPostgres(db)
+/** Lifts the statement timeout for the rest of the transaction `trx` (SQLite has none). */
+export const withoutStatementTimeout = (trx: Db): Promise<void> => dialectOf(trx).liftStatementTimeout(trx)
+
+const isPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter
 
 /**
  * The statements that keep `column` of `table` written by a trigger from the row's other columns: `value(row)` is its
@@ -286,14 +148,6 @@ export function keptColumnTrigger(
   ]
 }
 
-/**
- * Lifts the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS) for the rest of the transaction `trx`: for work done once
- * on every row, such as writing every session's JSON again after a schema change (1M sessions: ~10 s on SQLite, longer
- * on PostgreSQL). SQLite has no statement timeout.
- */
-export async function withoutStatementTimeout(trx: Db): Promise<void> {
-  if (isPostgres(trx)) await sql`set local statement_timeout = 0`.execute(trx)
-}
 
 /** How a database writes a row's columns as the API's JSON: `table` qualifies each column (a trigger's `new`). */
 export interface JsonWriter {

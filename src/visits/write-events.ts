@@ -12,7 +12,7 @@ import type { IssueDeltas, IssueTarget } from '../issues/index.ts'
 import type { EventTable } from './tables.ts'
 
 /** Rows per INSERT, largest first: well under both engines' bound-parameter limits (16 columns each), and few sizes,
- * so that SQLite's statement cache (src/db/sqlite.ts) keeps each prepared whatever the group's row count. */
+ * so that SQLite's statement cache (src/db/sqlite/dialect.ts) keeps each prepared whatever the group's row count. */
 const INSERT_SIZES = [500, 100, 20, 5, 1] as const
 
 /** The events columns in the order toRow writes them, which is the order Kysely compiles them in, with their SQL types. */

@@ -45,7 +45,7 @@ export const termBits = ({ engine, key }: Target): Migration => ({
 /**
  * Numbers the visits stored without a number (those stored before 0013, and the benchmark's, which it writes straight
  * into the tables) and writes term_bits anew from session_terms in one statement, grouped by chunk, each chunk's bits
- * gathered by an aggregate (PostgreSQL's bit_or of set_bit, SQLite's sw_bits_agg of sqlite.ts). Run again, it mends
+ * gathered by an aggregate (PostgreSQL's bit_or of set_bit, SQLite's sw_bits_agg). Run again, it mends
  * bitmaps that drifted.
  */
 export async function fillTermBits(engine: Engine, db: Kysely<unknown>): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * How the service's own connections are set when they open (src/db/postgres.ts), on a database opened as the service
+ * How the service's own connections are set when they open (src/db/postgres/dialect.ts), on a database opened as the service
  * opens it, from its configuration. PostgreSQL only: SQLite runs every statement in this process, on one thread.
  */
 import assert from 'node:assert/strict'
