@@ -3,7 +3,7 @@
  * transaction that changed the issue), the worker's claim-send-record cycle, the delivery log, and pruning.
  */
 import type { Kysely, Selectable } from 'kysely'
-import { WEBHOOK_RATE_LIMIT, WEBHOOK_RATE_WINDOW_MS } from '../../common/limits.ts'
+import { WEBHOOK_RATE_LIMIT, WEBHOOK_RATE_WINDOW_MS } from './limits.ts'
 import { canMatch, type Database, type Db } from '../db/database.ts'
 import { newId } from '../util/ids.ts'
 import { alertFacts, type IssueAlert } from './payload.ts'

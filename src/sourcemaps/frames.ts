@@ -1,5 +1,5 @@
 import { decodedMappings, traceSegment, type TraceMap } from '@jridgewell/trace-mapping'
-import { SOURCEMAP_FRAME_MEMO } from '../../common/limits.ts'
+import { SOURCEMAP_FRAME_MEMO } from './limits.ts'
 import type { Frame } from './stack.ts'
 import { contextAt, enclosingFunction, lineStarts } from './original.ts'
 import type { ResolvedFrame } from '../contract/index.ts'

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { SWEEP_BATCH } from '../../common/limits.ts'
+import { SWEEP_BATCH } from './limits.ts'
 import { canMatch, type Database, type Db } from '../db/database.ts'
 import { retrying } from '../db/errors.ts'
 import { DAY_MS } from '../util/time.ts'
