@@ -57,7 +57,7 @@ export interface Config {
   readonly ipStorage: IpStorage
   /**
    * HEAP_GROWTH_PERCENT: how far the heap may grow past its live size before a full collection (set by `serve`);
-   * null: V8 chooses. Lower holds peak memory down at some CPU (docs/performance.md, "Peak RSS").
+   * null: V8 chooses. Lower holds peak memory down at some CPU (docs/performance.md, Memory).
    */
   readonly heapGrowthPercent: number | null
   /**

@@ -32,7 +32,7 @@ export const MIN_POOL_SIZE = 1
 export const MAX_POOL_SIZE = 1000
 /**
  * Default of DATABASE_WRITERS: group commits a process runs at once on PostgreSQL, each on one of its pooled
- * connections (never more than DATABASE_POOL_SIZE). Two keep both this machine's cores busy (docs/performance.md).
+ * connections (never more than DATABASE_POOL_SIZE). Two keep a 2-core machine's cores busy.
  */
 export const DEFAULT_DATABASE_WRITERS = 2
 /** Largest DATABASE_WRITERS. */

@@ -6,8 +6,7 @@ export const ISSUE_VISITS = 10
 export const REGROUP_ISSUES = 1000
 /**
  * Each of these caches is bounded by its entries' estimated heap bytes (src/util/memory.ts), not by their count
- * or key length: under error-heavy ingest, caches bounded by key length alone held ~55 MB of live heap, and V8 grows
- * its heap to a few times what is live (issue 16, docs/performance.md).
+ * or key length: entries of one key length differ widely in size, and V8 grows its heap to a few times what is live.
  */
 /** Groupings of unmapped errors lately computed (src/issues/grouping.ts). */
 export const GROUPING_CACHE_BYTES = 4_194_304 // 4 MiB
