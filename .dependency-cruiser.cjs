@@ -21,14 +21,14 @@ module.exports = {
       comment: 'Import another module through its index.ts (or its tables.ts / routes.ts), never its inner files.',
       severity: 'error',
       from: { path: '^src/', pathNot: `^src/${CLOSED}/` },
-      to: { path: `^src/${CLOSED}/`, pathNot: `^src/${CLOSED}/(index|tables|routes|schema|service)\\.ts$` },
+      to: { path: `^src/${CLOSED}/`, pathNot: `^src/${CLOSED}/(index|tables|routes|schema|service|limits)\\.ts$` },
     },
     {
       name: 'no-deep-import-between-modules',
       comment: 'Import another module through its index.ts (or its tables.ts / routes.ts), never its inner files.',
       severity: 'error',
       from: { path: `^src/${CLOSED}/` },
-      to: { path: `^src/${CLOSED}/`, pathNot: [`^src/$1/`, `^src/${CLOSED}/(index|tables|routes|schema|service)\\.ts$`] },
+      to: { path: `^src/${CLOSED}/`, pathNot: [`^src/$1/`, `^src/${CLOSED}/(index|tables|routes|schema|service|limits)\\.ts$`] },
     },
     {
       name: 'contract-stands-alone',

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { Kysely } from 'kysely'
-import { REQUEST_TIMEOUT_CHECK_MS } from '../common/limits.ts'
+import { REQUEST_TIMEOUT_CHECK_MS } from './http/limits.ts'
 import type { Config } from './config.ts'
 import { openDatabase } from './open-database.ts'
 import type { Database } from './database.ts'

@@ -3,7 +3,8 @@
  * database, or from a build machine over HTTP with the project's upload key.
  */
 import type { Kysely } from 'kysely'
-import { byteSize, SOURCEMAP_LOOKUP_TTL_MS } from '../common/limits.ts'
+import { byteSize } from './util/limits.ts'
+import { SOURCEMAP_LOOKUP_TTL_MS } from './sourcemaps/limits.ts'
 import { parsePublicUrl, type Config } from './config.ts'
 import type { Database } from './database.ts'
 import { AppError } from './errors.ts'

@@ -1,10 +1,11 @@
 import fs from 'node:fs'
 import readline from 'node:readline'
 import type { Kysely } from 'kysely'
-import {
-  byteSize, DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SOURCEMAP_CACHE_BYTES,
-  DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, MAX_SOURCEMAP_BYTES, DEFAULT_IP_STORAGE, SWEEP_BATCH,
-} from '../common/limits.ts'
+import { byteSize } from './util/limits.ts'
+import { DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, DEFAULT_IP_STORAGE } from './settings.ts'
+import { DEFAULT_MAX_CHUNK_BYTES } from '../common/limits.ts'
+import { MAX_SOURCEMAP_BYTES } from './sourcemaps/limits.ts'
+import { SWEEP_BATCH } from './visits/limits.ts'
 import { loadConfig, ConfigError, type Config } from './config.ts'
 import { openDatabase } from './open-database.ts'
 import type { Database } from './database.ts'

@@ -1,4 +1,16 @@
-import { byteSize, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, SIGN_IN_MAX_CONCURRENT_CHECKS, SOURCEMAP_MAX_CONCURRENT_UPLOADS, MAX_BATCH_BYTES, MAX_SOURCEMAP_BYTES, SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../common/limits.ts'
+import { byteSize } from './util/limits.ts'
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './settings.ts'
+import { SIGN_IN_MAX_CONCURRENT_CHECKS } from './dashboard/limits.ts'
+import { SOURCEMAP_MAX_CONCURRENT_UPLOADS, MAX_SOURCEMAP_BYTES } from './sourcemaps/limits.ts'
+import { MAX_BATCH_BYTES } from './contract/limits.ts'
+import { SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES } from './sentry/limits.ts'
+
+/** Seconds a Sentry SDK is told to wait (Retry-After) when the service cannot store now: busy, database down, disk full. */
+export const SENTRY_RETRY_SECONDS = 60
+/** Retry-After of a 503 for an unreachable database, a shutdown or a full ingest queue: such outages pass quickly. */
+export const UNAVAILABLE_RETRY_SECONDS = 5
+/** Retry-After of a 503 storage_full: a full disk takes an operator to mend, so clients wait longer between tries. */
+export const STORAGE_FULL_RETRY_SECONDS = 30
 
 /**
  * Every error the service answers with carries one of these stable codes. Scripts branch on

@@ -1,4 +1,4 @@
-import { WEBHOOK_CHAT_MAX_CHARS, WEBHOOK_CHAT_TITLE_CHARS } from '../../common/limits.ts'
+import { WEBHOOK_CHAT_MAX_CHARS, WEBHOOK_CHAT_TITLE_CHARS } from './limits.ts'
 import { truncate } from '../../common/text.ts'
 import { toIso } from '../util/time.ts'
 import type { AlertKind } from './table.ts'

@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely'
-import {
-  MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_PROJECT, WEBHOOK_BACKOFF_BASE_MS, WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_LOG_SIZE,
-  WEBHOOK_RETRY_FOR_MS,
-} from '../../common/limits.ts'
+import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_LOG_SIZE } from '../../common/limits.ts'
+import { MAX_WEBHOOKS_PER_PROJECT, WEBHOOK_BACKOFF_BASE_MS, WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_RETRY_FOR_MS } from './limits.ts'
 import type { Database, Db } from '../database.ts'
 import { invalidBody, notFound } from '../errors.ts'
 import { getProject } from '../projects/service.ts'

@@ -3,7 +3,7 @@
  * transaction that changed the issue), the worker's claim-send-record cycle, the delivery log, and pruning.
  */
 import type { Kysely, Selectable } from 'kysely'
-import { WEBHOOK_RATE_LIMIT, WEBHOOK_RATE_WINDOW_MS } from '../../common/limits.ts'
+import { WEBHOOK_RATE_LIMIT, WEBHOOK_RATE_WINDOW_MS } from './limits.ts'
 import type { Database, Db } from '../database.ts'
 import { canMatch } from '../db/sql.ts'
 import { newId } from '../util/ids.ts'

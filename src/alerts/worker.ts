@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { LookupFunction } from 'node:net'
-import { WEBHOOK_BATCH, WEBHOOK_LEASE_MS, WEBHOOK_POLL_MS, WEBHOOK_TIMEOUT_MS } from '../../common/limits.ts'
+import { WEBHOOK_BATCH, WEBHOOK_LEASE_MS, WEBHOOK_POLL_MS, WEBHOOK_TIMEOUT_MS } from './limits.ts'
 import { createSender } from './deliver.ts'
 import { renderBody, type AlertFacts } from './payload.ts'
 import { signedHeaders } from './sign.ts'

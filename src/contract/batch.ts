@@ -1,7 +1,6 @@
 import Type, { type Static } from 'typebox'
-import {
-  MAX_CHUNKS_PER_BATCH, MAX_ENVIRONMENT_LENGTH, MAX_EVENTS_PER_BATCH, MAX_PAGE_URL_LENGTH, MAX_RELEASE_LENGTH,
-} from '../../common/limits.ts'
+import { MAX_CHUNKS_PER_BATCH, MAX_EVENTS_PER_BATCH, MAX_PAGE_URL_LENGTH } from './limits.ts'
+import { MAX_ENVIRONMENT_LENGTH, MAX_RELEASE_LENGTH } from '../../common/limits.ts'
 import { EVENT_FIELDS, inputFields } from './event.ts'
 import { KNOWN_TYPES, REQUIRED_FIELDS, TYPE_PATTERN, type KnownType } from './event-types.ts'
 import { RecordingUpload } from './recording.ts'

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { MAX_DURATION_MS } from '../../common/limits.ts'
+import { MAX_DURATION_MS } from './limits.ts'
 import { Nullable } from '../util/schema.ts'
 
 /**

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
-import { byteSize, INFLATE_RATIO_FROM_BYTES, MAX_CHUNK_ID_LENGTH, MAX_CHUNK_JSON_BYTES, MAX_INFLATE_RATIO, MAX_REQUEST_INFLATED_BYTES } from '../../common/limits.ts'
+import { byteSize } from '../util/limits.ts'
+import { INFLATE_RATIO_FROM_BYTES, MAX_CHUNK_ID_LENGTH, MAX_CHUNK_JSON_BYTES, MAX_INFLATE_RATIO, MAX_REQUEST_INFLATED_BYTES } from './limits.ts'
 
 export const RecordingUpload = Type.Object({
   id: Type.String({

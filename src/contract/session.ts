@@ -3,7 +3,7 @@
  * The store maps its rows to these shapes; nothing here knows a table.
  */
 import Type, { type Static } from 'typebox'
-import { SOURCE_CONTEXT_LINES } from '../../common/limits.ts'
+import { SOURCE_CONTEXT_LINES } from './limits.ts'
 import { Nullable, ref } from '../util/schema.ts'
 import { viewFields } from './event.ts'
 import { viewFacts } from './visitor.ts'

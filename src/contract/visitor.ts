@@ -1,8 +1,6 @@
 import Type, { type Static } from 'typebox'
-import {
-  MAX_ENVIRONMENT_LENGTH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_PAGE_URL_LENGTH, MAX_RELEASE_LENGTH, MAX_TAGS, MAX_TRAITS,
-  MAX_USER_AGENT_LENGTH, MAX_USER_ID_LENGTH,
-} from '../../common/limits.ts'
+import { MAX_ENVIRONMENT_LENGTH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_RELEASE_LENGTH, MAX_TAGS, MAX_TRAITS, MAX_USER_ID_LENGTH } from '../../common/limits.ts'
+import { MAX_PAGE_URL_LENGTH, MAX_USER_AGENT_LENGTH } from './limits.ts'
 import { Nullable } from '../util/schema.ts'
 
 /** Trait and tag keys: a word of letters, digits and `_ . : -`, so `tag.<key>=` can name it in a query string. */

@@ -4,10 +4,8 @@ import { IssueParams } from '../issues/schema.ts'
 import { ListQuery } from '../sessions/schema.ts'
 import { SessionDetailSchema } from '../contract/index.ts'
 import { nextField, Nullable } from '../util/schema.ts'
-import {
-  IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_HEADLINE_LENGTH, MAX_INGEST_RATE_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS,
-  MIN_RETENTION_DAYS,
-} from '../../common/limits.ts'
+import { IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_INGEST_RATE_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../common/limits.ts'
+import { MAX_HEADLINE_LENGTH } from './limits.ts'
 import type { IpStorage } from '../privacy/ip.ts'
 
 export const SignInBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false })

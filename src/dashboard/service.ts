@@ -1,7 +1,5 @@
-import {
-  DASHBOARD_PAGE_SIZE, ISSUE_HISTOGRAM_DAYS, MAX_HEADLINE_LENGTH, SIGN_IN_FIRST_DELAY_MS, SIGN_IN_FREE_FAILURES, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_DELAY_MS,
-  SIGN_IN_WINDOW_MS,
-} from '../../common/limits.ts'
+import { DASHBOARD_PAGE_SIZE } from '../../common/limits.ts'
+import { ISSUE_HISTOGRAM_DAYS, MAX_HEADLINE_LENGTH, SIGN_IN_FIRST_DELAY_MS, SIGN_IN_FREE_FAILURES, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_DELAY_MS, SIGN_IN_WINDOW_MS } from './limits.ts'
 import type { Db } from '../database.ts'
 import type { ProjectContext } from '../projects/service.ts'
 import { listSessionRows } from '../sessions/service.ts'

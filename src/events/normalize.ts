@@ -1,4 +1,4 @@
-import { TEXT_LIMITS } from '../../common/limits.ts'
+import { TEXT_LIMITS } from '../contract/limits.ts'
 import { scrub } from '../../common/scrub.ts'
 import { limitText } from './text.ts'
 import type { EventInput, EventRecord, TextField } from '../contract/index.ts'

@@ -1,4 +1,4 @@
-import { TEXT_LIMITS } from '../../common/limits.ts'
+import { TEXT_LIMITS } from '../contract/limits.ts'
 import { truncate } from '../../common/text.ts'
 import type { TextField } from '../contract/index.ts'
 

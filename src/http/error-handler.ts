@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { byteSize, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../../common/limits.ts'
+import { byteSize } from '../util/limits.ts'
+import { AppError, type ErrorCode, RetryLater, SENTRY_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS } from '../errors.ts'
 import type { DatabaseFault } from '../db/errors.ts'
-import { AppError, RetryLater, type ErrorCode } from '../errors.ts'
 import { patternHelp, type ErrorBody } from '../util/schema.ts'
 
 interface ValidationIssue {

@@ -1,5 +1,6 @@
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, type BrotliDecompress, type Gunzip, type Inflate, type InflateRaw } from 'node:zlib'
-import { byteSize, INFLATE_RATIO_FROM_BYTES, MAX_INFLATE_RATIO } from '../../common/limits.ts'
+import { byteSize } from '../util/limits.ts'
+import { INFLATE_RATIO_FROM_BYTES, MAX_INFLATE_RATIO } from '../contract/limits.ts'
 import { AppError } from '../errors.ts'
 
 /** The compressed forms the service inflates: HTTP's gzip, zlib-wrapped and raw deflate, and brotli. */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { MAX_CHUNK_JSON_BYTES, MAX_REQUEST_INFLATED_BYTES } from '../../common/limits.ts'
+import { MAX_CHUNK_JSON_BYTES, MAX_REQUEST_INFLATED_BYTES } from '../contract/limits.ts'
 import { inflate, InflateBudget } from './inflate.ts'
 
 /**
@@ -34,10 +34,9 @@ export function sendWithItems<K extends string, T extends Record<K, readonly unk
 }
 
 /**
- * Below this many characters an answer is joined into one string; above, written piece by piece into a buffer.
- * Joined as strings, 50 concurrent 400 KB getSession answers grew the service to ~450 MB and cost it 40 % of its
- * req/s (docs/performance.md); V8 allocates a string over 128 KiB (64 Ki two-byte characters) as a large object.
- * Below that, one join is 2-3x cheaper than writing the pieces.
+ * Below this many characters an answer is joined into one string; above, written piece by piece into a buffer:
+ * V8 allocates a string over 128 KiB (64 Ki two-byte characters) as a large object, which concurrent large answers
+ * pile up, while below that one join is cheaper than writing the pieces.
  */
 export const LARGE_ANSWER_CHARS = 64 * 1024
 

@@ -1,4 +1,4 @@
-import { MAX_USER_AGENT_LENGTH } from '../../common/limits.ts'
+import { MAX_USER_AGENT_LENGTH } from '../contract/limits.ts'
 import { scrub } from '../../common/scrub.ts'
 import type { Db } from '../database.ts'
 import { invalidBody } from '../errors.ts'

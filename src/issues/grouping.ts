@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import { GROUPING_CACHE_BYTES } from '../../common/limits.ts'
+import { GROUPING_CACHE_BYTES } from './limits.ts'
 import type { EventRecord } from '../contract/index.ts'
 import { LRU_ENTRY_BYTES, OBJECT_BYTES, stringBytes } from '../util/memory.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { REGROUP_ISSUES } from '../../common/limits.ts'
+import { REGROUP_ISSUES } from './limits.ts'
 import type { Database } from '../database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { aliasFingerprints } from './store.ts'

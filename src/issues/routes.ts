@@ -1,5 +1,5 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
-import { MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
+import { MAX_ISSUE_ID_LENGTH } from '../contract/limits.ts'
 import { projectOf } from '../auth/api-key.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { errorResponses, ref } from '../util/schema.ts'

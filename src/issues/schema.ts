@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
-import { ISSUE_VISITS, MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
+import { ISSUE_VISITS } from './limits.ts'
+import { MAX_ISSUE_ID_LENGTH } from '../contract/limits.ts'
 import { nextField, Nullable, pageQuery, periodQuery, ref } from '../util/schema.ts'
 import { EventSchema, ProjectSchema, SessionSchema } from '../contract/index.ts'
 

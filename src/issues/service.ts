@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { ISSUE_VISITS } from '../../common/limits.ts'
+import { ISSUE_VISITS } from './limits.ts'
 import type { Database, Db } from '../database.ts'
 import { notFound } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'

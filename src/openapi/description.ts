@@ -1,4 +1,5 @@
-import { DEFAULT_RETENTION_DAYS, MAX_LIMIT, MAX_OFFSET } from '../../common/limits.ts'
+import { DEFAULT_RETENTION_DAYS } from '../../common/limits.ts'
+import { MAX_LIMIT, MAX_OFFSET } from '../util/limits.ts'
 
 /** Prose of the OpenAPI document: the decisions the spec leaves open, stated once. */
 export const READ_API_DESCRIPTION = `Read-only access to the recorded visits (sessions) of one website project and the events inside each,

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
-import { MAX_SESSION_ID_LENGTH, MAX_USER_ID_LENGTH } from '../../common/limits.ts'
+import { MAX_SESSION_ID_LENGTH } from '../contract/limits.ts'
+import { MAX_USER_ID_LENGTH } from '../../common/limits.ts'
 import { Nullable } from '../util/schema.ts'
 
 /*

@@ -1,6 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { projectOf } from '../auth/api-key.ts'
-import { MAX_CHUNK_ID_LENGTH, MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
+import { MAX_CHUNK_ID_LENGTH, MAX_SESSION_ID_LENGTH } from '../contract/limits.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { sendGzippedJson } from '../http/send.ts'
 import { errorResponses, ref } from '../util/schema.ts'

@@ -1,5 +1,5 @@
 import Type from 'typebox'
-import { MAX_CHUNK_ID_LENGTH } from '../../common/limits.ts'
+import { MAX_CHUNK_ID_LENGTH } from '../contract/limits.ts'
 import { RecordingUpload } from '../contract/index.ts'
 import { SessionParams } from '../sessions/schema.ts'
 

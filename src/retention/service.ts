@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { SWEEP_BATCH } from '../../common/limits.ts'
+import { SWEEP_BATCH } from '../visits/limits.ts'
 import { deleteDeliveriesBefore } from '../alerts/store.ts'
 import type { Database } from '../database.ts'
 import { listProjects, retentionCutoff } from '../projects/service.ts'

@@ -4,7 +4,7 @@
  */
 import { sql, type AliasableExpression, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../database.ts'
-import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
+import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from './limits.ts'
 import { asKey, collectIds, idRows, inIds, listedIdCosts, rowAfter, rowReadInProbes, textMatchSessions, textProbe, unindexed, unindexedText } from '../db/sql.ts'
 import { DAY_MS } from '../util/time.ts'
 import { sessionColumns, type SessionListRow } from '../visits/tables.ts'

@@ -9,7 +9,7 @@
  */
 import { sql, type AliasedRawBuilder, type Compilable, type RawBuilder } from 'kysely'
 import type { Db } from '../database.ts'
-import { SEARCH_TEXT_MATCH_LIMIT } from '../../common/limits.ts'
+import { SEARCH_TEXT_MATCH_LIMIT } from './limits.ts'
 import { answersTextsInOneStatement, inRows, rowReadInProbes, textMatchRows, unindexed } from '../db/sql.ts'
 import { liveCount } from './count.ts'
 import { textFilters, tooBroad } from './texts.ts'

@@ -1,8 +1,6 @@
 import { hash } from 'node:crypto'
-import {
-  MAX_DURATION_MS, MAX_ENVIRONMENT_LENGTH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_PAGE_URL_LENGTH, MAX_RELEASE_LENGTH, MAX_TAGS, MAX_TRAITS,
-  MAX_USER_ID_LENGTH, TEXT_LIMITS,
-} from '../../common/limits.ts'
+import { MAX_DURATION_MS, MAX_PAGE_URL_LENGTH, TEXT_LIMITS } from '../contract/limits.ts'
+import { MAX_ENVIRONMENT_LENGTH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_RELEASE_LENGTH, MAX_TAGS, MAX_TRAITS, MAX_USER_ID_LENGTH } from '../../common/limits.ts'
 import { type IngestEvent, META_KEY_PATTERN, type VisitorUser } from '../contract/index.ts'
 
 /*

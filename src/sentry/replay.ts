@@ -1,6 +1,7 @@
 import { promisify } from 'node:util'
 import { gzip as gzipCb } from 'node:zlib'
-import { DEFAULT_SLOW_THRESHOLD_MS, MAX_CHUNK_JSON_BYTES, MAX_DURATION_MS, TEXT_LIMITS } from '../../common/limits.ts'
+import { DEFAULT_SLOW_THRESHOLD_MS } from '../../common/limits.ts'
+import { MAX_CHUNK_JSON_BYTES, MAX_DURATION_MS, TEXT_LIMITS } from '../contract/limits.ts'
 import { CorruptData, inflate, type InflateBudget } from '../http/inflate.ts'
 import type { IngestEvent } from '../contract/index.ts'
 import { CUSTOM, parseChunk, scrubRecording, type CheckedChunk } from '../recording/service.ts'

@@ -1,5 +1,5 @@
 import Type from 'typebox'
-import { SENTRY_RETRY_SECONDS } from '../../common/limits.ts'
+import { SENTRY_RETRY_SECONDS } from '../errors.ts'
 import { ErrorBody, ref } from '../util/schema.ts'
 
 const Counts = (description: string) => Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description })

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
-import { MAX_USER_AGENT_LENGTH, SENTRY_MAX_EVENT_BYTES, SENTRY_VISIT_IDLE_MS, SENTRY_VISIT_SCAN } from '../../common/limits.ts'
+import { MAX_USER_AGENT_LENGTH } from '../contract/limits.ts'
+import { SENTRY_MAX_EVENT_BYTES, SENTRY_VISIT_IDLE_MS, SENTRY_VISIT_SCAN } from './limits.ts'
 import type { Db } from '../database.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'

@@ -1,6 +1,6 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { apiKeyAccess, projectOf } from '../auth/api-key.ts'
-import { MAX_SESSION_ID_LENGTH } from '../../common/limits.ts'
+import { MAX_SESSION_ID_LENGTH } from '../contract/limits.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { sendObjectOrStream, sendWithItems } from '../http/send.ts'
 import { errorResponses, ref } from '../util/schema.ts'

@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox'
-import {
-  MAX_ISSUE_ID_LENGTH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_SEARCH_LENGTH, MAX_SEARCH_WORDS, MAX_SESSION_ID_LENGTH, MAX_USER_ID_LENGTH,
-  MIN_SEARCH_LENGTH, SEARCH_INDEXED_CHARS, SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX,
-} from '../../common/limits.ts'
+import { MAX_ISSUE_ID_LENGTH, MAX_SESSION_ID_LENGTH } from '../contract/limits.ts'
+import { MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_SEARCH_LENGTH, MAX_USER_ID_LENGTH, MIN_SEARCH_LENGTH } from '../../common/limits.ts'
+import { MAX_SEARCH_WORDS } from './limits.ts'
+import { SEARCH_INDEXED_CHARS, SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../search/limits.ts'
 import { CountersSchema, EventSchema, ProjectSchema, RecordingSchema, SessionDetailSchema, SessionSchema, TYPE_PATTERN } from '../contract/index.ts'
 import { nextField, pageQuery, periodQuery } from '../util/schema.ts'
 

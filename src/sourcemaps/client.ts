@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { byteSize, UNAVAILABLE_RETRY_SECONDS } from '../../common/limits.ts'
+import { byteSize } from '../util/limits.ts'
+import { UNAVAILABLE_RETRY_SECONDS } from '../errors.ts'
 import type { StoredSourceMap } from './schema.ts'
 import type { CheckedUpload } from './service.ts'
 

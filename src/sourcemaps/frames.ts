@@ -1,5 +1,5 @@
 import { decodedMappings, traceSegment, type TraceMap } from '@jridgewell/trace-mapping'
-import { SOURCEMAP_FRAME_MEMO } from '../../common/limits.ts'
+import { SOURCEMAP_FRAME_MEMO } from './limits.ts'
 import type { Frame } from './stack.ts'
 import { contextAt, enclosingFunction, lineStarts } from './original.ts'
 import type { ResolvedFrame } from '../contract/index.ts'
@@ -8,7 +8,7 @@ import type { ResolvedFrame } from '../contract/index.ts'
  * One stack frame through one parsed map: the part of resolving that needs no database.
  */
 
-/** Heap of one decoded mapping segment (measured: ~100 bytes on Node 20, esbuild maps of 6 and 14 MB). */
+/** Estimated heap of one decoded mapping segment, for the map cache's byte bound. */
 const SEGMENT_BYTES = 100
 /** A character V8 cannot store in a one-byte (Latin-1) string; rare control characters count too, erring high. */
 const TWO_BYTE = /[^\t\n\r\x20-\xff]/

@@ -1,5 +1,6 @@
 import { AnyMap, decodedMappings, type SectionedSourceMapInput, type TraceMap } from '@jridgewell/trace-mapping'
-import { byteSize, MAX_SOURCEMAP_BYTES } from '../../common/limits.ts'
+import { byteSize } from '../util/limits.ts'
+import { MAX_SOURCEMAP_BYTES } from './limits.ts'
 import { invalidBody } from '../errors.ts'
 import { DEBUG_ID_PATTERN } from './schema.ts'
 

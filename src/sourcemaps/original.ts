@@ -1,4 +1,5 @@
-import { MAX_SOURCE_CONTEXT_LINE_LENGTH, SOURCE_CONTEXT_LINES, SOURCE_FUNCTION_SCAN_LINES } from '../../common/limits.ts'
+import { MAX_SOURCE_CONTEXT_LINE_LENGTH, SOURCE_FUNCTION_SCAN_LINES } from './limits.ts'
+import { SOURCE_CONTEXT_LINES } from '../contract/limits.ts'
 
 /*
  * Reading an original source file out of a map's sourcesContent: its lines around a position, and

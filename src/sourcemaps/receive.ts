@@ -4,7 +4,7 @@ import path from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
-import { byteSize } from '../../common/limits.ts'
+import { byteSize } from '../util/limits.ts'
 import { AppError, invalidBody } from '../errors.ts'
 
 /** An upload's body as received: the map's bytes, uncompressed, in a temporary file of its own directory. */

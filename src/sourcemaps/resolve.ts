@@ -1,7 +1,7 @@
 import { promisify } from 'node:util'
 import { gunzip as gunzipCb } from 'node:zlib'
 import { LRUCache } from 'lru-cache'
-import { SOURCEMAP_LOOKUP_ENTRIES, SOURCEMAP_LOOKUP_TTL_MS } from '../../common/limits.ts'
+import { SOURCEMAP_LOOKUP_ENTRIES, SOURCEMAP_LOOKUP_TTL_MS } from './limits.ts'
 import type { Db } from '../database.ts'
 import { parseStack, type Frame } from './stack.ts'
 import { canonicalDebugId, parseMap } from './map.ts'

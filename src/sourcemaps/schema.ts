@@ -1,5 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { MAX_RELEASE_LENGTH, MAX_SOURCEMAP_BYTES, TEXT_LIMITS } from '../../common/limits.ts'
+import { MAX_RELEASE_LENGTH } from '../../common/limits.ts'
+import { MAX_SOURCEMAP_BYTES } from './limits.ts'
+import { TEXT_LIMITS } from '../contract/limits.ts'
 import { ResolvedFrameSchema } from '../contract/index.ts'
 import { describedPattern, Nullable } from '../util/schema.ts'
 

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import { MAX_STACK_LINE_LENGTH, STACK_CACHE_BYTES } from '../../common/limits.ts'
+import { MAX_STACK_LINE_LENGTH, STACK_CACHE_BYTES } from './limits.ts'
 import { LRU_ENTRY_BYTES, OBJECT_BYTES, stringBytes } from '../util/memory.ts'
 
 /** One frame of a JavaScript stack, as the browser printed it. Lines and columns are 1-based, as every engine prints them. */

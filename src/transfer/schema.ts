@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { inputFacts, inputFields, RecordingUpload, TYPE_PATTERN } from '../contract/index.ts'
-import { MAX_ISSUE_ID_LENGTH } from '../../common/limits.ts'
+import { MAX_ISSUE_ID_LENGTH } from '../contract/limits.ts'
 import { Nullable } from '../util/schema.ts'
 
 /** One event in an NDJSON line: the getSession event shape. */

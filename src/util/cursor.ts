@@ -8,7 +8,8 @@
  * see in the answer that gave it, and every read with it still selects the caller's own project.
  */
 import { createHash } from 'node:crypto'
-import { DEFAULT_LIMIT, MAX_CURSOR_LENGTH } from '../../common/limits.ts'
+import { DEFAULT_LIMIT } from '../../common/limits.ts'
+import { MAX_CURSOR_LENGTH } from './limits.ts'
 import { invalidParameter } from '../errors.ts'
 import { CURSOR_PATTERN } from './schema.ts'
 

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
-import { DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, MAX_OFFSET } from '../../common/limits.ts'
+import { DEFAULT_LIMIT } from '../../common/limits.ts'
+import { MAX_CURSOR_LENGTH, MAX_LIMIT, MAX_OFFSET } from './limits.ts'
 import { ERROR_CODES, type ErrorCode } from '../errors.ts'
 import { INSTANT_HELP, INSTANT_PATTERN } from './time.ts'
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { SWEEP_BATCH } from '../../common/limits.ts'
+import { SWEEP_BATCH } from './limits.ts'
 import type { Database, Db } from '../database.ts'
 import { canMatch } from '../db/sql.ts'
 import { retrying } from '../db/errors.ts'

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config.ts'
-import { DEFAULT_INGEST_RATE_LIMIT, MAX_INGEST_RATE_LIMIT, MAX_PARALLEL_WORKERS } from '../../common/limits.ts'
+import { DEFAULT_INGEST_RATE_LIMIT, MAX_PARALLEL_WORKERS } from '../../src/settings.ts'
+import { MAX_INGEST_RATE_LIMIT } from '../../common/limits.ts'
 
 describe('loadConfig', () => {
   it('defaults to the SQLite file ./data/sessionwatch.db, port 8080, all interfaces', () => {

@@ -1,7 +1,21 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import * as limits from '../../common/limits.ts'
+import * as common from '../../common/limits.ts'
+import * as alertsLimits from '../../src/alerts/limits.ts'
+import * as contractLimits from '../../src/contract/limits.ts'
+import * as dashboardLimits from '../../src/dashboard/limits.ts'
+import * as httpLimits from '../../src/http/limits.ts'
+import * as ingestLimits from '../../src/ingest/limits.ts'
+import * as issuesLimits from '../../src/issues/limits.ts'
+import * as searchLimits from '../../src/search/limits.ts'
+import * as sentryLimits from '../../src/sentry/limits.ts'
+import * as sessionsLimits from '../../src/sessions/limits.ts'
+import * as sourcemapsLimits from '../../src/sourcemaps/limits.ts'
+import * as utilLimits from '../../src/util/limits.ts'
+import * as visitsLimits from '../../src/visits/limits.ts'
+import * as settings from '../../src/settings.ts'
+import * as errors from '../../src/errors.ts'
 import { loadConfig } from '../../src/config.ts'
 
 /** A document with its line breaks and runs of spaces as single spaces, so a phrase may wrap anywhere. */
@@ -10,7 +24,7 @@ const doc = (file: string): string => readFileSync(new URL(`../../${file}`, impo
 /** Fails naming the phrase and the file, so a drifted number is found at once. */
 function states(file: string, phrases: readonly string[]): void {
   const text = doc(file)
-  for (const phrase of phrases) assert.ok(text.includes(phrase), `${file} should say "${phrase}" (common/limits.ts)`)
+  for (const phrase of phrases) assert.ok(text.includes(phrase), `${file} should say "${phrase}" (common/limits.ts or the module's limits.ts)`)
 }
 
 /** The `| variable | default | meaning |` rows of the README's Configuration table: variable → [default, meaning]. */
@@ -24,6 +38,12 @@ function configTable(): Map<string, [string, string]> {
     rows.set(name.replace(/`/g, ''), [fallback.replace(/`/g, ''), meaning])
   }
   return rows
+}
+
+/** Every limit and default: the browser-crossing ones in common/, each other one with its module, the settings' in src/settings.ts. */
+const limits = {
+  ...common, ...alertsLimits, ...contractLimits, ...dashboardLimits, ...httpLimits, ...ingestLimits, ...issuesLimits, ...searchLimits, ...sentryLimits, ...sessionsLimits, ...sourcemapsLimits, ...utilLimits, ...visitsLimits, ...settings,
+  SENTRY_RETRY_SECONDS: errors.SENTRY_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS: errors.UNAVAILABLE_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS: errors.STORAGE_FULL_RETRY_SECONDS,
 }
 
 describe('limits and defaults', () => {

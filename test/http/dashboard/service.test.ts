@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { MAX_HEADLINE_LENGTH } from '../../../common/limits.ts'
+import { MAX_HEADLINE_LENGTH } from '../../../src/dashboard/limits.ts'
 import { dashboardSessions } from '../../../src/dashboard/service.ts'
 import { getProject, type ProjectContext } from '../../../src/projects/service.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'

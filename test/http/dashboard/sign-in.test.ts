@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
-import { SIGN_IN_BUSY_RETRY_SECONDS, SIGN_IN_FREE_FAILURES, SIGN_IN_MAX_CONCURRENT_CHECKS, SIGN_IN_MAX_DELAY_MS } from '../../../common/limits.ts'
+import { SIGN_IN_BUSY_RETRY_SECONDS, SIGN_IN_FREE_FAILURES, SIGN_IN_MAX_CONCURRENT_CHECKS, SIGN_IN_MAX_DELAY_MS } from '../../../src/dashboard/limits.ts'
 import { ensurePassword } from '../../../src/dashboard/auth.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'

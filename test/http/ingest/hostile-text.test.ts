@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { after, before, describe, it } from 'node:test'
-import { MAX_BATCH_BYTES, MAX_EVENTS_PER_BATCH } from '../../../common/limits.ts'
+import { MAX_BATCH_BYTES, MAX_EVENTS_PER_BATCH } from '../../../src/contract/limits.ts'
 import { startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { WRITER_MAX_QUEUED_PER_PROJECT } from '../../../common/limits.ts'
+import { WRITER_MAX_QUEUED_PER_PROJECT } from '../../../src/visits/limits.ts'
 import { startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { batch } from '../../helpers/factories.ts'

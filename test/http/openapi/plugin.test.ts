@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { MAX_CURSOR_LENGTH } from '../../../common/limits.ts'
+import { MAX_CURSOR_LENGTH } from '../../../src/util/limits.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { TAG_PARAM } from '../../../src/sessions/schema.ts'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
-import { SWEEP_BATCH } from '../../../common/limits.ts'
+import { SWEEP_BATCH } from '../../../src/visits/limits.ts'
 import { insertWebhook } from '../../../src/alerts/store.ts'
 import { sweep } from '../../../src/retention/service.ts'
 import { DAY_MS } from '../../../src/util/time.ts'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { WEBHOOK_LEASE_MS, WEBHOOK_RATE_LIMIT } from '../../../common/limits.ts'
+import { WEBHOOK_LEASE_MS, WEBHOOK_RATE_LIMIT } from '../../../src/alerts/limits.ts'
 import type { AlertFacts } from '../../../src/alerts/payload.ts'
 import { newWebhookSecret } from '../../../src/alerts/sign.ts'
 import {

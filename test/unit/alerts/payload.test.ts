@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  MAX_PROJECT_NAME_LENGTH, TEXT_LIMITS, WEBHOOK_BACKOFF_BASE_MS, WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_CHAT_MAX_CHARS, WEBHOOK_CHAT_TITLE_CHARS,
-  WEBHOOK_RETRY_FOR_MS,
-} from '../../../common/limits.ts'
+import { MAX_PROJECT_NAME_LENGTH } from '../../../common/limits.ts'
+import { TEXT_LIMITS } from '../../../src/contract/limits.ts'
+import { WEBHOOK_BACKOFF_BASE_MS, WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_CHAT_MAX_CHARS, WEBHOOK_CHAT_TITLE_CHARS, WEBHOOK_RETRY_FOR_MS } from '../../../src/alerts/limits.ts'
 import { alertFacts, renderBody } from '../../../src/alerts/payload.ts'
 import { attemptRecord, DEFAULT_RETRY } from '../../../src/alerts/service.ts'
 import type { IssueAlert } from '../../../src/alerts/store.ts'

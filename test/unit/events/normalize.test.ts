@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MAX_BATCH_BYTES, TEXT_LIMITS } from '../../../common/limits.ts'
+import { MAX_BATCH_BYTES, TEXT_LIMITS } from '../../../src/contract/limits.ts'
 import { truncationMarker } from '../../../common/text.ts'
 import { normalizeEvent } from '../../../src/events/normalize.ts'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
-import { INFLATE_RATIO_FROM_BYTES, MAX_INFLATE_RATIO } from '../../../common/limits.ts'
+import { INFLATE_RATIO_FROM_BYTES, MAX_INFLATE_RATIO } from '../../../src/contract/limits.ts'
 import { CorruptData, inflate, InflateBudget, inflateFirstLine, type Compression } from '../../../src/http/inflate.ts'
 
 const tooLarge = (what: RegExp) => (error: { statusCode?: number; code?: string; message?: string }) =>

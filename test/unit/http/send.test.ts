@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { gzipSync } from 'node:zlib'
 import Fastify from 'fastify'
-import { MAX_CHUNK_JSON_BYTES } from '../../../common/limits.ts'
+import { MAX_CHUNK_JSON_BYTES } from '../../../src/contract/limits.ts'
 import { joinList, LARGE_ANSWER_CHARS, sendGzippedJson } from '../../../src/http/send.ts'
 
 describe('joinList', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { TEXT_LIMITS } from '../../../common/limits.ts'
+import { TEXT_LIMITS } from '../../../src/contract/limits.ts'
 import { groupEvent } from '../../../src/issues/fingerprint.ts'
 import { parseStack } from '../../../src/sourcemaps/stack.ts'
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MAX_CURSOR_LENGTH, MAX_SESSION_ID_LENGTH } from '../../../common/limits.ts'
+import { MAX_CURSOR_LENGTH } from '../../../src/util/limits.ts'
+import { MAX_SESSION_ID_LENGTH } from '../../../src/contract/limits.ts'
 import { AppError } from '../../../src/errors.ts'
 import { listScope, makeCursor, nextCursor, pageStart, readCursor } from '../../../src/util/cursor.ts'
 

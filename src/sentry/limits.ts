@@ -1,0 +1,17 @@
+/** This module's limits; README and docs state them (test/unit/limits.test.ts). */
+
+/**
+ * Most bytes of a compressed Sentry envelope inflated to read its header line (a tunnel's `dsn`) before the sender
+ * is authenticated: Sentry's headers are a few hundred bytes.
+ */
+export const SENTRY_HEADER_PEEK_BYTES = 65_536 // 64 KiB
+/** Largest envelope request body as sent (compressed or not): Bugsink's MAX_ENVELOPE_COMPRESSED_SIZE is 20 MiB. */
+export const SENTRY_MAX_BODY_BYTES = 10_485_760 // 10 MiB
+/** Largest envelope once its Content-Encoding is inflated. */
+export const SENTRY_MAX_ENVELOPE_BYTES = 20_971_520 // 20 MiB
+/** Largest event, feedback or replay_event item: Relay's and Bugsink's limit. */
+export const SENTRY_MAX_EVENT_BYTES = 1_048_576 // 1 MiB
+/** An error that names no replay joins its user's, else its IP and User-Agent's, visit active this recently. */
+export const SENTRY_VISIT_IDLE_MS = 1_800_000 // 30 min
+/** An anonymous error's visit (by IP address and User-Agent) is looked for among this many most recently active visits. */
+export const SENTRY_VISIT_SCAN = 5000
