@@ -44,6 +44,13 @@ module.exports = {
       from: { path: '^src/db/' },
       to: { path: '^src/', pathNot: '^src/(db/|util/|config\\.ts$|errors\\.ts$)' },
     },
+    {
+      name: 'migrations-frozen',
+      comment: 'A shipped migration must keep doing what it did: it copies what it needs instead of importing the service.',
+      severity: 'error',
+      from: { path: '^src/db/migrations/' },
+      to: { path: '^src/', pathNot: '^src/db/migrations/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
