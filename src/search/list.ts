@@ -2,7 +2,7 @@
  * The session list's reads: a page in list order, its exact total, and the search filters (API v1 search,
  * the dashboard, an issue's visits). The rest of a visit's reads are in read.ts, which re-exports these.
  */
-import { sql, type AliasableExpression, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import { sql, type AliasableExpression, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../db/database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../common/limits.ts'
 import { asKey, collectIds, idRows, inIds, listedIdCosts, rowAfter, rowReadInProbes, textMatchSessions, textProbe, unindexed, unindexedText } from '../db/sql.ts'
@@ -18,21 +18,10 @@ export * from './filters.ts'
  * One page of sessions, most recent activity first, id breaking ties so pages never overlap.
  * A range that is exactly one UTC day walks `sessions_day_last_seen_idx`, already in list order.
  * With filters, `plan` says where the planner starts (searchByPlan decides it from the exact count).
- * Given `json`, each row is the session as the API writes it, as its row keeps it (SessionJsonRow).
  */
 export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters?: SessionFilters, plan?: Plan,
-): Promise<SessionListRow[]>
-export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, plan: Plan | undefined, json: RawBuilder<string>,
-): Promise<SessionJsonRow[]>
-export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, plan: Plan | undefined, json: RawBuilder<string> | undefined,
-): Promise<SessionListRow[] | SessionJsonRow[]>
-export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters = {},
-  plan: Plan = defaultPlan(filters), json?: RawBuilder<string>,
-): Promise<SessionListRow[] | SessionJsonRow[]> {
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters = {}, plan: Plan = defaultPlan(filters),
+): Promise<SessionListRow[]> {
   // From a driver, the visits it lists that pass every other filter are read and sorted (fromDriver); else the walk
   // of the lastSeenAt index stops after the page.
   const driver = plan.drive === 'filter' ? plan.driver : undefined
@@ -40,13 +29,12 @@ export function listSessions(
     // `+last_seen_at`: no planner may walk the lastSeenAt index for the order and look each visit up in the driver's.
     const q = fromDriver(db, projectId, range, filters, driver, page.after)
       .orderBy(unindexed('sessions.last_seen_at'), 'desc').orderBy('sessions.id', 'desc').limit(page.limit).offset(page.offset)
-    return json === undefined ? q.execute() : q.clearSelect().select(['id', 'last_seen_at', json.as('json')]).execute()
+    return q.execute()
   }
   const q = liveSessions(db, projectId, range, filters, plan, page.after)
     .orderBy(plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset)
-  if (plan.sparse !== true) return json === undefined ? q.execute() : q.clearSelect().select(['id', 'last_seen_at', json.as('json')]).execute()
-  const rows = byKeys(db, projectId, q).orderBy('k.key_seen', 'desc').orderBy('k.key_id', 'desc')
-  return json === undefined ? rows.execute() : rows.clearSelect().select(['sessions.id', 'sessions.last_seen_at', json.as('json')]).execute()
+  if (plan.sparse !== true) return q.execute()
+  return byKeys(db, projectId, q).orderBy('k.key_seen', 'desc').orderBy('k.key_id', 'desc').execute()
 }
 
 /** The rows of a walk's page read last, by id (Plan.sparse): the walk `q` takes only the keys, as `k.key_id`, `k.key_seen`. */
@@ -55,17 +43,6 @@ export function byKeys(db: Db, projectId: string, q: ReturnType<typeof liveSessi
   return db.selectFrom(keys.as('k')).crossJoin('sessions').select(sessionColumns.map((c) => `sessions.${c}` as const))
     .where('sessions.project_id', '=', projectId).whereRef('sessions.id', '=', 'k.key_id')
 }
-
-/**
- * A session of a page as one string of the API's JSON, which its row keeps (src/visits/list-json.ts): one value to
- * decode a row instead of a score, and nothing to serialize again. With its place in list order, for the cursor.
- */
-export interface SessionJsonRow {
-  id: string
-  last_seen_at: number
-  json: string
-}
-
 
 /**
  * Where a filtered query starts. `order` walks the lastSeenAt index and checks each visit against the filters —
@@ -120,8 +97,8 @@ export const isFiltered = (f: SessionFilters): boolean => (f.terms?.length ?? 0)
  * the trigram index once, for the count and the page (resolveTexts).
  */
 export async function searchByPlan(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
-): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
+): Promise<{ total: number; rows: SessionListRow[] }> {
   const { total, driver, size, filters: resolved } = await countPlanned(db, projectId, range, filters)
   if (page.offset >= total) return { total, rows: [] }
   // (text-alone.ts writes this plan in SQL for a search by text alone, whose one driver is the matches.)
@@ -148,13 +125,13 @@ export async function searchByPlan(
   // its own list order (sessions_day_last_seen_idx), whose walk stops after the page.
   const fromRange = ranged && singleDay(range) === null && isFiltered(resolved)
   const order: Plan = { drive: 'order', sparse: visits >= SPARSE_WALK * total }
-  if (driver === undefined) return { total, rows: await listSessions(db, projectId, range, page, resolved, fromRange ? { drive: 'filter' } : order, json) }
+  if (driver === undefined) return { total, rows: await listSessions(db, projectId, range, page, resolved, fromRange ? { drive: 'filter' } : order) }
   if (listedCost < Math.min(fromDriverCost, walked)) {
     // The text filters' ids, when they were not the rarest, still hold: the visits in both lists.
     const ids = within(resolved.ids, (await collectIds(db, driverRows(db, projectId, driver))).ids)
-    return { total, rows: await listSessions(db, projectId, range, page, { ...withoutDriver(resolved, driver), ids }, order, json) }
+    return { total, rows: await listSessions(db, projectId, range, page, { ...withoutDriver(resolved, driver), ids }, order) }
   }
-  return { total, rows: await listSessions(db, projectId, range, page, resolved, fromDriverCost < walked ? { drive: 'filter', driver } : order, json) }
+  return { total, rows: await listSessions(db, projectId, range, page, resolved, fromDriverCost < walked ? { drive: 'filter', driver } : order) }
 }
 
 /** The filters but the driver's own, which the ids it listed stand for. */

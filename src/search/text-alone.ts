@@ -7,13 +7,13 @@
  * searchByPlan would plan it from the count, each of its three ways a branch that runs only when the count chose it
  * (a condition on the count alone, which PostgreSQL checks once, before the branch).
  */
-import { sql, type AliasedRawBuilder, type Compilable, type RawBuilder } from 'kysely'
+import { sql } from 'kysely'
 import type { Db } from '../db/database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT } from '../../common/limits.ts'
 import { answersTextsInOneStatement, inRows, rowReadInProbes, textMatchRows, unindexed } from '../db/sql.ts'
 import { liveCount } from './count.ts'
 import { textFilters, tooBroad } from './texts.ts'
-import { byKeys, fromVisits, isFiltered, liveSessions, SPARSE_WALK, type SessionFilters, type SessionJsonRow, type SessionPage, type SessionRange } from './list.ts'
+import { byKeys, fromVisits, isFiltered, liveSessions, SPARSE_WALK, type SessionFilters, type SessionPage, type SessionRange } from './list.ts'
 import { sessionColumns, type SessionListRow } from '../visits/tables.ts'
 
 /** Whether searchTextsAlone answers these filters over this range on this engine. */
@@ -27,8 +27,8 @@ export const textsAlone = (db: Db, range: SessionRange, filters: SessionFilters)
  * them, less those past retention), in one statement.
  */
 export async function searchTextsAlone(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
-): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
+): Promise<{ total: number; rows: SessionListRow[] }> {
   const texts = textFilters(filters)
   const most = SEARCH_TEXT_MATCH_LIMIT
   const text = (i: number) => sql.raw(`text_${String(i)}`)
@@ -51,15 +51,11 @@ export async function searchTextsAlone(
   const sparse = sql<boolean>`${visits} >= ${sql.lit(SPARSE_WALK)} * ${total}`
   const order = liveSessions(db, projectId, range, {}, { drive: 'order' }, page.after).where(inRows(db, 'id', matched))
     .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset)
-  // Given `json`, each branch selects the session's kept JSON where it would select its columns.
-  const columns = json === undefined ? sessionColumns : ['id', 'last_seen_at', 'json'] as const
-  const asJson = (q: Compilable & { clearSelect(): { select(selection: readonly AliasedRawBuilder<unknown, string>[]): Compilable } }): Compilable =>
-    (json === undefined ? q : q.clearSelect().select([sql.ref('sessions.id').as('id'), sql.ref('sessions.last_seen_at').as('last_seen_at'), json.as('json')]))
   const branches = [
-    asJson(fromVisits(db, projectId, range, sql<{ session_id: string }>`(${matched})`, page.after).where(fromMatches)
-      .orderBy(unindexed('sessions.last_seen_at'), 'desc').orderBy('sessions.id', 'desc').limit(page.limit).offset(page.offset)),
-    asJson(order.where(sql<boolean>`${walk} and not ${sparse}`)),
-    asJson(byKeys(db, projectId, order.where(sql<boolean>`${walk} and ${sparse}`))),
+    fromVisits(db, projectId, range, sql<{ session_id: string }>`(${matched})`, page.after).where(fromMatches)
+      .orderBy(unindexed('sessions.last_seen_at'), 'desc').orderBy('sessions.id', 'desc').limit(page.limit).offset(page.offset),
+    order.where(sql<boolean>`${walk} and not ${sparse}`),
+    byKeys(db, projectId, order.where(sql<boolean>`${walk} and ${sparse}`)),
   ]
   // text_counts' columns beside the page's in each row: none of them is a session column's name. A word too broad still
   // has every text's matches counted (each bounded), where searchByPlan stops at the first: the refusal's cost is the
@@ -76,6 +72,6 @@ export async function searchTextsAlone(
   texts.forEach((t, i) => { if (Number(counts[`found_${String(i)}`]) > most) throw tooBroad(t) })
   return {
     total: Number(counts.matched) - Number(counts.expired),
-    rows: rows.filter((r) => r.id !== null).map((r) => Object.fromEntries(columns.map((c) => [c, r[c]]))) as SessionListRow[] | SessionJsonRow[],
+    rows: rows.filter((r) => r.id !== null).map((r) => Object.fromEntries(sessionColumns.map((c) => [c, r[c]]))) as SessionListRow[],
   }
 }
