@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Expression, type RawBuilder } from 'kysely'
 import { BITS_PER_CHUNK } from './bits.ts'
+import type { Engine } from '../config.ts'
 import type { Db } from './database.ts'
 
 /*
@@ -63,19 +64,11 @@ export async function textMatchSessions(
 }
 
 /** The rows of text (`session_id`, a visit's as often as it has texts that match) textMatchSessions reads, at most `rows`. */
-export const textMatchRows = (db: Db, projectId: string, column: 'page' | 'body', needle: string, rows: number): RawBuilder<{ session_id: string }> =>
+const textMatchRows = (db: Db, projectId: string, column: 'page' | 'body', needle: string, rows: number): RawBuilder<{ session_id: string }> =>
   (isPostgres(db)
     ? sql`select session_id from session_texts where project_id = ${projectId} and ${ilike(column, needle)} limit ${rows}`
     : sql`select x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
       where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId} limit ${rows}`)
-
-/**
- * Whether a search by text alone (url=, q=, no other filter, no from/to range) is answered in one statement: the
- * matches, their count and the page (src/visits/text-alone.ts). On PostgreSQL each statement is a round trip, and the
- * matches' ids otherwise go through the service and back as the page's parameter: ~6 ms of q="pay button"'s ~24
- * (5,030 matches, the 1M-visit benchmark). SQLite runs its statements in-process, where the ids' trip costs little.
- */
-export const answersTextsInOneStatement = (db: Db): boolean => isPostgres(db)
 
 /**
  * The `session_id`s a query lists, and how many rows it listed, as one row of a JSON array the engine builds: 10,000
@@ -108,11 +101,11 @@ export const idRows = (db: Db, ids: readonly string[]): RawBuilder<{ session_id:
  * subplan, `(column in (select unnest(…))) is true`, which hashes the ids once when the statement runs and probes the
  * hash per row. `is true` keeps it a filter: a bare `in (select unnest(…))` became a join that read the row of every
  * listed visit by its id and sorted them all, where the plan walked the list order (url='s page, 5,000 ids among 1M
- * visits: 36–51 ms, against 15–19 for a walk of the lastSeenAt index for the page's keys, list.ts Plan.sparse). It
+ * visits: 36–51 ms, against 15–19 for a walk of the lastSeenAt index for the page's keys, plan.ts, a sparse walk). It
  * replaced `= any(array)`, whose hash is as cheap but whose array the planner reads element by element when it plans
  * each statement: the page of 5,030 ids took 12.5 ms that way against 9.4 (median of 15, the 1M-visit benchmark).
  * PostgreSQL hashes it only when its estimate of the hash (~56 bytes an id, ~0.6 MB for the 10,000 that
- * SEARCH_TEXT_MATCH_LIMIT and LISTED_VISITS_MAX allow) fits in work_mem × hash_mem_multiplier; else it scans the list
+ * SEARCH_TEXT_MATCH_LIMIT and PLAN_COSTS' mostVisits allow) fits in work_mem × hash_mem_multiplier; else it scans the list
  * for every row. The default work_mem is 4 MB: docs/scaling.md asks for at least 1 MB. SQLite builds an index of
  * json_each's values once.
  */
@@ -121,7 +114,7 @@ export const inIds = (db: Db, column: string, ids: readonly string[]): RawBuilde
   : sql<boolean>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(ids)}))`)
 
 /** Whether `column` is one of the `session_id`s a query lists (inIds' form: on PostgreSQL, a hashed subplan). */
-export const inRows = (db: Db, column: string, rows: Expression<{ session_id: string }>): RawBuilder<boolean> => (isPostgres(db)
+const inRows = (db: Db, column: string, rows: Expression<{ session_id: string }>): RawBuilder<boolean> => (isPostgres(db)
   ? sql<boolean>`(${sql.ref(column)} in (${rows})) is true`
   : sql<boolean>`${sql.ref(column)} in (${rows})`)
 
@@ -183,37 +176,24 @@ export const asKey = (db: Db, value: unknown): RawBuilder<string> =>
   (isPostgres(db) ? sql<string>`cast(${value} as text) collate "C"` : sql<string>`cast(${value} as text)`)
 
 /**
- * What reading a session's row by its id costs, in probes of an index by id (session_terms, issue_sessions): what a
- * search's plan weighs a start from its rarest filter against a walk of the list order with (src/visits/list.ts).
- * Set from the 1M-visit benchmark, where reading 5,000 rows by id cost SQLite ~25–40 ms (5–8 µs a row, in-process)
- * against ~0.7–1.6 µs a probe; on PostgreSQL a row read took ~8–36 µs and a probe ~4–17 µs (EXPLAIN ANALYZE), and at
- * 2 the plan read `type=`'s 5,000 rows by id (158–200 ms) where walking the list order took 136–150: 5 keeps that
- * walk and still starts pairs such as `type=…&errors=true` from their rarer filter. Tuned values, not derived ones.
+ * What a search's plan weighs its ways with (src/search/plan.ts), in probes of an index by id. `rowRead`: reading a
+ * session's row by its id. `listed`: listing a filter's visits once, per visit, and probing a walked entry in that
+ * list (inIds), per entry, for at most `mostVisits` (the hash must fit in work_mem); null where listing cannot pay.
+ * Tuned on the 1M-visit benchmark, not derived.
  */
-export const rowReadInProbes = (db: Db): number => (isPostgres(db) ? 5 : 10)
+export interface PlanCosts {
+  rowRead: number
+  listed: { perVisit: number; perEntry: number; mostVisits: number } | null
+}
 
-/**
- * What listing a filter's visits once costs, per visit listed, and probing a walked entry in that list (inIds) then
- * costs, per entry — both in probes of the filter's own index by id — where listing can pay; null where it cannot. A
- * walk of the list order probes its rare filter's index for every entry it passes (list.ts searchByPlan). Measured
- * on the 1M-visit benchmark: on PostgreSQL such a probe takes ~7.5 µs, listing ~2.5 µs a visit (the statement that
- * lists them, then planning and hashing them as the next statement's array) and a hashed probe ~0.6 µs: `type=`'s page
- * (5,000 visits, ~10,000 entries walked) took 17 ms listed against 71 probing, `issue=`'s (20,000 visits, ~2,500
- * entries) 54 against 19, which these weights keep probing. SQLite probes in ~0.7 µs, as cheap as probing its
- * json_each list: listed, `type=` took 10 ms against 12, `issue=` 18 against 6. These weights were measured with the
- * list as `= any(array)`; inIds' hashed subplan has since spared its planning per id, so listing costs less than they
- * say (`type=` took 10–13 ms listed since: docs/performance.md, "PostgreSQL: no parallel workers…").
- */
-export const listedIdCosts = (db: Db): { perVisit: number; perEntry: number; mostVisits: number } | null =>
-  (isPostgres(db) ? { perVisit: 0.33, perEntry: 0.08, mostVisits: LISTED_VISITS_MAX } : null)
+/** Each engine's plan weights. SQLite probes its json_each list no cheaper than an index, so it never lists. */
+export const PLAN_COSTS = {
+  sqlite: { rowRead: 10, listed: null },
+  postgres: { rowRead: 5, listed: { perVisit: 0.33, perEntry: 0.08, mostVisits: 10_000 } },
+} as const satisfies Record<Engine, PlanCosts>
 
-/**
- * Visits a walk lists at most (listedIdCosts), whatever the weights say for a deep page: PostgreSQL's hashing of a list
- * grows faster than its length (20,000 ids: 14 ms to hash, measured as `= any(array)`, whose planning also took 15 ms
- * where inIds' hashed subplan now takes none), the hash must fit in work_mem (inIds), and the list goes through the
- * service twice, as JSON and as the next statement's parameter.
- */
-const LISTED_VISITS_MAX = 10_000
+/** This database's plan weights. */
+export const planCosts = (db: Db): PlanCosts => PLAN_COSTS[isPostgres(db) ? 'postgres' : 'sqlite']
 
 /** Whether concurrent writers lock rows, and so must take them in one order: PostgreSQL; SQLite writes one at a time. */
 export const locksRows = (db: Db): boolean => isPostgres(db)
