@@ -86,9 +86,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
   })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const status = createDatabaseStatus(base.log)
-  const database = await openDatabase(config.database, {
-    onConnectionError: (error) => { status.failed(error) }, onProgress: (line) => { base.log.info(line) },
-  })
+  const database = await openDatabase(config.database, { onConnectionError: (error) => { status.failed(error) } })
     .catch(async (error: unknown) => {
       await app.close()
       throw error

@@ -115,7 +115,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 }
 
 async function withDatabase(config: Config, run: (db: Kysely<Database>) => Promise<number>): Promise<number> {
-  const handle = await openDatabase(config.database, { onProgress: note })
+  const handle = await openDatabase(config.database)
   try {
     return await run(handle.db)
   } finally {

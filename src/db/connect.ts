@@ -6,7 +6,6 @@ import { migrationProvider } from './migrations.ts'
 import { PROJECTS_CHANNEL, postgresChanges, registerChanges } from './changes.ts'
 import { loadPg, postgresDialect } from './postgres.ts'
 import { openSqlite } from './sqlite.ts'
-import { keepListJson } from '../visits/index.ts'
 
 export interface DatabaseHandle {
   readonly db: Kysely<Database>
@@ -19,11 +18,9 @@ export interface OpenOptions {
   onConnectionError?: (error: Error) => void
   /** Sees every query as the engine runs it (the SQL snapshot tests record them). */
   onQuery?: (query: CompiledQuery) => void
-  /** Hears what long work opening does (every session's list JSON written again after a schema change). */
-  onProgress?: (line: string) => void
 }
 
-/** Opens the configured engine and brings its schema to the latest version, the list JSON's trigger with it. */
+/** Opens the configured engine and brings its schema to the latest version. */
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<DatabaseHandle> {
   const pg = config.engine === 'postgres' ? await loadPg() : null
   const { dialect, changes } = pg
@@ -43,7 +40,6 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
   }
   try {
     await migrate(db, config.engine)
-    await keepListJson(db, options.onProgress)
   } catch (error) {
     await destroy()
     throw error

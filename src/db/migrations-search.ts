@@ -192,3 +192,24 @@ export const textIndexPending = (engine: Engine): Migration => ({
     }
   },
 })
+
+/**
+ * The list JSON 0015 kept in each session's row, and the trigger(s) that wrote it: the response schema's serializer
+ * writes a session now. The triggers go first, since SQLite drops no column a trigger reads.
+ */
+const dropSessionListJson = (engine: Engine): Migration => ({
+  async up(db: Kysely<unknown>) {
+    const statements = engine === 'postgres'
+      ? ['drop trigger if exists sessions_list_json on sessions', 'drop function if exists sessionwatch_sessions_list_json()']
+      : ['drop trigger if exists sessions_list_json_insert', 'drop trigger if exists sessions_list_json_update']
+    for (const statement of statements) await sql.raw(statement).execute(db)
+    await db.schema.alterTable('sessions').dropColumn('list_json').execute()
+    await sql`delete from meta where key = 'sessions.list_json'`.execute(db)
+  },
+})
+
+/** A session's list JSON, kept in its row from 0015 to 0020. */
+export const listJsonMigrations = (engine: Engine): Record<string, Migration> => ({
+  '0015_session_list_json': { up: async (db: Kysely<unknown>) => { await db.schema.alterTable('sessions').addColumn('list_json', 'text').execute() } },
+  '0020_drop_session_list_json': dropSessionListJson(engine),
+})

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration, type MigrationProvider, type RawBuild
 import type { Engine } from '../config.ts'
 import { DAY_MS } from '../util/time.ts'
 import { PROJECTS_CHANNEL } from './changes.ts'
-import { termBits, textIndexPending, visitSearch } from './migrations-search.ts'
+import { listJsonMigrations, termBits, textIndexPending, visitSearch } from './migrations-search.ts'
 import { keyMigrations } from './migrations-keys.ts'
 import { projectLimits } from './migrations-limits.ts'
 import { dsnKeyOf } from '../projects/keys.ts'
@@ -375,8 +375,7 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0012_project_changes': projectChanges(engine),
     '0013_term_bits': termBits(engine, key),
     '0014_text_index_pending': textIndexPending(engine),
-    // Each session's list JSON in its row; its trigger, and the rows' JSON, come after the migrations (list-json.ts).
-    '0015_session_list_json': { up: async (db: Kysely<unknown>) => { await db.schema.alterTable('sessions').addColumn('list_json', 'text').execute() } },
+    ...listJsonMigrations(engine),
     '0016_project_limits': projectLimits(key),
     ...keyMigrations(key),
     '0019_webhook_secrets': webhookSecrets,

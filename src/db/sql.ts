@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Expression, type RawBuilder } from 'kysely'
 import { BITS_PER_CHUNK } from './bits.ts'
+import type { Engine } from '../config.ts'
 import type { Db } from './database.ts'
 
 /*
@@ -63,19 +64,11 @@ export async function textMatchSessions(
 }
 
 /** The rows of text (`session_id`, a visit's as often as it has texts that match) textMatchSessions reads, at most `rows`. */
-export const textMatchRows = (db: Db, projectId: string, column: 'page' | 'body', needle: string, rows: number): RawBuilder<{ session_id: string }> =>
+const textMatchRows = (db: Db, projectId: string, column: 'page' | 'body', needle: string, rows: number): RawBuilder<{ session_id: string }> =>
   (isPostgres(db)
     ? sql`select session_id from session_texts where project_id = ${projectId} and ${ilike(column, needle)} limit ${rows}`
     : sql`select x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
       where session_fts match ${ftsPhrase(column, needle)} and x.project_id = ${projectId} limit ${rows}`)
-
-/**
- * Whether a search by text alone (url=, q=, no other filter, no from/to range) is answered in one statement: the
- * matches, their count and the page (src/visits/text-alone.ts). On PostgreSQL each statement is a round trip, and the
- * matches' ids otherwise go through the service and back as the page's parameter: ~6 ms of q="pay button"'s ~24
- * (5,030 matches, the 1M-visit benchmark). SQLite runs its statements in-process, where the ids' trip costs little.
- */
-export const answersTextsInOneStatement = (db: Db): boolean => isPostgres(db)
 
 /**
  * The `session_id`s a query lists, and how many rows it listed, as one row of a JSON array the engine builds: 10,000
@@ -108,11 +101,11 @@ export const idRows = (db: Db, ids: readonly string[]): RawBuilder<{ session_id:
  * subplan, `(column in (select unnest(…))) is true`, which hashes the ids once when the statement runs and probes the
  * hash per row. `is true` keeps it a filter: a bare `in (select unnest(…))` became a join that read the row of every
  * listed visit by its id and sorted them all, where the plan walked the list order (url='s page, 5,000 ids among 1M
- * visits: 36–51 ms, against 15–19 for a walk of the lastSeenAt index for the page's keys, list.ts Plan.sparse). It
+ * visits: 36–51 ms, against 15–19 for a walk of the lastSeenAt index for the page's keys, plan.ts, a sparse walk). It
  * replaced `= any(array)`, whose hash is as cheap but whose array the planner reads element by element when it plans
  * each statement: the page of 5,030 ids took 12.5 ms that way against 9.4 (median of 15, the 1M-visit benchmark).
  * PostgreSQL hashes it only when its estimate of the hash (~56 bytes an id, ~0.6 MB for the 10,000 that
- * SEARCH_TEXT_MATCH_LIMIT and LISTED_VISITS_MAX allow) fits in work_mem × hash_mem_multiplier; else it scans the list
+ * SEARCH_TEXT_MATCH_LIMIT and PLAN_COSTS' mostVisits allow) fits in work_mem × hash_mem_multiplier; else it scans the list
  * for every row. The default work_mem is 4 MB: docs/scaling.md asks for at least 1 MB. SQLite builds an index of
  * json_each's values once.
  */
@@ -121,7 +114,7 @@ export const inIds = (db: Db, column: string, ids: readonly string[]): RawBuilde
   : sql<boolean>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(ids)}))`)
 
 /** Whether `column` is one of the `session_id`s a query lists (inIds' form: on PostgreSQL, a hashed subplan). */
-export const inRows = (db: Db, column: string, rows: Expression<{ session_id: string }>): RawBuilder<boolean> => (isPostgres(db)
+const inRows = (db: Db, column: string, rows: Expression<{ session_id: string }>): RawBuilder<boolean> => (isPostgres(db)
   ? sql<boolean>`(${sql.ref(column)} in (${rows})) is true`
   : sql<boolean>`${sql.ref(column)} in (${rows})`)
 
@@ -175,14 +168,6 @@ export const nextSessionNum = (db: Db): RawBuilder<number> => (isPostgres(db)
   ? sql<number>`nextval('session_nums')`
   : sql<number>`(select coalesce(max(num), 0) + 1 from sessions)`)
 
-/*
- * JSON written by the database: each session's list JSON is kept in its row (`sessions.list_json`, src/visits/list-json.ts
- * keeps it with a trigger written from src/sessions/views.ts `sessionJsonOf`), and on SQLite a visit's events come out of
- * getSession's statement as the API's JSON text (views.ts `eventJson`), so the service reads one string a row instead of
- * decoding a score of values and serializing them again. Each piece writes exactly the bytes the response schema's
- * serializer writes (test/store/visits/json.test.ts holds it to them).
- */
-
 /**
  * A parameter as an id or key of a stored row, for a VALUES table joined to one (an UPDATE … FROM): on PostgreSQL ids
  * and keys are `text collate "C"` (migrations.ts), and a join on text of another collation cannot use their indexes.
@@ -191,37 +176,24 @@ export const asKey = (db: Db, value: unknown): RawBuilder<string> =>
   (isPostgres(db) ? sql<string>`cast(${value} as text) collate "C"` : sql<string>`cast(${value} as text)`)
 
 /**
- * What reading a session's row by its id costs, in probes of an index by id (session_terms, issue_sessions): what a
- * search's plan weighs a start from its rarest filter against a walk of the list order with (src/visits/list.ts).
- * Set from the 1M-visit benchmark, where reading 5,000 rows by id cost SQLite ~25–40 ms (5–8 µs a row, in-process)
- * against ~0.7–1.6 µs a probe; on PostgreSQL a row read took ~8–36 µs and a probe ~4–17 µs (EXPLAIN ANALYZE), and at
- * 2 the plan read `type=`'s 5,000 rows by id (158–200 ms) where walking the list order took 136–150: 5 keeps that
- * walk and still starts pairs such as `type=…&errors=true` from their rarer filter. Tuned values, not derived ones.
+ * What a search's plan weighs its ways with (src/search/plan.ts), in probes of an index by id. `rowRead`: reading a
+ * session's row by its id. `listed`: listing a filter's visits once, per visit, and probing a walked entry in that
+ * list (inIds), per entry, for at most `mostVisits` (the hash must fit in work_mem); null where listing cannot pay.
+ * Tuned on the 1M-visit benchmark, not derived.
  */
-export const rowReadInProbes = (db: Db): number => (isPostgres(db) ? 5 : 10)
+export interface PlanCosts {
+  rowRead: number
+  listed: { perVisit: number; perEntry: number; mostVisits: number } | null
+}
 
-/**
- * What listing a filter's visits once costs, per visit listed, and probing a walked entry in that list (inIds) then
- * costs, per entry — both in probes of the filter's own index by id — where listing can pay; null where it cannot. A
- * walk of the list order probes its rare filter's index for every entry it passes (list.ts searchByPlan). Measured
- * on the 1M-visit benchmark: on PostgreSQL such a probe takes ~7.5 µs, listing ~2.5 µs a visit (the statement that
- * lists them, then planning and hashing them as the next statement's array) and a hashed probe ~0.6 µs: `type=`'s page
- * (5,000 visits, ~10,000 entries walked) took 17 ms listed against 71 probing, `issue=`'s (20,000 visits, ~2,500
- * entries) 54 against 19, which these weights keep probing. SQLite probes in ~0.7 µs, as cheap as probing its
- * json_each list: listed, `type=` took 10 ms against 12, `issue=` 18 against 6. These weights were measured with the
- * list as `= any(array)`; inIds' hashed subplan has since spared its planning per id, so listing costs less than they
- * say (`type=` took 10–13 ms listed since: docs/performance.md, "PostgreSQL: no parallel workers…").
- */
-export const listedIdCosts = (db: Db): { perVisit: number; perEntry: number; mostVisits: number } | null =>
-  (isPostgres(db) ? { perVisit: 0.33, perEntry: 0.08, mostVisits: LISTED_VISITS_MAX } : null)
+/** Each engine's plan weights. SQLite probes its json_each list no cheaper than an index, so it never lists. */
+export const PLAN_COSTS = {
+  sqlite: { rowRead: 10, listed: null },
+  postgres: { rowRead: 5, listed: { perVisit: 0.33, perEntry: 0.08, mostVisits: 10_000 } },
+} as const satisfies Record<Engine, PlanCosts>
 
-/**
- * Visits a walk lists at most (listedIdCosts), whatever the weights say for a deep page: PostgreSQL's hashing of a list
- * grows faster than its length (20,000 ids: 14 ms to hash, measured as `= any(array)`, whose planning also took 15 ms
- * where inIds' hashed subplan now takes none), the hash must fit in work_mem (inIds), and the list goes through the
- * service twice, as JSON and as the next statement's parameter.
- */
-const LISTED_VISITS_MAX = 10_000
+/** This database's plan weights. */
+export const planCosts = (db: Db): PlanCosts => PLAN_COSTS[isPostgres(db) ? 'postgres' : 'sqlite']
 
 /** Whether concurrent writers lock rows, and so must take them in one order: PostgreSQL; SQLite writes one at a time. */
 export const locksRows = (db: Db): boolean => isPostgres(db)
@@ -237,134 +209,3 @@ export const takesArrays = (db: Db): boolean => isPostgres(db)
 /** `INSERT … SELECT`'s rows from one array per column, of the given SQL types, in the insert's column order. */
 export const rowsOfArrays = (columns: readonly (readonly [unknown[], string])[]): RawBuilder<unknown> =>
   sql`(select * from unnest(${sql.join(columns.map(([values, type]) => sql`cast(${values} as ${sql.raw(type)}[])`))}))`
-
-/**
- * Whether getSession's statement writes its events' JSON: on SQLite that costs ~5 µs a row in-process, where decoding a
- * row's values and serializing them cost the service ~10. PostgreSQL's to_json and to_char cost its server ~11 µs
- * a row more than the driver's decoding saves the service, on the same cores (docs/performance.md): it sends values.
- */
-export const writesEventJson = (db: Db): boolean => !isPostgres(db)
-
-/**
- * The statements that keep `column` of `table` written by a trigger from the row's other columns: `value(row)` is its
- * expression, each column read from `row` (PostgreSQL's `new`) or, given none, from the row an UPDATE is at; with the
- * columns it reads, whose change writes it again. PostgreSQL sets it before the row is written; SQLite's triggers cannot
- * change the row they fire for, so the row is written again, found by its rowid, setting only `column`, which fires
- * no trigger.
- */
-export function keptColumnTrigger(
-  db: Db, table: string, column: string, value: (row?: string) => { json: RawBuilder<string>; columns: readonly string[] },
-): string[] {
-  const trigger = `${table}_${column}`
-  if (isPostgres(db)) {
-    const { json, columns } = value('new')
-    return [
-      `create or replace function sessionwatch_${trigger}() returns trigger language plpgsql as $body$
-        begin new.${column} := ${json.compile(db).sql}; return new; end $body$`,
-      // `or replace` (PostgreSQL 14): a share row exclusive lock, where dropping the trigger first would lock out reads.
-      `create or replace trigger ${trigger} before insert or update of ${columns.join(', ')} on ${table}
-        for each row execute function sessionwatch_${trigger}()`,
-    ]
-  }
-  const { json, columns } = value()
-  const write = `update ${table} set ${column} = ${json.compile(db).sql} where rowid = new.rowid`
-  return [
-    `drop trigger if exists ${trigger}_insert`,
-    `drop trigger if exists ${trigger}_update`,
-    `create trigger ${trigger}_insert after insert on ${table} begin ${write}; end`,
-    `create trigger ${trigger}_update after update of ${columns.join(', ')} on ${table} begin ${write}; end`,
-  ]
-}
-
-/**
- * Lifts the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS) for the rest of the transaction `trx`: for work done once
- * on every row, such as writing every session's JSON again after a schema change (1M sessions: ~10 s on SQLite, longer
- * on PostgreSQL). SQLite has no statement timeout.
- */
-export async function withoutStatementTimeout(trx: Db): Promise<void> {
-  if (isPostgres(trx)) await sql`set local statement_timeout = 0`.execute(trx)
-}
-
-/** How a database writes a row's columns as the API's JSON: `table` qualifies each column (a trigger's `new`). */
-export interface JsonWriter {
-  /** A text column as a JSON string, `null` when null, escaped exactly as JSON.stringify escapes. */
-  string: (column: string) => RawBuilder<string>
-  /**
-   * A column of epoch milliseconds as a JSON string in ISO 8601 UTC with milliseconds, as src/util/time.ts `toIso`
-   * writes it, years 0000 to 9999 (an instant before 1970 is negative).
-   */
-  instant: (column: string) => RawBuilder<string>
-  /** A column whose value is its own JSON (stored JSON text, an integer) as it is, `null` when null. */
-  asIs: (column: string) => RawBuilder<string>
-}
-
-export function jsonWriter(db: Db, table?: string): JsonWriter {
-  const ref = (column: string): RawBuilder<unknown> => sql.ref(table === undefined ? column : `${table}.${column}`)
-  // PostgreSQL's to_json escapes as JSON.stringify does (the two short escapes, \u00xx in lower case for the other
-  // controls, nothing else), and its text holds no NUL and no lone surrogate to differ on.
-  if (isPostgres(db)) {
-    return {
-      string: (column) => sql<string>`coalesce(cast(to_json(${ref(column)}) as text), 'null')`,
-      instant: (column) => postgresInstant(ref(column)),
-      asIs: (column) => jsonAsIs(ref(column)),
-    }
-  }
-  return {
-    string: (column) => sql<string>`coalesce(json_quote(${ref(column)}), 'null')`,
-    instant: (column) => sqliteInstant(ref(column)),
-    asIs: (column) => jsonAsIs(ref(column)),
-  }
-}
-
-const jsonAsIs = (value: RawBuilder<unknown>): RawBuilder<string> => sql<string>`coalesce(${value}, 'null')`
-
-function sqliteInstant(ms: RawBuilder<unknown>): RawBuilder<string> {
-  // Whole seconds and milliseconds apart, in integers: a fractional second would be rounded by the formatting. SQLite's
-  // `/` and `%` truncate toward zero, so before 1970 the milliseconds are taken up from the second below.
-  const part = sql`((${ms} % 1000 + 1000) % 1000)`
-  return sql<string>`'"' || strftime('%Y-%m-%dT%H:%M:%S', (${ms} - ${part}) / 1000, 'unixepoch') || printf('.%03dZ"', ${part})`
-}
-
-function postgresInstant(ms: RawBuilder<unknown>): RawBuilder<string> {
-  // A timestamp without time zone: no session setting changes the text. Whole seconds and the milliseconds are added
-  // apart: PostgreSQL multiplies an interval by a double, which holds a count of microseconds exactly only up to 2^53
-  // (about the year 4254), and a count of seconds in every year. PostgreSQL counts no year 0: toIso's 0000 is its
-  // 1 BC, which its YYYY writes as 0001.
-  const at = sql`(timestamp '1970-01-01' + ${ms} / 1000 * interval '1 second' + ${ms} % 1000 * interval '1 millisecond')`
-  const time = '-MM-DD"T"HH24:MI:SS.MS"Z"'
-  return sql<string>`('"' || case when ${ms} < ${sql.lit(YEAR_1_MS)} then '0000' || to_char(${at}, ${sql.lit(time)})
-    else to_char(${at}, ${sql.lit(`YYYY${time}`)}) end || '"')`
-}
-/** 0001-01-01T00:00:00.000Z in epoch milliseconds. */
-const YEAR_1_MS = -62_135_596_800_000
-
-/**
- * A column of double precision as a JSON number where SQLite writes it as JavaScript does: `null`, or a whole number
- * (as an integer: SQLite would write `12.0`). A fraction is SQL null: SQLite writes 17 digits where JavaScript writes
- * the fewest that read back the same (`0.33333333333333332` against `0.3333333333333333`), so the service writes it
- * from the value (`fractionOf`).
- */
-export const jsonWholeNumber = (column: string): RawBuilder<string | null> => {
-  const value = sql.ref(column)
-  return sql<string | null>`case when ${value} is null then 'null' when ${value} = cast(${value} as integer) then cast(cast(${value} as integer) as text) end`
-}
-
-/** `piece` where jsonWholeNumber cannot write the column (a fraction), else SQL null. */
-export const fractionOf = <T>(column: string, piece: RawBuilder<T>): RawBuilder<T | null> => {
-  const value = sql.ref(column)
-  return sql<T | null>`case when ${value} <> cast(${value} as integer) then ${piece} end`
-}
-
-/** A member of a JSON object: its value, or one left out when `absentWhenNull` (a column) is null. */
-export type JsonMember = RawBuilder<unknown> | { absentWhenNull: string; value: RawBuilder<unknown> }
-
-/** A JSON object of named values (each a piece above, or an integer column), its keys in the given order. */
-export function jsonObject(fields: readonly (readonly [string, JsonMember])[]): RawBuilder<string> {
-  const pieces = fields.map(([key, member], i) => {
-    const name = sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(key)}:`)
-    if (!('absentWhenNull' in member)) return sql`${name} || ${member}`
-    if (i === 0) throw new Error(`jsonObject: the first member (${key}) cannot be absent`)
-    return sql`case when ${sql.ref(member.absentWhenNull)} is null then '' else ${name} || ${member.value} end`
-  })
-  return sql<string>`(${sql.join(pieces, sql` || `)} || '}')`
-}
