@@ -3,8 +3,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import type { Kysely } from 'kysely'
 import { REQUEST_TIMEOUT_CHECK_MS } from './http/limits.ts'
 import type { Config } from './config.ts'
-import { openDatabase } from './open-database.ts'
-import type { Database } from './database.ts'
+import { openDatabase, type Database } from './database.ts'
 import { createDatabaseStatus, type DatabaseStatus } from './db/status.ts'
 import { openCountryLookup, type CountryLookup } from './geo/country.ts'
 import { startWebhookWorker, type WebhookWorkerOptions } from './alerts/worker.ts'
@@ -86,9 +85,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
   })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const status = createDatabaseStatus(base.log)
-  const database = await openDatabase(config.database, {
-    onConnectionError: (error) => { status.failed(error) }, onProgress: (line) => { base.log.info(line) },
-  })
+  const database = await openDatabase(config.database, { onConnectionError: (error) => { status.failed(error) } })
     .catch(async (error: unknown) => {
       await app.close()
       throw error

@@ -7,8 +7,7 @@ import { DEFAULT_MAX_CHUNK_BYTES } from '../common/limits.ts'
 import { MAX_SOURCEMAP_BYTES } from './sourcemaps/limits.ts'
 import { SWEEP_BATCH } from './visits/limits.ts'
 import { loadConfig, ConfigError, type Config } from './config.ts'
-import { openDatabase } from './open-database.ts'
-import type { Database } from './database.ts'
+import { openDatabase, type Database } from './database.ts'
 import { AppError } from './errors.ts'
 import * as projects from './projects/service.ts'
 import * as webhooks from './alerts/service.ts'
@@ -115,7 +114,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 }
 
 async function withDatabase(config: Config, run: (db: Kysely<Database>) => Promise<number>): Promise<number> {
-  const handle = await openDatabase(config.database, { onProgress: note })
+  const handle = await openDatabase(config.database)
   try {
     return await run(handle.db)
   } finally {

@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
+import type { DatabaseConfig } from './config.ts'
+import { openDatabase as open, type DatabaseHandle as Handle, type OpenOptions } from './db/connect.ts'
 import type { WebhookDeliveryTable, WebhookTable } from './alerts/table.ts'
 import type { ProjectTable } from './projects/table.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './visits/tables.ts'
@@ -35,3 +37,8 @@ export interface Database {
 
 /** Store functions take either the database or an open transaction. */
 export type Db = Kysely<Database> | Transaction<Database>
+
+export type DatabaseHandle = Handle<Database>
+
+/** Opens the configured engine with the service's schema, brought to the latest version. */
+export const openDatabase = (config: DatabaseConfig, options?: OpenOptions): Promise<DatabaseHandle> => open<Database>(config, options)

@@ -18,8 +18,6 @@ export interface OpenOptions {
   onConnectionError?: (error: Error) => void
   /** Sees every query as the engine runs it (the SQL snapshot tests record them). */
   onQuery?: (query: CompiledQuery) => void
-  /** Hears what long work opening does (every session's list JSON written again after a schema change). */
-  onProgress?: (line: string) => void
 }
 
 /** Opens the configured engine and brings its schema to the latest version. */

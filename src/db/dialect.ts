@@ -1,20 +1,16 @@
-import type { DialectAdapter, Expression, QueryExecutorProvider, RawBuilder } from 'kysely'
+import type { DialectAdapter, QueryExecutorProvider, RawBuilder } from 'kysely'
 
 /** A column of session_texts: `page` (the pages, `url=`) or `body` (all the text, pages included, `q=`). */
 export type TextColumn = 'page' | 'body'
 
 /**
- * What a search's plan weighs its choices with, in probes of an index by id: tuned on the benchmark per engine,
- * not derived.
+ * What a search's plan weighs its ways with (src/search/plan.ts), in probes of an index by id. `rowRead`: reading a
+ * session's row by its id. `listed`: listing a filter's visits once, per visit, and probing a walked entry in that
+ * list (inIds), per entry, for at most `mostVisits`; null where listing cannot pay. Tuned on the benchmark, not derived.
  */
 export interface PlanCosts {
-  /** Reading a session's row by its id. */
-  rowReadInProbes: number
-  /**
-   * Listing a filter's visits once (per visit) and then probing a walked entry in that list (per entry), and the
-   * most visits a walk lists; null where listing cannot pay.
-   */
-  listedIds: { perVisit: number; perEntry: number; mostVisits: number } | null
+  rowRead: number
+  listed: { perVisit: number; perEntry: number; mostVisits: number } | null
 }
 
 /**
@@ -32,8 +28,6 @@ export interface SqlDialect {
   idRows(ids: readonly string[]): RawBuilder<{ session_id: string }>
   /** Whether `column` is one of `ids`, probed per row. */
   inIds(column: string, ids: readonly string[]): RawBuilder<boolean>
-  /** Whether `column` is one of the `session_id`s a query lists, probed per row. */
-  inRows(column: string, rows: Expression<{ session_id: string }>): RawBuilder<boolean>
   /** A parameter as an id or key of a stored row, so a join on it can use the row's indexes. */
   asKey(value: unknown): RawBuilder<string>
 
@@ -51,17 +45,11 @@ export interface SqlDialect {
 
   /** A new visit's number (`sessions.num`, its bit in the term bitmaps), never one a stored visit has. */
   readonly nextSessionNum: RawBuilder<number>
-  /** Lifts the statement timeout for the rest of the transaction `trx`, for work done once on every row. */
-  liftStatementTimeout(trx: QueryExecutorProvider): Promise<void>
 
   /** Whether concurrent writers lock rows, and so must take them in one order. */
   readonly locksRows: boolean
   /** Whether many rows are inserted as one array per column (`rowsOfArrays`) rather than rows of VALUES. */
   readonly takesArrays: boolean
-  /** Whether getSession's statement writes its events' JSON, rather than sending their values. */
-  readonly writesEventJson: boolean
-  /** Whether a search by text alone is answered in one statement rather than one per step. */
-  readonly answersTextsInOneStatement: boolean
   readonly planCosts: PlanCosts
 }
 

@@ -41,8 +41,8 @@ export async function countSessions(db: Db, projectId: string, range: SessionRan
   return Number((await db.selectNoFrom(liveCount(db, projectId, range, term).as('n')).executeTakeFirstOrThrow()).n)
 }
 
-/** countSessions' count as an expression, for a statement that needs it beside other values (text-alone.ts). */
-export function liveCount(db: Db, projectId: string, range: SessionRange, term?: string): RawBuilder<number | string> {
+/** countSessions' count as an expression. */
+function liveCount(db: Db, projectId: string, range: SessionRange, term?: string): RawBuilder<number | string> {
   const firstFull = range.from === undefined ? undefined : Math.ceil(range.from / DAY_MS)
   const endFull = range.to === undefined ? undefined : Math.floor(range.to / DAY_MS)
   const parts: Expression<unknown>[] = []

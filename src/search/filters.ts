@@ -31,10 +31,10 @@ export interface SessionFilters {
   /** Each of these texts occurs in the visit's searchable text (case-insensitive, 3+ characters each). */
   q?: readonly string[]
   /**
-   * Only these visits, each id once: what `url` and `q` matched, found once in the trigram index (searchByPlan does
+   * Only these visits, each id once: what `url` and `q` matched, found once in the trigram index (searchSessions does
    * it, and drops them), then, with other filters, those of them that pass every one (countMatching lists them, and
    * drops those filters); or the visits of a rare term, issue or user that a walk of the list order probes in a list
-   * (searchByPlan lists them, within the text's ids if any, and drops that filter). Not a search parameter of its own.
+   * (searchSessions lists them, within the text's ids if any, and drops that filter). Not a search parameter of its own.
    */
   ids?: readonly string[]
 }

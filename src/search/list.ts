@@ -2,37 +2,28 @@
  * The session list's reads: a page in list order, its exact total, and the search filters (API v1 search,
  * the dashboard, an issue's visits). The rest of a visit's reads are in read.ts, which re-exports these.
  */
-import { sql, type AliasableExpression, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import { sql, type AliasableExpression, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db } from '../database.ts'
-import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from './limits.ts'
-import { asKey, collectIds, idRows, inIds, listedIdCosts, rowAfter, rowReadInProbes, textMatchSessions, textProbe, unindexed, unindexedText } from '../db/sql.ts'
+import { SEARCH_TEXT_MATCH_LIMIT } from './limits.ts'
+import { asKey, collectIds, idRows, inIds, planCosts, rowAfter, textMatchSessions, textProbe, unindexed, unindexedText } from '../db/sql.ts'
 import { DAY_MS } from '../util/time.ts'
 import { sessionColumns, type SessionListRow } from '../visits/tables.ts'
 import { countRows, countSessions, countWithTerms, expiredAmong } from './count.ts'
 import { textFilters, tooBroad } from './texts.ts'
 import type { SessionFilters, SessionKey, SessionPage, SessionRange } from './filters.ts'
+import { plan, readsTextIndex, tooBroadText, type Driver, type PagePlan, type PlanCounts } from './plan.ts'
 
 export * from './filters.ts'
+export * from './plan.ts'
 
 /**
  * One page of sessions, most recent activity first, id breaking ties so pages never overlap.
  * A range that is exactly one UTC day walks `sessions_day_last_seen_idx`, already in list order.
- * With filters, `plan` says where the planner starts (searchByPlan decides it from the exact count).
- * Given `json`, each row is the session as the API writes it, as its row keeps it (SessionJsonRow).
+ * With filters, `plan` says where the page starts (searchSessions decides it from the exact count, plan.ts).
  */
 export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters?: SessionFilters, plan?: Plan,
-): Promise<SessionListRow[]>
-export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, plan: Plan | undefined, json: RawBuilder<string>,
-): Promise<SessionJsonRow[]>
-export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, plan: Plan | undefined, json: RawBuilder<string> | undefined,
-): Promise<SessionListRow[] | SessionJsonRow[]>
-export function listSessions(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters = {},
-  plan: Plan = defaultPlan(filters), json?: RawBuilder<string>,
-): Promise<SessionListRow[] | SessionJsonRow[]> {
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters = {}, plan: PagePlan = defaultPlan(filters),
+): Promise<SessionListRow[]> {
   // From a driver, the visits it lists that pass every other filter are read and sorted (fromDriver); else the walk
   // of the lastSeenAt index stops after the page.
   const driver = plan.drive === 'filter' ? plan.driver : undefined
@@ -40,16 +31,15 @@ export function listSessions(
     // `+last_seen_at`: no planner may walk the lastSeenAt index for the order and look each visit up in the driver's.
     const q = fromDriver(db, projectId, range, filters, driver, page.after)
       .orderBy(unindexed('sessions.last_seen_at'), 'desc').orderBy('sessions.id', 'desc').limit(page.limit).offset(page.offset)
-    return json === undefined ? q.execute() : q.clearSelect().select(['id', 'last_seen_at', json.as('json')]).execute()
+    return q.execute()
   }
   const q = liveSessions(db, projectId, range, filters, plan, page.after)
     .orderBy(plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset)
-  if (plan.sparse !== true) return json === undefined ? q.execute() : q.clearSelect().select(['id', 'last_seen_at', json.as('json')]).execute()
-  const rows = byKeys(db, projectId, q).orderBy('k.key_seen', 'desc').orderBy('k.key_id', 'desc')
-  return json === undefined ? rows.execute() : rows.clearSelect().select(['sessions.id', 'sessions.last_seen_at', json.as('json')]).execute()
+  if (plan.drive !== 'order' || plan.sparse !== true) return q.execute()
+  return byKeys(db, projectId, q).orderBy('k.key_seen', 'desc').orderBy('k.key_id', 'desc').execute()
 }
 
-/** The rows of a walk's page read last, by id (Plan.sparse): the walk `q` takes only the keys, as `k.key_id`, `k.key_seen`. */
+/** The rows of a walk's page read last, by id (a sparse walk, plan.ts): the walk `q` takes only the keys, as `k.key_id`, `k.key_seen`. */
 export function byKeys(db: Db, projectId: string, q: ReturnType<typeof liveSessions>) {
   const keys = q.clearSelect().select(['id as key_id', 'last_seen_at as key_seen'])
   return db.selectFrom(keys.as('k')).crossJoin('sessions').select(sessionColumns.map((c) => `sessions.${c}` as const))
@@ -57,44 +47,10 @@ export function byKeys(db: Db, projectId: string, q: ReturnType<typeof liveSessi
 }
 
 /**
- * A session of a page as one string of the API's JSON, which its row keeps (src/visits/list-json.ts): one value to
- * decode a row instead of a score, and nothing to serialize again. With its place in list order, for the cursor.
+ * The plan of a page read without searchSessions' count: from the issue, the user or the ids; else along the list
+ * order, with `url` and `q` read per visit (searchSessions reads them from the trigram index instead).
  */
-export interface SessionJsonRow {
-  id: string
-  last_seen_at: number
-  json: string
-}
-
-
-/**
- * Where a filtered query starts. `order` walks the lastSeenAt index and checks each visit against the filters —
- * right when many match, since the first page stops after a few rows. `filter` starts from `driver`, the filter
- * the fewest visits match (a term, the user, the issue, the text filters' matches), probes the others on its
- * visits' ids, and reads the rows of those that pass. Text filters left in the filters are read per visit.
- */
-export interface Plan {
-  drive: 'order' | 'filter'
-  driver?: Driver
-  /**
-   * Along the list order (of the project or of one UTC day): few of the visits walked match, SPARSE_WALK or more walked
-   * for each row of the page. The walk then takes only their keys, which PostgreSQL reads from the index alone where it read
-   * each visit's row before probing it (type='s page, 5,000 visits among 1M: 180–196 → 79–84 ms), and the page's rows
-   * are read last, by id. Not for a walk that passes few more visits than it lists: that join costs more than the rows
-   * it spares (errors=true: +1 ms). Nor along a from/to range, whose index (startedAt) holds no lastSeenAt to sort by.
-   */
-  sparse?: boolean
-}
-/** Visits a walk passes for each row of its page from which it reads keys first (Plan.sparse). */
-export const SPARSE_WALK = 8
-/** A filter a count or a page can start from: its own index lists its visits (`ids`: the text filters' matches). */
-export type Driver = { term: string } | { user: string } | { issue: string } | { ids: readonly string[] }
-
-/**
- * The plan of a page read without searchByPlan's count: from the issue, the user or the ids; else along the list
- * order, with `url` and `q` read per visit (searchByPlan reads them from the trigram index instead).
- */
-const defaultPlan = (f: SessionFilters): Plan => {
+const defaultPlan = (f: SessionFilters): PagePlan => {
   if (f.issue !== undefined) return { drive: 'filter', driver: { issue: f.issue } }
   if (f.user !== undefined) return { drive: 'filter', driver: { user: f.user } }
   if (f.ids !== undefined) return { drive: 'filter', driver: { ids: f.ids } }
@@ -112,49 +68,36 @@ export const isFiltered = (f: SessionFilters): boolean => (f.terms?.length ?? 0)
   || f.url !== undefined || (f.q?.length ?? 0) > 0 || f.ids !== undefined
 
 /**
- * The general plan of a filtered page with its exact total (read.ts searchSessions calls it, or answers a search by
- * text alone in one statement instead, text-alone.ts). A single term is counted from term_days (no scan, whatever it matches);
- * several filters are counted from the one the fewest visits match, probing the others per visit; the count
- * then says where the page starts (Plan); along the order, the driver's visits may be listed once and probed in that
- * list (listedIdCosts). A page past the last match is empty without reading it. The text filters are looked up in
- * the trigram index once, for the count and the page (resolveTexts).
+ * A filtered page with its exact total: the counts read (countPlanned), the plan decided from them (plan.ts), and the
+ * page read as it says. A single term is counted from term_days (no scan, whatever it matches); several filters from
+ * the one the fewest visits match, probing the others per visit. The text filters are looked up in the trigram
+ * index once, for the count and the page (resolveTexts).
  */
-export async function searchByPlan(
-  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters, json?: RawBuilder<string>,
-): Promise<{ total: number; rows: SessionListRow[] | SessionJsonRow[] }> {
-  const { total, driver, size, filters: resolved } = await countPlanned(db, projectId, range, filters)
-  if (page.offset >= total) return { total, rows: [] }
-  // (text-alone.ts writes this plan in SQL for a search by text alone, whose one driver is the matches.)
-  // Few matches: start from the driver, probe the other filters on its visits and read the rows of those that pass;
-  // many: walk the list order (limit × visits / matches index entries, each probed once per filter, or in a list of
-  // the driver's visits, below). After a cursor the walk starts at its key, so it reads as much as a first page: its
-  // offset (0) is the depth that counts.
-  const probes = (resolved.terms?.length ?? 0) + (resolved.user === undefined ? 0 : 1) + (resolved.issue === undefined ? 0 : 1)
-    + (resolved.ids === undefined ? 0 : 1) + textFilters(resolved).length
-  const visits = await countSessions(db, projectId, range)
-  const entries = Math.min(visits, (page.limit + page.offset) * visits / Math.max(total, 1))
-  const walked = entries * probes
-  // From the driver, the rows read are those that pass the probes — with a from/to range, which only the row can
-  // tell, up to every one of the driver's: counted so.
-  const ranged = isRanged(range)
-  const fromDriverCost = size * (probes - 1) + (ranged ? size : total) * rowReadInProbes(db)
-  // Or the walk probes a list of the driver's visits, made once (listedIdCosts: PostgreSQL), instead of its index,
-  // and the other filters only on the entries that pass it: type='s page (5,000 visits of 1M) 71 → 17 ms.
-  const listing = driver === undefined || 'ids' in driver ? null : listedIdCosts(db)
-  const listedCost = listing && size <= listing.mostVisits
-    ? size * listing.perVisit + entries * (listing.perEntry + (probes - 1) * Math.min(1, size / Math.max(visits, 1))) : Infinity
-  // Without a driver (text words left to be read per visit, as a range leaves at most SEARCH_TEXT_PROBE_MAX visits),
-  // a from/to range's own index leads: a walk of the list order would read every newer visit first. One UTC day has
-  // its own list order (sessions_day_last_seen_idx), whose walk stops after the page.
-  const fromRange = ranged && singleDay(range) === null && isFiltered(resolved)
-  const order: Plan = { drive: 'order', sparse: visits >= SPARSE_WALK * total }
-  if (driver === undefined) return { total, rows: await listSessions(db, projectId, range, page, resolved, fromRange ? { drive: 'filter' } : order, json) }
-  if (listedCost < Math.min(fromDriverCost, walked)) {
-    // The text filters' ids, when they were not the rarest, still hold: the visits in both lists.
-    const ids = within(resolved.ids, (await collectIds(db, driverRows(db, projectId, driver))).ids)
-    return { total, rows: await listSessions(db, projectId, range, page, { ...withoutDriver(resolved, driver), ids }, order, json) }
+export async function searchSessions(
+  db: Db, projectId: string, range: SessionRange, page: SessionPage, filters: SessionFilters,
+): Promise<{ total: number; rows: SessionListRow[] }> {
+  const counted = await countPlanned(db, projectId, range, filters)
+  const { total, filters: resolved } = counted
+  const visits = total > page.offset ? await countSessions(db, projectId, range) : 0
+  const planned = plan({ ...counted, visits }, page, planCosts(db))
+  switch (planned.drive) {
+    case 'refuse': throw refusal(filters, planned.text)
+    case 'none': return { total, rows: [] }
+    case 'listed': {
+      // The text filters' ids, when they were not the rarest, still hold: the visits in both lists.
+      const { driver, sparse } = planned
+      const ids = within(resolved.ids, (await collectIds(db, driverRows(db, projectId, driver))).ids)
+      return { total, rows: await listSessions(db, projectId, range, page, { ...withoutDriver(resolved, driver), ids }, { drive: 'order', sparse }) }
+    }
+    case 'filter':
+    case 'order': return { total, rows: await listSessions(db, projectId, range, page, resolved, planned) }
   }
-  return { total, rows: await listSessions(db, projectId, range, page, resolved, fromDriverCost < walked ? { drive: 'filter', driver } : order, json) }
+}
+
+/** The answer to a text filter too broad to count (plan.ts tooBroadText): 400 naming it. */
+const refusal = (filters: SessionFilters, text: number) => {
+  const t = textFilters(filters)[text]
+  return t === undefined ? new Error(`no text filter ${String(text)}`) : tooBroad(t)
 }
 
 /** The filters but the driver's own, which the ids it listed stand for. */
@@ -175,25 +118,31 @@ const within = (ids: readonly string[] | undefined, found: string[]): string[] =
 
 /** The exact number of live sessions in the range matching the filters. */
 export async function countFiltered(db: Db, projectId: string, range: SessionRange, filters: SessionFilters): Promise<number> {
-  return (await countPlanned(db, projectId, range, filters)).total
+  const { total, texts } = await countPlanned(db, projectId, range, filters)
+  const text = tooBroadText(texts)
+  if (text !== undefined) throw refusal(filters, text)
+  return total
 }
+
+/** The counts a plan is decided from (plan.ts PlanCounts but the range's visits), and the filters as the page reads them. */
+type Counted = Omit<PlanCounts, 'visits'> & { filters: SessionFilters }
 
 /**
  * The count; the filter the fewest visits match (the plan's driver) and how many that is; and the filters as the
  * page reads them, the text filters replaced by the ids they matched when the index was read (resolveTexts) — or, when
  * the count listed the matches that pass every other filter (countMatching), those ids alone, as driver and filters.
+ * A text too broad to count leaves the rest uncounted.
  */
-async function countPlanned(
-  db: Db, projectId: string, range: SessionRange, filters: SessionFilters,
-): Promise<{ total: number; driver?: Driver; size: number; filters: SessionFilters }> {
+async function countPlanned(db: Db, projectId: string, range: SessionRange, filters: SessionFilters): Promise<Counted> {
   const terms = filters.terms ?? []
-  if (!isFiltered(filters)) return { total: await countSessions(db, projectId, range), size: Infinity, filters }
+  const counted = (c: Omit<Counted, 'probes' | 'range'>): Counted => ({ ...c, probes: probesOf(c.filters), ...(isRanged(range) && { range: singleDay(range) === null ? 'span' : 'day' }) })
+  if (!isFiltered(filters)) return counted({ total: await countSessions(db, projectId, range), size: Infinity, filters })
   const [first] = terms
   if (first !== undefined && terms.length === 1 && onlyTerms(filters)) {
     const total = await countSessions(db, projectId, range, first)
     // Over a from/to range, the page from the term reads every visit of the term (only the row knows the range).
     const size = !isRanged(range) ? total : await countSessions(db, projectId, { cutoff: range.cutoff }, first)
-    return { total, driver: { term: first }, size, filters }
+    return counted({ total, driver: { term: first }, size, filters })
   }
   // Each filter's own size: a term's is a sum of a few day counters, a user's and an issue's an index count.
   let driver: Driver | undefined
@@ -206,42 +155,47 @@ async function countPlanned(
     sizes.set(t, await countSessions(db, projectId, { cutoff: range.cutoff }, t))
     consider({ term: t }, sizes.get(t) ?? 0)
   }
-  // Terms probed rarest first: a visit the rarest lacks is not probed for the others (a walk for type=&errors=true
-  // probing has-errors first, which 65 % of visits pass, took 48 ms against 15, measured on 1M visits).
+  // Terms probed rarest first: a visit the rarest lacks is not probed for the others.
   const sorted = { ...filters, terms: [...terms].sort((a, b) => (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0)) }
-  const resolved = await resolveTexts(db, projectId, range, sorted, fewest)
+  const { filters: resolved, texts } = await resolveTexts(db, projectId, range, sorted, fewest)
+  if (tooBroadText(texts) !== undefined) return counted({ texts, total: 0, size: 0, filters: resolved })
   if (resolved.ids !== undefined) {
-    if (resolved.ids.length === 0) return { total: 0, size: 0, filters: resolved }
+    if (resolved.ids.length === 0) return counted({ total: 0, size: 0, filters: resolved })
     consider({ ids: resolved.ids }, resolved.ids.length)
   }
   const { total, passing } = await countMatching(db, projectId, range, resolved, driver)
-  if (passing === undefined) return { total, ...(driver && { driver }), size: fewest, filters: resolved }
+  if (passing === undefined) return counted({ total, ...(driver && { driver }), size: fewest, filters: resolved })
   // The visits that passed every filter, listed by the count: the page reads them without probing any filter again.
   const narrowed = { ids: passing }
-  return { total, driver: narrowed, size: passing.length, filters: narrowed }
+  return counted({ total, driver: narrowed, size: passing.length, filters: narrowed })
 }
 
+/** Filters each visit is checked against: terms, the user, the issue, a list of ids, and text filters read per visit. */
+const probesOf = (f: SessionFilters): number => (f.terms?.length ?? 0) + (f.user === undefined ? 0 : 1) + (f.issue === undefined ? 0 : 1)
+  + (f.ids === undefined ? 0 : 1) + textFilters(f).length
+
 /**
- * The text filters as the ids of the visits they match, read once from the trigram index for the count and the page
- * (each word's match set must stay within SEARCH_TEXT_MATCH_LIMIT rows of text: a broader word is refused, 400 naming
- * it, rather than counted for seconds) — or left to be read per visit when another filter or the range leaves at
- * most SEARCH_TEXT_PROBE_MAX visits to read.
+ * The text filters as the ids of the visits they match, read once from the trigram index for the count and the page,
+ * with how many each matched (at most SEARCH_TEXT_MATCH_LIMIT + 1: reading stops at the first too broad) — or left to
+ * be read per visit where the plan says (readsTextIndex).
  */
 async function resolveTexts(
   db: Db, projectId: string, range: SessionRange, filters: SessionFilters, fewest: number,
-): Promise<SessionFilters> {
+): Promise<{ filters: SessionFilters; texts?: number[] }> {
   const texts = textFilters(filters)
-  if (texts.length === 0) return filters
-  const ranged = isRanged(range) ? await countSessions(db, projectId, range) : Infinity
-  if (Math.min(fewest, ranged) <= SEARCH_TEXT_PROBE_MAX) return filters
+  if (texts.length === 0) return { filters }
+  const inRange = isRanged(range) ? await countSessions(db, projectId, range) : Infinity
+  if (!readsTextIndex(fewest, inRange)) return { filters }
   let ids = filters.ids
+  const matched: number[] = []
   for (const t of texts) {
     const found = await textMatchSessions(db, projectId, t.column, t.needle, SEARCH_TEXT_MATCH_LIMIT)
-    if (found === null) throw tooBroad(t)
+    matched.push(found === null ? SEARCH_TEXT_MATCH_LIMIT + 1 : found.length)
+    if (found === null) return { filters, texts: matched }
     ids = within(ids, found)
   }
   const { url: _url, q: _q, ...rest } = filters
-  return { ...rest, ids: ids ?? [] }
+  return { filters: { ...rest, ids: ids ?? [] }, texts: matched }
 }
 
 /**
@@ -323,7 +277,7 @@ function probed(db: Db, projectId: string, filters: SessionFilters, driver: Driv
 /**
  * The live sessions in the range that the driver lists and that match every other filter, after `after` in list
  * order: the driver's visits are probed on their ids first (probed), and only the rows of those that pass are read,
- * each by its id (a row costs several probes: rowReadInProbes). CROSS JOIN keeps that order on SQLite, whose
+ * each by its id (a row costs several probes: the dialect's planCosts). CROSS JOIN keeps that order on SQLite, whose
  * planner otherwise walked the whole lastSeenAt index as a covering index for a query that selected ids first (340 ms
  * for 5,000 matches of 1M, measured for an earlier shape of this query).
  */
@@ -345,7 +299,7 @@ export function fromVisits(db: Db, projectId: string, range: SessionRange, visit
 
 /** The project's sessions not past retention whose startedAt is in the range (one UTC day: by start_day). */
 export function liveSessions(
-  db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}, plan: Plan = { drive: 'order' }, after?: SessionKey,
+  db: Db, projectId: string, range: SessionRange, filters: SessionFilters = {}, plan: PagePlan = { drive: 'order' }, after?: SessionKey,
 ) {
   const day = singleDay(range)
   const order = plan.drive === 'order' ? 'last_seen_at' : unindexed('last_seen_at')
@@ -366,7 +320,7 @@ export function liveSessions(
  * (a subquery to start from, or user_id's index); every other filter is probed per visit (EXISTS), and user_id is
  * spelled so no index serves it, so the planner keeps to the order or the driver.
  */
-function matching(db: Db, projectId: string, filters: SessionFilters, plan: Plan) {
+function matching(db: Db, projectId: string, filters: SessionFilters, plan: PagePlan) {
   const driver = plan.drive === 'filter' ? plan.driver : undefined
   let q = db.selectFrom('sessions').select(sessionColumns).where('project_id', '=', projectId)
   const user = filters.user

@@ -1,4 +1,4 @@
-/** A search's text filters (`url=`, `q=`), as both ways of answering it read them (list.ts searchByPlan, text-alone.ts). */
+/** A search's text filters (`url=`, `q=`), as the count and the page read them (list.ts searchSessions). */
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from './limits.ts'
 import { invalidParameter } from '../errors.ts'
 import type { SessionFilters } from './filters.ts'

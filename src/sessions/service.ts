@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream'
-import type { RawBuilder } from 'kysely'
 import type { Db } from '../database.ts'
 import { canMatch } from '../db/sql.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
@@ -15,14 +14,13 @@ import type { ListQuery } from './schema.ts'
 import * as search from '../search/index.ts'
 import * as visits from '../visits/index.ts'
 import { streamSession } from './stream.ts'
-import type { EventView, SessionDetailView } from '../contract/index.ts'
-import { eventJson, sessionJson, toDetailView, toEventTexts, toEventViews } from './views.ts'
+import type { EventView, SessionDetailView, SessionView } from '../contract/index.ts'
+import { toDetailView, toEventViews, toSessionView } from './views.ts'
 
 export interface ListResult extends ListPage {
   project: Project
   total: number
-  /** Each session as the API's JSON, as its row keeps it (views.ts `sessionJson`). */
-  sessions: string[]
+  sessions: SessionView[]
 }
 
 /** Where a page of a list is: `offset` its first row's position (also after a cursor), `next` the cursor after it. */
@@ -35,8 +33,7 @@ export interface ListPage {
 export interface DetailResult {
   project: Project
   session: SessionDetailView
-  /** Each event as the API's JSON where the engine's statement writes it (views.ts `eventJson`), else as values. */
-  events: string[] | EventView[]
+  events: EventView[]
 }
 
 /**
@@ -66,40 +63,31 @@ export function parseRange(query: Pick<ListQuery, 'date' | 'from' | 'to'>): { fr
 }
 
 export async function listSessions(db: Db, project: ProjectContext, query: ListQuery, now = Date.now()): Promise<ListResult> {
-  const { total, page, rows } = await listSessionRows(db, project, query, now, sessionJson())
-  return { project: publicProject(project), total, ...page, sessions: rows.map((row) => row.json) }
+  const { total, page, rows } = await listSessionRows(db, project, query, now)
+  return { project: publicProject(project), total, ...page, sessions: rows.map(toSessionView) }
 }
 
-/**
- * The list's rows and exact total for a query of the list (the read API's and the dashboard's, the same parameters);
- * given `json`, each row is the session's JSON that its row keeps (search.SessionJsonRow).
- */
+/** The list's rows and exact total for a query of the list (the read API's and the dashboard's, the same parameters). */
 export async function listSessionRows(
-  db: Db, project: ProjectContext, query: ListQuery, now?: number,
-): Promise<{ total: number; page: ListPage; rows: visits.SessionListRow[] }>
-export async function listSessionRows(
-  db: Db, project: ProjectContext, query: ListQuery, now: number, json: RawBuilder<string>,
-): Promise<{ total: number; page: ListPage; rows: search.SessionJsonRow[] }>
-export async function listSessionRows(
-  db: Db, project: ProjectContext, query: ListQuery, now = Date.now(), json?: RawBuilder<string>,
-): Promise<{ total: number; page: ListPage; rows: visits.SessionListRow[] | search.SessionJsonRow[] }> {
+  db: Db, project: ProjectContext, query: ListQuery, now = Date.now(),
+): Promise<{ total: number; page: ListPage; rows: visits.SessionListRow[] }> {
   const parsed = parseRange(query)
   const range = { ...parsed, cutoff: retentionCutoff(project, now) }
   const filters = parseFilters(query)
   const scope = listScope('sessions', project.id, [parsed, filters])
   const { position, page } = pageStart(scope, query, ['integer', 'string'] as const)
-  const answer = (total: number, rows: visits.SessionListRow[] | search.SessionJsonRow[]) => ({
+  const answer = (total: number, rows: visits.SessionListRow[]) => ({
     total, rows, page: { limit: page.limit, offset: position, next: nextCursor(scope, position, page.limit, total, rows, search.sessionKey) },
   })
   // No stored value holds U+0000 (PostgreSQL text cannot): such a filter matches nothing.
   if (!filtersCanMatch(filters)) return answer(0, [])
   if (!search.isFiltered(filters)) {
     // The day counters count every visit: the count costs no scan, so it runs beside the page.
-    const [total, rows] = await countThenPage<visits.SessionListRow | search.SessionJsonRow>(page.offset, () => search.countSessions(db, project.id, range),
-      () => search.listSessions(db, project.id, range, page, {}, undefined, json))
-    return answer(total, rows as visits.SessionListRow[] | search.SessionJsonRow[])
+    const [total, rows] = await countThenPage(page.offset, () => search.countSessions(db, project.id, range),
+      () => search.listSessions(db, project.id, range, page))
+    return answer(total, rows)
   }
-  const { total, rows } = await search.searchSessions(db, project.id, range, page, filters, json)
+  const { total, rows } = await search.searchSessions(db, project.id, range, page, filters)
   return answer(total, rows)
 }
 
@@ -167,9 +155,6 @@ export async function getSession(
   if (row.events_total > (opts.streamAbove ?? STREAM_ABOVE)) {
     return streamSession(db, sourceMaps, project.id, publicProject(project), session)
   }
-  const json = eventJson(db)
-  const events = json === undefined
-    ? await toEventViews(sourceMaps, project.id, await visits.listEvents(db, project.id, id))
-    : await toEventTexts(sourceMaps, project.id, await visits.listEvents(db, project.id, id, json))
+  const events = await toEventViews(sourceMaps, project.id, await visits.listEvents(db, project.id, id))
   return { project: publicProject(project), session, events }
 }

@@ -4,7 +4,7 @@ import type { Db } from '../database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFrameSchema, SessionDetailSchema, type SessionDetailView } from '../contract/index.ts'
 import type { Project } from '../projects/service.ts'
-import { eventJson, toEventTexts, toEventViews } from './views.ts'
+import { toEventViews } from './views.ts'
 import { eventsAfter } from '../visits/index.ts'
 import { joinList } from '../http/send.ts'
 
@@ -35,15 +35,10 @@ function cursorAfter(rows: readonly { created_at: number; seq: number }[]): Curs
 export function streamSession(
   db: Db, sourceMaps: SourceMapResolver, projectId: string, project: Project, session: SessionDetailView,
 ): Readable {
-  const json = eventJson(db)
-  // A page's events as JSON and the cursor after its last: written by the statement where the engine does (views.ts eventJson).
+  // A page's events as JSON, and the cursor after its last.
   const page = async (after: Cursor | null): Promise<{ texts: string[]; next: Cursor | null }> => {
-    if (json === undefined) {
-      const rows = await eventsAfter(db, projectId, session.id, after, STREAM_PAGE)
-      return { texts: (await toEventViews(sourceMaps, projectId, rows)).map((view) => eventViewJson(view)), next: cursorAfter(rows) }
-    }
-    const rows = await eventsAfter(db, projectId, session.id, after, STREAM_PAGE, json)
-    return { texts: await toEventTexts(sourceMaps, projectId, rows), next: cursorAfter(rows) }
+    const rows = await eventsAfter(db, projectId, session.id, after, STREAM_PAGE)
+    return { texts: (await toEventViews(sourceMaps, projectId, rows)).map((view) => eventViewJson(view)), next: cursorAfter(rows) }
   }
   async function* chunks(): AsyncGenerator<string | Buffer> {
     yield `{"project":${projectJson(project)},"session":${sessionJson(session)},"events":[`

@@ -8,7 +8,6 @@
 export * from './agent.ts'
 export * from './delete.ts'
 export * from './facts.ts'
-export * from './list-json.ts'
 export * from './read.ts'
 export * from './write.ts'
 export * from './writer.ts'

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { Db } from '../database.ts'
 import { canMatch, rowAfter, unindexed } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
@@ -23,32 +23,9 @@ export async function findSession(db: Db, projectId: string, id: string, cutoff:
     .executeTakeFirst()
 }
 
-/**
- * An event's JSON as a statement writes it (src/sessions/views.ts `eventJson`): `json` whole but for `frames`, which
- * it writes null (reads resolve them), and a durationMs that is a fraction, which the engine cannot write as
- * JavaScript does: it writes that null too and gives the value in `duration`.
- */
-export interface EventJsonSql {
-  json: RawBuilder<string>
-  duration: RawBuilder<number | null>
-}
-
-/** An event as its statement wrote it (EventJsonSql), with its stack, whose frames are resolved when read. */
-export interface EventJsonRow {
-  json: string
-  duration: number | null
-  stack: string | null
-}
-
-/** An event row of a page of EventJsonRow, with the (createdAt, seq) of a cursor after it. */
-export type EventJsonPageRow = EventJsonRow & Pick<EventRow, 'created_at' | 'seq'>
-
-/** All events of a session in the order they happened; equal times keep the order received. Given `json`, as the statement writes them. */
-export function listEvents(db: Db, projectId: string, sessionId: string): Promise<EventRow[]>
-export function listEvents(db: Db, projectId: string, sessionId: string, json: EventJsonSql): Promise<EventJsonRow[]>
-export function listEvents(db: Db, projectId: string, sessionId: string, json?: EventJsonSql): Promise<EventRow[] | EventJsonRow[]> {
-  const q = sessionEvents(db, projectId, sessionId)
-  return json === undefined ? q.execute() : q.clearSelect().select(eventJsonColumns(json)).execute()
+/** All events of a session in the order they happened; equal times keep the order received. */
+export function listEvents(db: Db, projectId: string, sessionId: string): Promise<EventRow[]> {
+  return sessionEvents(db, projectId, sessionId).execute()
 }
 
 const sessionEvents = (db: Db, projectId: string, sessionId: string) =>
@@ -56,22 +33,13 @@ const sessionEvents = (db: Db, projectId: string, sessionId: string) =>
     .where('project_id', '=', projectId).where('session_id', '=', sessionId)
     .orderBy('created_at').orderBy('seq')
 
-const eventJsonColumns = (json: EventJsonSql) => [json.json.as('json'), json.duration.as('duration'), 'stack'] as const
-
-/** One page of a session's events after a (createdAt, seq) cursor, in the order they happened. Given `json`, as the statement writes them. */
+/** One page of a session's events after a (createdAt, seq) cursor, in the order they happened. */
 export function eventsAfter(
   db: Db, projectId: string, sessionId: string, after: { createdAt: number; seq: number } | null, limit: number,
-): Promise<EventRow[]>
-export function eventsAfter(
-  db: Db, projectId: string, sessionId: string, after: { createdAt: number; seq: number } | null, limit: number, json: EventJsonSql,
-): Promise<EventJsonPageRow[]>
-export function eventsAfter(
-  db: Db, projectId: string, sessionId: string, after: { createdAt: number; seq: number } | null, limit: number, json?: EventJsonSql,
-): Promise<EventRow[] | EventJsonPageRow[]> {
+): Promise<EventRow[]> {
   let q = sessionEvents(db, projectId, sessionId)
   if (after) q = q.where(rowAfter(['created_at', 'seq'], [after.createdAt, after.seq]))
-  q = q.limit(limit)
-  return json === undefined ? q.execute() : q.clearSelect().select(['created_at', 'seq', ...eventJsonColumns(json)]).execute()
+  return q.limit(limit).execute()
 }
 
 /** Sessions in startedAt order after a keyset cursor: the export walks a project with it. */

@@ -1,4 +1,4 @@
-import type { ColumnType, Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 
 /*
  * The tables of a visit, owned by src/visits/: only its modules insert, update or delete their rows.
@@ -45,11 +45,6 @@ export interface SessionTable {
   next_seq: number
   /** The visit's number: its bit in term_bits (src/db/bits.ts), unique while it is stored (nextSessionNum). */
   num: number
-  /**
-   * The session as the list writes it (the API's JSON), kept by the database's trigger (src/visits/list-json.ts) from
-   * the columns it shows, so no write sets it and a list page reads one string a row.
-   */
-  list_json: ColumnType<string | null, never, never>
 }
 
 /**

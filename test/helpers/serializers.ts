@@ -3,9 +3,8 @@ import { CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFr
 import { DetailResponse, ListResponse } from '../../src/sessions/schema.ts'
 
 /*
- * The read API's answers as their routes' response schemas serialize them, compiled as Fastify compiles them: where a
- * row keeps the JSON or a statement writes it (src/visits/list-json.ts, src/db/sql.ts writesEventJson), an answer must
- * still be exactly these bytes.
+ * The read API's answers as their routes' response schemas serialize them, compiled as Fastify compiles them: a
+ * streamed getSession, written piece by piece, must still be exactly these bytes.
  */
 const refs = {
   schema: {

@@ -19,6 +19,7 @@ import { projectLimits } from './0016_project_limits.ts'
 import { uploadKeys } from './0017_upload_keys.ts'
 import { adminSessions } from './0018_admin_sessions.ts'
 import { webhookSecrets } from './0019_webhook_secrets.ts'
+import { dropSessionListJson } from './0020_drop_session_list_json.ts'
 
 /**
  * The migrations, applied in key order on every start. Each is frozen once shipped: it imports nothing of the
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, (target: Target) => Migration> = {
   '0017_upload_keys': uploadKeys,
   '0018_admin_sessions': adminSessions,
   '0019_webhook_secrets': webhookSecrets,
+  '0020_drop_session_list_json': dropSessionListJson,
 }
 
 export function migrationProvider(engine: Engine): MigrationProvider {

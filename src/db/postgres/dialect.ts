@@ -1,4 +1,4 @@
-import { PostgresAdapter, PostgresDialect, sql, type Expression, type RawBuilder } from 'kysely'
+import { PostgresAdapter, PostgresDialect, sql, type RawBuilder } from 'kysely'
 import type pg from 'pg'
 import { BITS_PER_CHUNK } from '../bits.ts'
 import type { SqlDialect, SqlDialectAdapter, TextColumn } from '../dialect.ts'
@@ -10,13 +10,6 @@ const containsPattern = (needle: string): string => `%${needle.replace(/[\\%_]/g
 const ilike = (column: TextColumn, needle: string, alias = ''): RawBuilder<boolean> => (column === 'page'
   ? sql<boolean>`${sql.raw(`${alias}page`)} ilike ${containsPattern(needle)}`
   : sql<boolean>`(${sql.raw(`${alias}page`)} ilike ${containsPattern(needle)} or ${sql.raw(`${alias}body`)} ilike ${containsPattern(needle)})`)
-
-/**
- * A hashed subplan: PostgreSQL hashes the list once per statement and probes it per row. `is true` keeps it a filter,
- * where a bare `in` may become a join that reads every listed row and sorts them.
- */
-const inRows = (column: string, rows: Expression<{ session_id: string }>): RawBuilder<boolean> =>
-  sql<boolean>`(${sql.ref(column)} in (${rows})) is true`
 
 const idRows = (ids: readonly string[]): RawBuilder<{ session_id: string }> =>
   sql`select unnest(cast(${ids} as text[])) collate "C" as session_id`
@@ -39,9 +32,10 @@ export const postgresSql: SqlDialect = {
   textContains: (column, needle, alias) => ilike(column, needle, alias),
   jsonArrayOf: (column) => sql<string>`coalesce(json_agg(${sql.raw(column)}), '[]')::text`,
   idRows,
-  // The hash must fit in work_mem × hash_mem_multiplier, else PostgreSQL scans the list for every row.
-  inIds: (column, ids) => inRows(column, idRows(ids)),
-  inRows,
+  // A hashed subplan: hashed once per statement, probed per row, if it fits in work_mem × hash_mem_multiplier (else
+  // the list is scanned for every row). `is true` keeps it a filter: a bare `in` may become a join that reads every
+  // listed row and sorts them.
+  inIds: (column, ids) => sql<boolean>`(${sql.ref(column)} in (${idRows(ids)})) is true`,
   asKey: (value) => sql<string>`cast(${value} as text) collate "C"`,
   chunkParam: (chunk) => `x${chunk.toString('hex')}`,
   asBits: (value) => sql`cast(${value} as ${bitString})`,
@@ -50,16 +44,11 @@ export const postgresSql: SqlDialect = {
   bitsAndAll: (chunks) => sql`bit_and(${chunks})`,
   bitsCount: (chunks) => sql`bit_count(${sql.join(chunks, sql` & `)})`,
   nextSessionNum: sql<number>`nextval('session_nums')`,
-  liftStatementTimeout: async (trx) => { await sql`set local statement_timeout = 0`.execute(trx) },
   locksRows: true,
   // One statement of a parameter a column, whatever the row count: rows of VALUES cost the parser and binder per row.
   takesArrays: true,
-  // The server's to_json and to_char cost more than the driver's decoding saves the service: it sends values.
-  writesEventJson: false,
-  // Each statement is a round trip, and a match's ids would otherwise go through the service and back.
-  answersTextsInOneStatement: true,
-  // A row read costs about as much as a few probes; listing a filter's visits pays where a walk would probe it often.
-  planCosts: { rowReadInProbes: 5, listedIds: { perVisit: 0.33, perEntry: 0.08, mostVisits: LISTED_VISITS_MAX } },
+  // A row read costs a few probes; listing a filter's visits pays where a walk would probe its index often.
+  planCosts: { rowRead: 5, listed: { perVisit: 0.33, perEntry: 0.08, mostVisits: LISTED_VISITS_MAX } },
 }
 
 class Adapter extends PostgresAdapter implements SqlDialectAdapter {

@@ -26,7 +26,6 @@ export const sqliteSql: SqlDialect = {
   idRows: (ids) => sql`select value as session_id from json_each(${JSON.stringify(ids)})`,
   // SQLite indexes json_each's values once when the statement runs.
   inIds: (column, ids) => sql<boolean>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(ids)}))`,
-  inRows: (column, rows) => sql<boolean>`${sql.ref(column)} in (${rows})`,
   asKey: (value) => sql<string>`cast(${value} as text)`,
   chunkParam: (chunk) => chunk,
   asBits: (value) => sql`${value}`,
@@ -37,15 +36,11 @@ export const sqliteSql: SqlDialect = {
   // One past the largest (its unique index's last entry): only the one writer reads it. A deleted visit's number may
   // come again; its deletion cleared its bits.
   nextSessionNum: sql<number>`(select coalesce(max(num), 0) + 1 from sessions)`,
-  liftStatementTimeout: () => Promise.resolve(),
   locksRows: false,
   // No arrays, and nothing to save: statements are prepared once and values bound in-process.
   takesArrays: false,
-  // Writing the JSON in-process costs less than the service's decoding and serializing of the values.
-  writesEventJson: true,
-  answersTextsInOneStatement: false,
-  // Reading a row costs several index probes; a json_each list costs as much to probe as an index.
-  planCosts: { rowReadInProbes: 10, listedIds: null },
+  // Reading a row costs several index probes; a json_each list is no cheaper to probe than an index, so it never lists.
+  planCosts: { rowRead: 10, listed: null },
 }
 
 class Adapter extends SqliteAdapter implements SqlDialectAdapter {

@@ -111,8 +111,7 @@ for (const engine of testEngines()) {
     })
 
     it('writes every event as the response schema serializes it: hostile text, fractions, frames, absent url and method', async () => {
-      // On SQLite the statement writes each event's JSON (src/sessions/views.ts eventJson) and the service writes in
-      // frames and fractional durations: the answer must be the bytes the schema's serializer writes for the same values.
+      // The answer must be the bytes the schema's serializer writes for the values stored, frames resolved as they are read.
       const hostile = `${Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('')}"\\/\u2028é😀</script>,"frames":null`
       const res = await t.ingest(batch('detail-hostile-1', [
         { type: 'HTTP_ERROR', url: `https://shop.example/${hostile}`, method: 'PATCH', statusCode: 500, durationMs: 0.1 + 0.2,

@@ -204,8 +204,7 @@ for (const engine of testEngines()) {
     })
 
     it('writes every visitor fact as the response schema serializes it, hostile text included, on any filter path', async () => {
-      // Each session's row keeps its JSON (src/visits/list-json.ts): the answer must be the
-      // bytes the schema's serializer writes for the same values, and the values those stored.
+      // The answer is the bytes the schema's serializer writes, and the values those stored, whichever way the page is read.
       const hostile = `${Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('')}"\\/\u2028é😀</script>`
       const other = await t.newProject('Facts')
       const at = today - 3_600_000 + 123

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { loadConfig } from '../../../src/config.ts'
-import { openDatabase, type DatabaseHandle } from '../../../src/open-database.ts'
+import { openDatabase, type DatabaseHandle } from '../../../src/database.ts'
 import { createTestDatabase, type TestDatabase } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
 

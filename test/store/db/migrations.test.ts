@@ -83,6 +83,41 @@ for (const engine of testEngines()) {
     })
   })
 
+  describe(`0020_drop_session_list_json drops the kept list JSON and its triggers, keeping the visits [${engine}]`, () => {
+    let db: Kysely<Database>
+    let close: () => Promise<void>
+    before(async () => { ({ db, close } = await unmigrated(engine)) })
+    after(() => close())
+
+    it('no trigger, column or meta row of it is left, and sessions are written and read as before', async () => {
+      const migrator = new Migrator({ db, provider: migrationProvider(engine) })
+      assert.equal((await migrator.migrateTo('0019_webhook_secrets')).error, undefined)
+      // The triggers as the release before put them in place after its migrations, each reading list_json.
+      const kept = engine === 'postgres'
+        ? ['create function sessionwatch_sessions_list_json() returns trigger language plpgsql as $b$ begin new.list_json := new.id; return new; end $b$',
+          'create trigger sessions_list_json before insert or update of id on sessions for each row execute function sessionwatch_sessions_list_json()']
+        : ['create trigger sessions_list_json_insert after insert on sessions begin update sessions set list_json = new.id where rowid = new.rowid; end',
+          'create trigger sessions_list_json_update after update of id on sessions begin update sessions set list_json = new.id where rowid = new.rowid; end']
+      for (const statement of kept) await sql.raw(statement).execute(db)
+      await sql`insert into meta (key, value) values ('sessions.list_json', 'digest')`.execute(db)
+      const visit = (id: string) => sql`insert into sessions (project_id, id, session_key, started_at, start_day, last_seen_at, num)
+        values ('p', ${id}, ${`k-${id}`}, 1, 0, 2, ${id === 'old' ? 1 : 2})`.execute(db)
+      await visit('old')
+      assert.equal((await migrator.migrateToLatest()).error, undefined)
+      await visit('new')
+      const columns = engine === 'postgres'
+        ? await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = 'sessions'`.execute(db)
+        : await sql<{ name: string }>`select name from pragma_table_info('sessions')`.execute(db)
+      assert.ok(!columns.rows.some((c) => c.name === 'list_json'), 'the column is gone')
+      const triggers = engine === 'postgres'
+        ? await sql<{ name: string }>`select tgname as name from pg_trigger where not tgisinternal`.execute(db)
+        : await sql<{ name: string }>`select name from sqlite_master where type = 'trigger'`.execute(db)
+      assert.ok(!triggers.rows.some((t) => t.name.startsWith('sessions_list_json')), 'its triggers are gone')
+      assert.deepEqual(await db.selectFrom('meta').select('key').where('key', '=', 'sessions.list_json').execute(), [])
+      assert.deepEqual((await db.selectFrom('sessions').select('id').orderBy('id').execute()).map((r) => r.id), ['new', 'old'])
+    })
+  })
+
   describe(`0011_project_dsn gives existing projects their DSN [${engine}]`, () => {
     let db: Kysely<Database>
     let close: () => Promise<void>

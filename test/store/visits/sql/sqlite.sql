@@ -28,7 +28,7 @@ select "sessions"."id", "sessions"."session_key", "sessions"."started_at", "sess
 -- list: many visits match the text filters' ids: walk the list order, probe the ids as a set
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "id" in (select value from json_each(?)) and "last_seen_at" >= ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
--- search by text alone (url=): the trigram index (PostgreSQL: the matches, their count and the page in one statement)
+-- search by text alone (url=): the matches read once from the trigram index
 select count(*) as n, case when count(*) <= ? then json_group_array(m.session_id) end as ids from (select x.session_id from session_fts f cross join session_texts x on x.rowid = f.rowid
       where session_fts match ? and x.project_id = ? limit ?) as m;
 
