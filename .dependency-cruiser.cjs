@@ -1,7 +1,7 @@
 /**
  * The module rules `npm run lint` holds the code to (dependency-cruiser): no import cycles, type-only imports
  * included, and no import of another module's inner files. A module with an entry file (`index.ts`, which says
- * what the module owns) is imported through it; its `tables.ts` (row types, for src/db/database.ts), `schema.ts` and `service.ts` (its API's schemas and rules) and
+ * what the module owns) is imported through it; its `tables.ts` (row types, for src/database.ts), `schema.ts` and `service.ts` (its API's schemas and rules) and
  * `routes.ts` (for src/app.ts) are the only other files outside code may name.
  */
 /** Modules with an entry file: everything outside them imports their index.ts. */
@@ -36,6 +36,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/contract/' },
       to: { path: '^src/', pathNot: '^src/(contract|util)/' },
+    },
+    {
+      name: 'db-imports-no-feature',
+      comment: 'The database layer is generic: the service composes its schema in src/database.ts, not db/ from features.',
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: '^src/', pathNot: '^src/(db/|util/|config\\.ts$|errors\\.ts$)' },
+    },
+    {
+      name: 'migrations-frozen',
+      comment: 'A shipped migration must keep doing what it did: it copies what it needs instead of importing the service.',
+      severity: 'error',
+      from: { path: '^src/db/migrations/' },
+      to: { path: '^src/', pathNot: '^src/db/migrations/' },
     },
   ],
   options: {

@@ -6,7 +6,7 @@
  */
 import { loadConfig } from '../src/config.ts'
 import { dashboardSessions } from '../src/dashboard/service.ts'
-import { openDatabase } from '../src/db/connect.ts'
+import { openDatabase } from '../src/database.ts'
 import { listProjects, getProject } from '../src/projects/service.ts'
 import { countSessions } from '../src/search/index.ts'
 import { ROOT } from './lib/service.ts'

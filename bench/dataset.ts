@@ -6,8 +6,9 @@
  */
 import { sql, type Kysely } from 'kysely'
 import type { Engine } from '../src/config.ts'
-import type { Database } from '../src/db/database.ts'
-import { fillSearch, fillTermBits } from '../src/db/migrations-search.ts'
+import type { Database } from '../src/database.ts'
+import { fillSearch } from '../src/db/migrations/0009_visit_search.ts'
+import { fillTermBits } from '../src/db/migrations/0013_term_bits.ts'
 import { createProject } from '../src/projects/service.ts'
 import { DAY_MS } from '../src/util/time.ts'
 

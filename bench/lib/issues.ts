@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Engine } from '../../src/config.ts'
-import type { Database } from '../../src/db/database.ts'
+import type { Database } from '../../src/database.ts'
 import { type Dataset, series } from '../dataset.ts'
 
 const MARKER = 'bench_issues'

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { Database } from '../../src/db/database.ts'
+import type { Database } from '../../src/database.ts'
 import { term } from '../../src/search/index.ts'
 import type { Dataset } from '../dataset.ts'
 

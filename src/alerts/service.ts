@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_LOG_SIZE } from '../../common/limits.ts'
 import { MAX_WEBHOOKS_PER_PROJECT, WEBHOOK_BACKOFF_BASE_MS, WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_RETRY_FOR_MS } from './limits.ts'
-import type { Database, Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
 import { invalidBody, notFound } from '../errors.ts'
 import { getProject } from '../projects/service.ts'
 import { newId } from '../util/ids.ts'

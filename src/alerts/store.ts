@@ -4,7 +4,8 @@
  */
 import type { Kysely, Selectable } from 'kysely'
 import { WEBHOOK_RATE_LIMIT, WEBHOOK_RATE_WINDOW_MS } from './limits.ts'
-import { canMatch, type Database, type Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
+import { canMatch } from '../db/sql.ts'
 import { newId } from '../util/ids.ts'
 import { alertFacts, type IssueAlert } from './payload.ts'
 import type { DeliveryStatus, WebhookDeliveryTable, WebhookTable } from './table.ts'

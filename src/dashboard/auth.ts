@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { claimOnce, metaValue } from '../db/meta.ts'
 import { sha256Hex } from '../util/ids.ts'
 import * as store from './store.ts'

@@ -1,6 +1,6 @@
 import { DASHBOARD_PAGE_SIZE } from '../../common/limits.ts'
 import { ISSUE_HISTOGRAM_DAYS, MAX_HEADLINE_LENGTH, SIGN_IN_FIRST_DELAY_MS, SIGN_IN_FREE_FAILURES, SIGN_IN_MAX_ADDRESSES, SIGN_IN_MAX_DELAY_MS, SIGN_IN_WINDOW_MS } from './limits.ts'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import type { ProjectContext } from '../projects/service.ts'
 import { listSessionRows } from '../sessions/service.ts'
 import { findIssue, issueEventsPerDay } from '../issues/index.ts'

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
-import { canMatch, type Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
+import { canMatch } from '../db/sql.ts'
 import type { AdminSessionTable } from './table.ts'
 
 /*

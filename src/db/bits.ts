@@ -1,12 +1,11 @@
 /**
- * Term bitmaps (term_bits, src/visits/tables.ts): for each project and search term, the visits that have it, one bit
- * a visit at its `sessions.num`, in chunks of BITS_PER_CHUNK bits. Two broad filters' exact total is then an AND and a
- * count of ~120 chunks each on 1M visits, where probing each visit of the rarer term in the other's index took
- * 137–229 ms (docs/performance.md, issue 13). Bit `n` of a chunk is its byte `n >> 3`'s bit `0x80 >> (n & 7)`: the
+ * Term bitmaps (term_bits, src/search/tables.ts): for each project and search term, the visits that have it, one bit
+ * a visit at its `sessions.num`, in chunks of BITS_PER_CHUNK bits, so two broad filters' exact total is an AND and a
+ * count of chunks rather than a probe per visit. Bit `n` of a chunk is its byte `n >> 3`'s bit `0x80 >> (n & 7)`: the
  * order PostgreSQL numbers a bit string's bits in (set_bit, a hex literal), so both engines hold the same bytes.
  *
- * These are the byte operations SQLite runs as functions of its own (registered in sqlite.ts); PostgreSQL stores a
- * chunk as bit(BITS_PER_CHUNK) and has them built in (|, & ~, bit_count, bit_or, bit_and; bit_count since PostgreSQL 14).
+ * These are the byte operations SQLite runs as functions of its own (registered in sqlite/dialect.ts); PostgreSQL
+ * stores a chunk as bit(BITS_PER_CHUNK) and has them built in (|, & ~, bit_count, bit_or, bit_and).
  */
 
 /** Visits a chunk holds: 1 KB a row, ~120 rows a term on 1M visits. */

@@ -1,5 +1,4 @@
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely'
-import type { Db } from './database.ts'
+import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type Transaction } from 'kysely'
 
 /** SQL per dialect and statement shape: compiled by Kysely once, then run with fresh values. */
 const compiled = new Map<unknown, Map<string, string>>()
@@ -11,7 +10,7 @@ const compiled = new Map<unknown, Map<string, string>>()
  * its SQL with `params`. `shape` must name everything that changes the SQL text (a row count, say), and
  * `params` must list the values in the order the SQL takes them: the first compile checks that it does.
  */
-export async function runReused<R>(db: Db, shape: string, params: readonly unknown[], build: () => Compilable<R>): Promise<QueryResult<R>> {
+export async function runReused<R, DB>(db: Kysely<DB> | Transaction<DB>, shape: string, params: readonly unknown[], build: () => Compilable<R>): Promise<QueryResult<R>> {
   const adapter = db.getExecutor().adapter
   let byShape = compiled.get(adapter.constructor)
   if (!byShape) compiled.set(adapter.constructor, (byShape = new Map<string, string>()))

@@ -1,6 +1,6 @@
 import { MAX_USER_AGENT_LENGTH } from '../contract/limits.ts'
 import { scrub } from '../../common/scrub.ts'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { invalidBody } from '../errors.ts'
 import { normalizeEvent } from '../events/normalize.ts'
 import { cleanText } from '../events/text.ts'

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely'
-import { canMatch, type Db } from '../db/database.ts'
-import { rowAfter, unindexed } from '../db/sql.ts'
+import type { Db } from '../database.ts'
+import { canMatch, rowAfter, unindexed } from '../db/sql.ts'
 import { liveSessions } from '../search/index.ts'
 import type { KeyShape } from '../util/cursor.ts'
 import { dayOf } from '../util/time.ts'

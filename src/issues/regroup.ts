@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import { REGROUP_ISSUES } from './limits.ts'
-import type { Database } from '../db/database.ts'
+import type { Database } from '../database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { aliasFingerprints } from './store.ts'
 import { latestIssueEvent, recentErrorIssues } from './read.ts'

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import { ISSUE_VISITS } from './limits.ts'
-import type { Database, Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
 import { notFound } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
 import { countThenPage, parseRange, type ListPage } from '../sessions/service.ts'

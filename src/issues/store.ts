@@ -12,7 +12,8 @@
  */
 import type { Kysely } from 'kysely'
 import { enqueueIssueAlert } from '../alerts/store.ts'
-import { canMatch, type Database, type Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
+import { canMatch } from '../db/sql.ts'
 import { runReused } from '../db/reuse.ts'
 import type { EventRecord } from '../contract/index.ts'
 import { createHash } from 'node:crypto'

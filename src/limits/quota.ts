@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { DAY_MS, dayOf } from '../util/time.ts'
 
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Database } from '../db/database.ts'
+import type { Database } from '../database.ts'
 import { invalidBody } from '../errors.ts'
 import { getProject, ipStorageOf } from '../projects/service.ts'
 import { eraseVisits, type EraseMatch } from '../visits/index.ts'

@@ -1,7 +1,7 @@
 import {
   DEFAULT_RETENTION_DAYS, IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_INGEST_RATE_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
 } from '../../common/limits.ts'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { metaValue } from '../db/meta.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'

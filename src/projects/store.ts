@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely'
 import { externalVersion } from '../db/changes.ts'
-import { canMatch, type Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
+import { canMatch } from '../db/sql.ts'
 import { isUniqueViolation } from '../db/errors.ts'
 import type { ProjectTable } from './table.ts'
 

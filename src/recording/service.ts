@@ -1,7 +1,7 @@
 import { promisify } from 'node:util'
 import { gzip as gzipCb } from 'node:zlib'
 import { scrub } from '../../common/scrub.ts'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { invalidBody, notFound } from '../errors.ts'
 import { CorruptData, inflate, InflateBudget } from '../http/inflate.ts'
 import { publicProject, type Project, type ProjectContext } from '../projects/service.ts'

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { SWEEP_BATCH } from '../visits/limits.ts'
 import { deleteDeliveriesBefore } from '../alerts/store.ts'
-import type { Database } from '../db/database.ts'
+import type { Database } from '../database.ts'
 import { listProjects, retentionCutoff } from '../projects/service.ts'
 import { deleteExpired } from '../visits/index.ts'
 

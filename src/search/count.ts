@@ -3,7 +3,7 @@
  * from the day counters; several terms from their bitmaps (term_bits); and the row count of any query.
  */
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely'
-import type { Database, Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
 import { bitsAndAll, bitsCount, unindexed } from '../db/sql.ts'
 import { DAY_MS } from '../util/time.ts'
 import type { SessionRange } from './filters.ts'

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { bitOf, bitsWith, chunkOf } from '../db/bits.ts'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { runReused } from '../db/reuse.ts'
 import { asBits, bitsAndNot, bitsCount, bitsOr, chunkParam } from '../db/sql.ts'
 

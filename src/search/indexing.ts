@@ -5,7 +5,7 @@
 import type { Insertable } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { INDEXED_TEXTS_CACHE_BYTES, SEARCH_INDEXED_CHARS } from './limits.ts'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { fnv1a } from '../util/hash.ts'
 import { LRU_ENTRY_BYTES, OBJECT_BYTES, SET_ENTRY_BYTES, stringBytes } from '../util/memory.ts'
 import { runReused } from '../db/reuse.ts'

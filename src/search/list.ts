@@ -3,7 +3,7 @@
  * the dashboard, an issue's visits). The rest of a visit's reads are in read.ts, which re-exports these.
  */
 import { sql, type AliasableExpression, type SelectQueryBuilder } from 'kysely'
-import type { Database, Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
 import { SEARCH_TEXT_MATCH_LIMIT } from './limits.ts'
 import { asKey, collectIds, idRows, inIds, planCosts, rowAfter, textMatchSessions, textProbe, unindexed, unindexedText } from '../db/sql.ts'
 import { DAY_MS } from '../util/time.ts'
@@ -277,7 +277,7 @@ function probed(db: Db, projectId: string, filters: SessionFilters, driver: Driv
 /**
  * The live sessions in the range that the driver lists and that match every other filter, after `after` in list
  * order: the driver's visits are probed on their ids first (probed), and only the rows of those that pass are read,
- * each by its id (a row costs several probes: PLAN_COSTS). CROSS JOIN keeps that order on SQLite, whose
+ * each by its id (a row costs several probes: the dialect's planCosts). CROSS JOIN keeps that order on SQLite, whose
  * planner otherwise walked the whole lastSeenAt index as a covering index for a query that selected ids first (340 ms
  * for 5,000 matches of 1M, measured for an earlier shape of this query).
  */

@@ -3,7 +3,7 @@
  * its ways is chosen by one pure function on both engines. list.ts reads the counts and runs the plan.
  */
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from './limits.ts'
-import type { PlanCosts } from '../db/sql.ts'
+import type { PlanCosts } from '../db/dialect.ts'
 import type { SessionPage } from './filters.ts'
 
 /** A filter a count or a page can start from: its own index lists its visits (`ids`: the text filters' matches). */

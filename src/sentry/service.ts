@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import { MAX_USER_AGENT_LENGTH } from '../contract/limits.ts'
 import { SENTRY_MAX_EVENT_BYTES, SENTRY_VISIT_IDLE_MS, SENTRY_VISIT_SCAN } from './limits.ts'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'
 import type { CountryLookup } from '../geo/country.ts'

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
-import { canMatch, type Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
+import { canMatch } from '../db/sql.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { invalidParameter } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import fastJson from 'fast-json-stringify'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import { CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFrameSchema, SessionDetailSchema, type SessionDetailView } from '../contract/index.ts'
 import type { Project } from '../projects/service.ts'

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely'
-import { canMatch, type Database, type Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
+import { canMatch } from '../db/sql.ts'
 import type { SourceMapTable } from './table.ts'
 
 /*

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Compile } from 'typebox/compile'
-import type { Database } from '../db/database.ts'
+import type { Database } from '../database.ts'
 import { AppError } from '../errors.ts'
 import { type EventRecord, missingFields } from '../contract/index.ts'
 import { type ChunkRecord, chunksWithData, cleanFacts, createWriter, listEvents, sessionsAfter, type SessionSeed } from '../visits/index.ts'

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { SWEEP_BATCH } from './limits.ts'
-import { canMatch, type Database, type Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
+import { canMatch } from '../db/sql.ts'
 import { retrying } from '../db/errors.ts'
 import { DAY_MS } from '../util/time.ts'
 import { DayDeltas, forgetTexts, termsOf } from '../search/index.ts'

@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely'
-import { canMatch, type Db } from '../db/database.ts'
-import { rowAfter, unindexed } from '../db/sql.ts'
+import type { Db } from '../database.ts'
+import { canMatch, rowAfter, unindexed } from '../db/sql.ts'
 import { notFound } from '../errors.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { ERROR_TYPES } from '../contract/index.ts'

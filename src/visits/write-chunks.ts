@@ -2,7 +2,7 @@
  * A visit's recording chunks as writeBatches (write.ts) stores them, in the batch's savepoint or group: a private
  * step of that one write operation, in a file of its own for length.
  */
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { addTerms, type DayDeltas, term } from '../search/index.ts'
 import type { RecordingChunkTable } from './tables.ts'
 

@@ -4,7 +4,7 @@
  * joined with the rest of the group's live batches (`GroupEvents`) into a few multi-row INSERTs before the commit.
  */
 import type { OnConflictBuilder } from 'kysely'
-import type { Database, Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
 import { rowsOfArrays, takesArrays } from '../db/sql.ts'
 import { runReused } from '../db/reuse.ts'
 import { countTypes, type EventRecord } from '../contract/index.ts'
@@ -12,7 +12,7 @@ import type { IssueDeltas, IssueTarget } from '../issues/index.ts'
 import type { EventTable } from './tables.ts'
 
 /** Rows per INSERT, largest first: well under both engines' bound-parameter limits (16 columns each), and few sizes,
- * so that SQLite's statement cache (src/db/sqlite.ts) keeps each prepared whatever the group's row count. */
+ * so that SQLite's statement cache (src/db/sqlite/dialect.ts) keeps each prepared whatever the group's row count. */
 const INSERT_SIZES = [500, 100, 20, 5, 1] as const
 
 /** The events columns in the order toRow writes them, which is the order Kysely compiles them in, with their SQL types. */

@@ -5,7 +5,7 @@
  * its visit's row with the reservation.
  */
 import { sql } from 'kysely'
-import type { Db } from '../db/database.ts'
+import type { Db } from '../database.ts'
 import { runReused } from '../db/reuse.ts'
 import { asKey, locksRows, unindexed } from '../db/sql.ts'
 import { AppError } from '../errors.ts'

@@ -5,7 +5,7 @@
  * insert what is new, grow the counters, keep the day counters exact.
  */
 import { sql, type Kysely, type Selectable } from 'kysely'
-import type { Database, Db } from '../db/database.ts'
+import type { Database, Db } from '../database.ts'
 import { classifyDatabaseError, retrying } from '../db/errors.ts'
 import { nextSessionNum } from '../db/sql.ts'
 import { countTypes } from '../contract/index.ts'

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Database } from '../db/database.ts'
+import type { Database } from '../database.ts'
 import { WRITER_MAX_QUEUED, WRITER_MAX_QUEUED_PER_PROJECT, WRITER_SHARED_GROUP_EVENTS } from './limits.ts'
 import { AppError } from '../errors.ts'
 import { fnv1a } from '../util/hash.ts'

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Kysely } from 'kysely'
-import type { Database, Db } from '../../src/db/database.ts'
+import type { Database, Db } from '../../src/database.ts'
 import { enqueueIssueAlert, type IssueAlert } from '../../src/alerts/store.ts'
 
 let issues = 0

@@ -6,8 +6,8 @@ import type { Kysely } from 'kysely'
 import pg from 'pg'
 import { loadConfig, type Engine } from '../../src/config.ts'
 import { BITS_PER_CHUNK } from '../../src/db/bits.ts'
-import { openDatabase, type DatabaseHandle, type OpenOptions } from '../../src/db/connect.ts'
-import type { Database } from '../../src/db/database.ts'
+import { openDatabase, type Database, type DatabaseHandle } from '../../src/database.ts'
+import type { OpenOptions } from '../../src/db/connect.ts'
 import { startTestPostgres, type TestPostgres } from '../../scripts/lib/postgres-server.ts'
 
 export interface TestDatabase {

@@ -5,7 +5,7 @@
 import { noFacts } from '../../src/visits/facts.ts'
 import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
-import type { Database } from '../../src/db/database.ts'
+import type { Database } from '../../src/database.ts'
 import type { EventRecord } from '../../src/contract/event-types.ts'
 import { writeBatches, type AppendResult, type WriteJob } from '../../src/visits/write.ts'
 import type { EventGroup } from '../../src/issues/store.ts'

@@ -1,12 +1,12 @@
 /**
- * How the service's own connections are set when they open (src/db/postgres.ts), on a database opened as the service
+ * How the service's own connections are set when they open (src/db/postgres/dialect.ts), on a database opened as the service
  * opens it, from its configuration. PostgreSQL only: SQLite runs every statement in this process, on one thread.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { loadConfig } from '../../../src/config.ts'
-import { openDatabase, type DatabaseHandle } from '../../../src/db/connect.ts'
+import { openDatabase, type DatabaseHandle } from '../../../src/database.ts'
 import { createTestDatabase, type TestDatabase } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Kysely } from 'kysely'
-import type { Database } from '../../../src/db/database.ts'
+import type { Database } from '../../../src/database.ts'
 import type { EventRecord } from '../../../src/contract/event-types.ts'
 import { createProject } from '../../../src/projects/service.ts'
 import { DAY_MS } from '../../../src/util/time.ts'

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { loadConfig } from '../../../src/config.ts'
 import { externalVersion } from '../../../src/db/changes.ts'
-import { openDatabase, type DatabaseHandle } from '../../../src/db/connect.ts'
+import { openDatabase, type DatabaseHandle } from '../../../src/database.ts'
 import {
   createProject, getProject, projectForApiKey, projectForDsn, projectForIngestKey, rotateKeys, updateProject,
 } from '../../../src/projects/service.ts'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql, type Kysely } from 'kysely'
-import { fillTermBits } from '../../../src/db/migrations-search.ts'
+import { fillTermBits } from '../../../src/db/migrations/0013_term_bits.ts'
 import { BITS_PER_CHUNK } from '../../../src/db/bits.ts'
 import { createProject } from '../../../src/projects/service.ts'
 import { DAY_MS } from '../../../src/util/time.ts'

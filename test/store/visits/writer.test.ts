@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Kysely } from 'kysely'
-import type { Database } from '../../../src/db/database.ts'
+import type { Database } from '../../../src/database.ts'
 import { AppError } from '../../../src/errors.ts'
 import type { EventRecord } from '../../../src/contract/event-types.ts'
 import { createWriter } from '../../../src/visits/writer.ts'

@@ -1,10 +1,10 @@
 /**
- * The startup options a PostgreSQL connection opens with (src/db/postgres.ts): the service's settings after those
+ * The startup options a PostgreSQL connection opens with (src/db/postgres/dialect.ts): the service's settings after those
  * the DATABASE_URL carries, none of either lost.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { withStartupOptions } from '../../../src/db/postgres.ts'
+import { withStartupOptions } from '../../../src/db/postgres/dialect.ts'
 
 const SERVICE = '-c max_parallel_workers_per_gather=0'
 

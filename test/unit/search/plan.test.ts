@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../../../src/search/limits.ts'
-import { PLAN_COSTS } from '../../../src/db/sql.ts'
+import { postgresSql } from '../../../src/db/postgres/dialect.ts'
+import { sqliteSql } from '../../../src/db/sqlite/dialect.ts'
 import { plan, readsTextIndex, SPARSE_WALK, tooBroadText, type PlanCounts } from '../../../src/search/plan.ts'
 
-const { sqlite, postgres } = PLAN_COSTS
+const [sqlite, postgres] = [sqliteSql.planCosts, postgresSql.planCosts]
 const first = { limit: 50, offset: 0 }
 /** A project of 1M visits, one filter, its own index the driver. */
 const counts = (c: Partial<PlanCounts>): PlanCounts => ({ total: 1000, visits: 1_000_000, size: 1000, probes: 1, driver: { term: 't' }, ...c })

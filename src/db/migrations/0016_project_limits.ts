@@ -1,11 +1,12 @@
-import type { Kysely, Migration, RawBuilder } from 'kysely'
+import type { Kysely, Migration } from 'kysely'
+import type { Target } from './target.ts'
 
 /**
  * Fair limits on ingest (issue 38): a project's own rate limit (requests per second; null follows INGEST_RATE_LIMIT,
  * 0 is none) and daily event quota (null: none), and the events its quota has counted per UTC day, one row per
  * project and day, taken atomically by every process (src/limits/quota.ts).
  */
-export const projectLimits = (key: RawBuilder<unknown>): Migration => ({
+export const projectLimits = ({ key }: Target): Migration => ({
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable('projects').addColumn('ingest_rate_limit', 'integer').execute()
     await db.schema.alterTable('projects').addColumn('daily_event_quota', 'bigint').execute()

@@ -1,0 +1,44 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { DatabaseConfig } from './config.ts'
+import { openDatabase as open, type DatabaseHandle as Handle, type OpenOptions } from './db/connect.ts'
+import type { WebhookDeliveryTable, WebhookTable } from './alerts/table.ts'
+import type { ProjectTable } from './projects/table.ts'
+import type { EventTable, RecordingChunkTable, SessionTable } from './visits/tables.ts'
+import type { IssueDayTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable } from './issues/tables.ts'
+import type { SessionDayTable, SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable } from './search/tables.ts'
+import type { SourceMapTable } from './sourcemaps/table.ts'
+import type { AdminSessionTable } from './dashboard/table.ts'
+import type { QuotaDayTable } from './limits/table.ts'
+import type { MetaTable } from './db/meta.ts'
+
+/** The whole schema, assembled from each feature's table types. */
+export interface Database {
+  meta: MetaTable
+  projects: ProjectTable
+  sessions: SessionTable
+  session_days: SessionDayTable
+  session_terms: SessionTermTable
+  session_texts: SessionTextTable
+  term_days: TermDayTable
+  term_bits: TermBitsTable
+  events: EventTable
+  recording_chunks: RecordingChunkTable
+  issues: IssueTable
+  issue_fingerprints: IssueFingerprintTable
+  issue_sessions: IssueSessionTable
+  issue_days: IssueDayTable
+  issue_totals: IssueTotalTable
+  webhooks: WebhookTable
+  webhook_deliveries: WebhookDeliveryTable
+  source_maps: SourceMapTable
+  admin_sessions: AdminSessionTable
+  quota_days: QuotaDayTable
+}
+
+/** Store functions take either the database or an open transaction. */
+export type Db = Kysely<Database> | Transaction<Database>
+
+export type DatabaseHandle = Handle<Database>
+
+/** Opens the configured engine with the service's schema, brought to the latest version. */
+export const openDatabase = (config: DatabaseConfig, options?: OpenOptions): Promise<DatabaseHandle> => open<Database>(config, options)
