@@ -11,5 +11,5 @@ export const SEARCH_TEXT_MATCH_LIMIT = 10_000
 export const SEARCH_TEXT_PROBE_MAX = 5000
 /** Characters of each message or URL that `q=` and `url=` search. */
 export const SEARCH_INDEXED_CHARS = 1000
-/** Hashes of the texts recent visits have indexed for search (src/visits/search.ts). */
+/** Hashes of the texts recent visits have indexed for search (src/search/indexing.ts). */
 export const INDEXED_TEXTS_CACHE_BYTES = 4_194_304 // 4 MiB
