@@ -28,22 +28,46 @@ const readSource = (file: string): string => {
 }
 
 /**
- * Whether a test file drives a browser: it imports playwright-core, itself or through a relative import inside
- * `testDir` (test/helpers/browser.ts, say). Decided by what the file uses rather than where it lives, so a browser
+ * Whether a test file imports something `wanted` accepts (given the import as written and as a path): itself, or
+ * through a relative import inside `testDir` (a helper of test/helpers, say). Decided by what the file uses rather
+ * than where it lives.
+ */
+export function importsReach(
+  file: string, testDir: string, wanted: (spec: string, target: string) => boolean, read: (file: string) => string = readSource,
+  seen = new Set<string>(),
+): boolean {
+  if (seen.has(file)) return false
+  seen.add(file)
+  for (const spec of importsOf(read(file))) {
+    const target = path.resolve(path.dirname(file), spec)
+    if (wanted(spec, target)) return true
+    if (spec.startsWith('.') && target.startsWith(testDir + path.sep) && importsReach(target, testDir, wanted, read, seen)) return true
+  }
+  return false
+}
+
+/**
+ * Whether a test file drives a browser: it imports playwright-core, itself or through a test helper, so a browser
  * test in any folder gets Chromium, and a plain unit test beside browser tests does not ask for it.
  *
  * @example
  * needsChromium('/repo/test/browser/dashboard/e2e.test.ts', '/repo/test') // true: it imports ../helpers/browser.ts
  */
-export function needsChromium(
-  file: string, testDir: string, read: (file: string) => string = readSource, seen = new Set<string>(),
-): boolean {
-  if (seen.has(file)) return false
-  seen.add(file)
-  for (const spec of importsOf(read(file))) {
-    if (spec === 'playwright-core' || spec.startsWith('playwright-core/')) return true
-    const target = path.resolve(path.dirname(file), spec)
-    if (spec.startsWith('.') && target.startsWith(testDir + path.sep) && needsChromium(target, testDir, read, seen)) return true
-  }
-  return false
+export const needsChromium = (file: string, testDir: string, read: (file: string) => string = readSource): boolean =>
+  importsReach(file, testDir, (spec) => spec === 'playwright-core' || spec.startsWith('playwright-core/'), read)
+
+/** Whether a test file reaches a PostgreSQL server: it imports the helper that starts one (scripts/lib/postgres-server.ts). */
+export const needsPostgres = (file: string, testDir: string, read: (file: string) => string = readSource): boolean =>
+  importsReach(file, testDir, (_spec, target) => target === path.join(path.dirname(testDir), 'scripts', 'lib', 'postgres-server.ts'), read)
+
+/** Rough seconds a file of each tier takes per 10 kB of source, for a file never timed here. */
+const SECONDS_PER_10KB: Record<string, number> = { 'multi-process': 30, browser: 8, http: 4, store: 4, unit: 0.5 }
+
+/**
+ * The files in the order to start them: longest first, so that no long file starts last and runs on alone. A file's
+ * length is how long it took last time (`took`, seconds), or a guess from its tier and size.
+ */
+export function longestFirst(files: readonly string[], took: Readonly<Record<string, number>>, size: (file: string) => number): string[] {
+  const guess = (file: string) => took[file] ?? (SECONDS_PER_10KB[file.split(path.sep)[1] ?? ''] ?? 4) * size(file) / 10_000
+  return files.map((file) => ({ file, seconds: guess(file) })).sort((a, b) => b.seconds - a.seconds).map((f) => f.file)
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { describe, it } from 'node:test'
-import { needsChromium, selectTestFiles } from '../../../scripts/test-files.ts'
+import { longestFirst, needsChromium, needsPostgres, selectTestFiles } from '../../../scripts/test-files.ts'
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..')
 const testDir = path.join(root, 'test')
@@ -39,5 +39,22 @@ describe('npm test: file selection', () => {
     assert.equal(needsChromium('/r/test/x/b.test.ts', '/r/test', read), true, 'h2 → h → playwright-core')
     sources['/r/test/helpers/h.ts'] = "import './h2.ts'"
     assert.equal(needsChromium('/r/test/x/b.test.ts', '/r/test', read), false, 'a cycle ends; src/ is not followed')
+  })
+
+  it('starts PostgreSQL only for files that reach its helper', () => {
+    const postgres = (file: string) => needsPostgres(path.join(root, file), testDir)
+    for (const file of ['test/store/visits/store.test.ts', 'test/http/ingest/routes.test.ts', 'test/multi-process/postgres-restart.test.ts']) {
+      assert.ok(postgres(file), file)
+    }
+    for (const file of ['test/unit/config.test.ts', 'test/unit/scripts/test-files.test.ts']) assert.ok(!postgres(file), file)
+  })
+
+  it('starts the longest files first: as timed last time, else as guessed from their tier and size', () => {
+    const files = ['test/unit/a.test.ts', 'test/http/b.test.ts', 'test/multi-process/c.test.ts', 'test/http/d.test.ts'].map((f) => path.join(...f.split('/')))
+    const [unit, http, multi, timed] = files as [string, string, string, string]
+    const size = () => 10_000
+    assert.deepEqual(longestFirst(files, {}, size), [multi, http, timed, unit], 'by tier alone, in their given order within one')
+    assert.deepEqual(longestFirst(files, { [timed]: 100, [multi]: 20 }, size), [timed, multi, http, unit])
+    assert.deepEqual(longestFirst(files, {}, (f) => (f === timed ? 50_000 : 10_000)), [multi, timed, http, unit], 'a bigger file of a tier first')
   })
 })
