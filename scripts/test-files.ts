@@ -1,10 +1,12 @@
 /**
- * Which test files `npm test` runs, and whether any of them needs a browser. Kept apart from
- * scripts/test.ts, which runs the tests as soon as it is imported, so that this can be unit-tested.
+ * Which test files `npm test` runs, in what order and pieces, and what they need (a browser, PostgreSQL). Kept apart
+ * from scripts/test.ts, which runs the tests as soon as it is imported, so that this can be unit-tested.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import ts from 'typescript'
+import type { Engine } from '../src/config.ts'
+import type { TestJob } from './lib/test-jobs.ts'
 
 /** The test files under `<root>/test` whose path contains one of `filters` (all of them when none), relative to root and sorted. */
 export function selectTestFiles(root: string, filters: readonly string[]): string[] {
@@ -60,14 +62,32 @@ export const needsChromium = (file: string, testDir: string, read: (file: string
 export const needsPostgres = (file: string, testDir: string, read: (file: string) => string = readSource): boolean =>
   importsReach(file, testDir, (_spec, target) => target === path.join(path.dirname(testDir), 'scripts', 'lib', 'postgres-server.ts'), read)
 
+/** Whether a test file runs its tests once per engine: it imports test/helpers/engines.ts. */
+export const runsPerEngine = (file: string, testDir: string, read: (file: string) => string = readSource): boolean =>
+  importsReach(file, testDir, (_spec, target) => target === path.join(testDir, 'helpers', 'engines.ts'), read)
+
 /** Rough seconds a file of each tier takes per 10 kB of source, for a file never timed here. */
-const SECONDS_PER_10KB: Record<string, number> = { 'multi-process': 30, browser: 8, http: 4, store: 4, unit: 0.5 }
+const SECONDS_PER_10KB: Record<string, number> = { 'multi-process': 80, browser: 12, http: 10, store: 2, unit: 0.2 }
+/**
+ * A file that runs per engine and takes longer than this is run once per engine, each run a job of its own, so that
+ * one long file does not end the run alone. Not shorter ones: a file's tests outside its loop over the engines (a
+ * comparison of both, say) would run twice, or not at all.
+ */
+export const SPLIT_SECONDS = 30
 
 /**
- * The files in the order to start them: longest first, so that no long file starts last and runs on alone. A file's
- * length is how long it took last time (`took`, seconds), or a guess from its tier and size.
+ * The jobs to run, in the order to start them: longest first, so that no long one starts last and runs on alone. A
+ * file's length is how long it took last time (`took`, seconds), or a guess from its tier and size; a long file that
+ * `perEngine` says runs per engine becomes one job per engine.
  */
-export function longestFirst(files: readonly string[], took: Readonly<Record<string, number>>, size: (file: string) => number): string[] {
+export function plan(
+  files: readonly string[], engines: readonly Engine[], took: Readonly<Record<string, number>>, size: (file: string) => number,
+  perEngine: (file: string) => boolean,
+): TestJob[] {
   const guess = (file: string) => took[file] ?? (SECONDS_PER_10KB[file.split(path.sep)[1] ?? ''] ?? 4) * size(file) / 10_000
-  return files.map((file) => ({ file, seconds: guess(file) })).sort((a, b) => b.seconds - a.seconds).map((f) => f.file)
+  return files.flatMap((file) => {
+    const seconds = guess(file)
+    if (engines.length < 2 || seconds < SPLIT_SECONDS || !perEngine(file)) return [{ job: { file }, seconds }]
+    return engines.map((engine) => ({ job: { file, engine }, seconds: seconds / engines.length }))
+  }).sort((a, b) => b.seconds - a.seconds).map((j) => j.job)
 }

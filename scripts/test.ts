@@ -3,7 +3,8 @@
  * same on one folder. Arguments narrow the run to files whose path contains one of them.
  *
  * The files run in SW_TEST_WORKERS worker processes at once (default: one per core), longest first, each worker
- * running file after file (scripts/lib/test-pool.ts). When PostgreSQL is among the engines (SW_TEST_ENGINES, default
+ * running file after file (scripts/lib/test-pool.ts); a long file that loops over the engines runs as one job per
+ * engine (scripts/test-files.ts' plan). When PostgreSQL is among the engines (SW_TEST_ENGINES, default
  * all), a selected file needs it and no server is given (SW_TEST_PG_URL, or a postgres:// DATABASE_URL), one
  * throw-away server is started for the whole run and stopped afterwards.
  */
@@ -13,9 +14,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { testEngines } from '../test/helpers/engines.ts'
 import { startTestPostgres, type TestPostgres } from './lib/postgres-server.ts'
+import type { JobResult, TestJob } from './lib/test-jobs.ts'
 import { runInWorkers } from './lib/test-pool.ts'
-import type { FileResult } from './lib/test-worker.ts'
-import { longestFirst, needsChromium, needsPostgres, selectTestFiles } from './test-files.ts'
+import { needsChromium, needsPostgres, plan, runsPerEngine, selectTestFiles } from './test-files.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const testDir = path.join(root, 'test')
@@ -55,11 +56,9 @@ function wholeNumber(name: string, fallback: number, least: number): number {
   }
   return value
 }
-// A test file that runs longer than this fails instead of hanging the run, and CI, for ever: the slowest file takes
-// about a minute, so twenty are a hang, never a slow file. SW_TEST_TIMEOUT_MS sets another (0: none) for a debugger.
+// A job that runs longer than this fails instead of hanging the run, and CI, for ever: the slowest takes about two
+// minutes on a busy machine, so twenty are a hang, never a slow job. SW_TEST_TIMEOUT_MS sets another (0: none) for a debugger.
 const timeoutMs = wholeNumber('SW_TEST_TIMEOUT_MS', 20 * 60_000, 0)
-// One worker per core keeps the cores busy: the tests' own waits leave room for the servers and browsers they start.
-const workers = Math.min(files.length, wholeNumber('SW_TEST_WORKERS', os.availableParallelism(), 1))
 const engines = testEngines(env)
 let server: TestPostgres | null = null
 if (engines.includes('postgres') && !env.SW_TEST_PG_URL && files.some((f) => needsPostgres(path.join(root, f), testDir))) {
@@ -84,12 +83,13 @@ const readTimes = (): Record<string, number> => {
     return {}
   }
 }
-const times = readTimes()
-const queue = longestFirst(files, times, (f) => fs.statSync(path.join(root, f)).size)
-console.log(`engines: ${engines.join(', ')}; ${files.length} test files in ${workers} worker${workers === 1 ? '' : 's'}`)
+const queue = plan(files, engines, readTimes(), (f) => fs.statSync(path.join(root, f)).size, (f) => runsPerEngine(path.join(root, f), testDir))
+// One worker per core keeps the cores busy: the tests' own waits leave room for the servers and browsers they start.
+const workers = Math.min(queue.length, wholeNumber('SW_TEST_WORKERS', os.availableParallelism(), 1))
+console.log(`engines: ${engines.join(', ')}; ${files.length} test files, ${queue.length} jobs in ${workers} worker${workers === 1 ? '' : 's'}`)
 
 const started = Date.now()
-const results: (FileResult & { ms: number })[] = []
+const results: (JobResult & { job: TestJob; ms: number })[] = []
 const stopServer = async () => { await server?.stop() }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => { void stopServer().finally(() => process.exit(1)) })
@@ -104,14 +104,19 @@ const problems = await runInWorkers(queue, {
 await stopServer()
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
-const sum = (pick: (r: FileResult) => number) => results.reduce((n, r) => n + pick(r), 0)
-console.log(`\nℹ files ${results.length}, tests ${sum((r) => r.tests)}, failed ${sum((r) => r.failed)}, skipped ${sum((r) => r.skipped)}; ${seconds(Date.now() - started)} in ${workers} worker${workers === 1 ? '' : 's'}`)
-console.log('ℹ slowest files:')
-for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${seconds(r.ms).padStart(8)}  ${r.file}`)
-fs.mkdirSync(path.dirname(TIMES), { recursive: true })
-fs.writeFileSync(TIMES, `${JSON.stringify({ ...readTimes(), ...Object.fromEntries(results.map((r) => [r.file, r.ms / 1000])) }, null, 1)}\n`)
+const sum = (pick: (r: JobResult) => number) => results.reduce((n, r) => n + pick(r), 0)
+console.log(`\nℹ jobs ${results.length}, tests ${sum((r) => r.tests)}, failed ${sum((r) => r.failed)}, skipped ${sum((r) => r.skipped)}; ${seconds(Date.now() - started)} in ${workers} worker${workers === 1 ? '' : 's'}`)
+console.log('ℹ slowest jobs:')
+for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${seconds(r.ms).padStart(8)}  ${r.name}`)
+// A file's time is that of all its jobs; kept from runs on both engines only, which are what a full run plans from.
+const took: Record<string, number> = {}
+for (const r of results) took[r.job.file] = (took[r.job.file] ?? 0) + r.ms / 1000
+if (engines.length > 1) {
+  fs.mkdirSync(path.dirname(TIMES), { recursive: true })
+  fs.writeFileSync(TIMES, `${JSON.stringify({ ...readTimes(), ...took }, null, 1)}\n`)
+}
 
 const failures = results.filter((r) => !r.ok)
-for (const r of failures) console.log(`✖ ${r.file}`)
+for (const r of failures) console.log(`✖ ${r.name}`)
 for (const problem of problems) console.log(`✖ ${problem}`)
 process.exit(failures.length > 0 || problems.length > 0 ? 1 : 0)

@@ -5,7 +5,7 @@
  * every file, an error after a file ended say, goes to stdout as spec prints it.
  */
 import { spec as SpecReporter } from 'node:test/reporters'
-import type { FileResult, FromWorker } from './test-worker.ts'
+import type { FromWorker, JobResult } from './test-jobs.ts'
 
 interface TestEvent {
   type: string
@@ -36,7 +36,7 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
     block.write(event)
     if (event.type === 'test:dequeue' && nesting !== 0 && name !== undefined) send({ started: name })
     if (ended && nesting === 0 && name !== undefined) {
-      const result: FileResult = { file: name, ok: event.type === 'test:pass', text: block.text(), ...counts }
+      const result: JobResult = { name, ok: event.type === 'test:pass', text: block.text(), ...counts }
       send(result)
       block = specText()
       counts = { tests: 0, failed: 0, skipped: 0 }

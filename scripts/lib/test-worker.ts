@@ -1,31 +1,27 @@
 /**
- * One of `npm test`'s worker processes: it runs the test files scripts/test.ts hands it, one after the other, in this
- * one process. Each file's tests become a suite named after the file, so its results, time and failures stay its own;
- * test-reporter.ts sends each file's result back as the suite ends, and the runner answers with the next file.
- * Loading the project's modules once per worker, rather than once per file, is most of the suite's saving.
+ * One of `npm test`'s worker processes: it runs the jobs scripts/test.ts hands it (test-jobs.ts), one after the other,
+ * in this one process. Each job's tests become a suite named after it, so its results, time and failures stay its own;
+ * test-reporter.ts sends each job's result back as the suite ends, and the runner answers with the next job. Loading
+ * the project's modules once per worker, rather than once per file, is most of the suite's saving.
  */
 import path from 'node:path'
-import { describe } from 'node:test'
+import { after, describe } from 'node:test'
 import { pathToFileURL } from 'node:url'
+import { jobName, type FromWorker, type TestJob, type ToWorker } from './test-jobs.ts'
 
-/** What the runner sends: a file to run next, or that there is none left. */
-export type ToWorker = { file: string } | { end: true }
-
-/**
- * What a worker sends: that it is ready for a file; as the file runs, the report's text so far and the test begun
- * last, so that a file which hangs or kills its worker says where; and how the file went (from test-reporter.ts).
- */
-export type FromWorker = { ready: true } | { progress: string } | { started: string } | FileResult
-
-export interface FileResult {
-  /** The file, as the runner named it. */
-  file: string
-  ok: boolean
-  /** The node:test spec reporter's text of the file's tests. */
-  text: string
-  tests: number
-  failed: number
-  skipped: number
+function run({ file, engine }: TestJob): Promise<unknown> {
+  const url = pathToFileURL(path.resolve(file))
+  if (engine === undefined) return import(url.href)
+  // The file's loop over the engines reads SW_TEST_ENGINES. A module runs once per URL: the engine in the query makes
+  // each engine's job run the file afresh.
+  const engines = process.env.SW_TEST_ENGINES
+  process.env.SW_TEST_ENGINES = engine
+  after(() => {
+    if (engines === undefined) delete process.env.SW_TEST_ENGINES
+    else process.env.SW_TEST_ENGINES = engines
+  })
+  url.searchParams.set('engine', engine)
+  return import(url.href)
 }
 
 if (process.send) {
@@ -33,11 +29,11 @@ if (process.send) {
   process.on('message', (message: ToWorker) => {
     if ('end' in message) {
       ending = true
-      // The open IPC channel is what kept the test run going between files: without it node:test finishes.
+      // The open IPC channel is what kept the test run going between jobs: without it node:test finishes.
       process.disconnect()
       return
     }
-    describe(message.file, async () => { await import(pathToFileURL(path.resolve(message.file)).href) })
+    describe(jobName(message.job), async () => { await run(message.job) })
   })
   // The runner is gone (killed, say): nothing will read what this worker would report.
   process.on('disconnect', () => { if (!ending) process.exit(1) })
