@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { LookupFunction } from 'node:net'
 import { WEBHOOK_BATCH, WEBHOOK_LEASE_MS, WEBHOOK_POLL_MS, WEBHOOK_TIMEOUT_MS } from './limits.ts'
+import { startPeriodic } from '../util/periodic.ts'
 import { createSender } from './deliver.ts'
 import { renderBody, type AlertFacts } from './payload.ts'
 import { signedHeaders } from './sign.ts'
@@ -36,18 +37,17 @@ export function startWebhookWorker(app: FastifyInstance, options: WebhookWorkerO
   const sender = createSender({
     allowPrivate: app.config.webhooks.allowPrivate, timeoutMs: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS, lookup: options.lookup,
   })
-  const stopping = new AbortController()
   const failed = (error: unknown): void => {
     if (app.databaseStatus.failed(error) === null) app.log.error({ err: error }, 'webhook worker failed')
   }
 
-  const deliver = async (due: DueDelivery, leaseUntil: number): Promise<void> => {
+  const deliver = async (due: DueDelivery, leaseUntil: number, signal: AbortSignal): Promise<void> => {
     const body = renderBody(JSON.parse(due.payload) as AlertFacts, app.config.publicUrl)
     // Standard Webhooks' headers, signed with the webhook's secret: the id stays the same on every attempt, so a
     // receiver can drop repeats; the timestamp is this attempt's, so it can refuse an old one replayed.
     const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(due.secret, due.id, body, Date.now()) }
-    const result = await sender.send(due.url, body, headers, stopping.signal)
-    if (stopping.signal.aborted) {
+    const result = await sender.send(due.url, body, headers, signal)
+    if (signal.aborted) {
       await releaseClaim(app.db, due, leaseUntil, Date.now())
       return
     }
@@ -60,33 +60,25 @@ export function startWebhookWorker(app: FastifyInstance, options: WebhookWorkerO
   }
 
   /** Claims and sends one batch of due deliveries; true when there may be more due. */
-  const poll = async (): Promise<boolean> => {
+  const poll = async (signal: AbortSignal): Promise<boolean> => {
     const now = Date.now()
     const due = await dueDeliveries(app.db, now, WEBHOOK_BATCH)
     app.databaseStatus.reachable()
     const leaseUntil = now + leaseMs
     const claimed: DueDelivery[] = []
     for (const delivery of due) if (await claimDelivery(app.db, delivery, leaseUntil)) claimed.push(delivery)
-    await Promise.all(claimed.map((delivery) => deliver(delivery, leaseUntil).catch(failed)))
+    await Promise.all(claimed.map((delivery) => deliver(delivery, leaseUntil, signal).catch(failed)))
     return due.length === WEBHOOK_BATCH
   }
 
-  let running: Promise<void> | null = null
-  const tick = (): void => {
-    if (running || stopping.signal.aborted) return
-    running = (async () => {
-      // A full batch leaves more due: go on at once rather than a poll interval later.
-      let more = true
-      while (more && !stopping.signal.aborted) more = await poll()
-    })().catch(failed).finally(() => { running = null })
-  }
-  const timer = setInterval(tick, options.pollMs ?? WEBHOOK_POLL_MS)
-  timer.unref()
-  app.addHook('onReady', () => { tick() })
+  const worker = startPeriodic(options.pollMs ?? WEBHOOK_POLL_MS, async (signal) => {
+    // A full batch leaves more due: go on at once rather than a poll interval later.
+    let more = true
+    while (more && !signal.aborted) more = await poll(signal)
+  }, failed)
+  app.addHook('onReady', () => { worker.tick() })
   return async () => {
-    clearInterval(timer)
-    stopping.abort()
-    await running
+    await worker.stop()
     sender.close()
   }
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Kysely } from 'kysely'
 import type { Database, Db } from '../../src/database.ts'
 import { enqueueIssueAlert, type IssueAlert } from '../../src/alerts/store.ts'
+import { eventually } from './wait.ts'
 
 let issues = 0
 
@@ -25,6 +26,15 @@ export const enqueueCommitted = (db: Kysely<Database>, alert: IssueAlert): Promi
 /** The deliveries of a project as stored, oldest first. */
 export const storedDeliveries = (db: Db, projectId: string) =>
   db.selectFrom('webhook_deliveries').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute()
+
+export type StoredDelivery = Awaited<ReturnType<typeof storedDeliveries>>[number]
+
+/** Waits until the project has deliveries and every one satisfies `done` (by default: none is left to send); returns them. */
+export const settledDeliveries = (db: Db, projectId: string, what: string, done = (row: StoredDelivery) => row.status !== 'pending') =>
+  eventually(async () => {
+    const rows = await storedDeliveries(db, projectId)
+    return rows.length > 0 && rows.every(done) ? rows : null
+  }, what, 15_000, 20)
 
 export interface Received {
   headers: IncomingHttpHeaders

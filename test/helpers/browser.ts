@@ -3,6 +3,7 @@ import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { BuildOptions } from '../../src/app.ts'
 import { startTestApp, type TestApp } from './app.ts'
+import { eventually } from './wait.ts'
 
 /** The flags the developer guide gives for Debian's Chromium in this sandbox. */
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -41,7 +42,38 @@ export async function openServedPage(browser: Browser, base: string, pathname: s
 }
 
 // Kept importable from here: the browser tests wait with it too.
-export { eventually } from './wait.ts'
+export { eventually }
+
+let watches = 0
+
+/**
+ * Starts watching for the page's request to a URL ending with `suffix` and gives a function that resolves once the page
+ * has its whole answer. The page's own handlers of it have run by then: a fetch settles when the headers arrive, and the
+ * resource entry this waits for is made at the end of the body, after them.
+ */
+export async function watchRequest(page: Page, suffix: string): Promise<() => Promise<void>> {
+  const name = `__swRequest${++watches}`
+  // Kept on the page, not returned: evaluate would wait for the promise it returns.
+  await page.evaluate(`void (window.${name} = new Promise((resolve) => new PerformanceObserver((list, observer) => {
+    if (list.getEntries().some((e) => e.name.endsWith(${JSON.stringify(suffix)}))) { observer.disconnect(); resolve() }
+  }).observe({ type: 'resource' })))`)
+  return () => page.evaluate(`window.${name}`)
+}
+
+/** Counts the page's requests whose URL `matches` that have not ended yet (answered, or failed). */
+export function requestsInFlight(page: Page, matches: (url: string) => boolean): () => number {
+  const open = new Set<unknown>()
+  page.on('request', (request) => { if (matches(request.url())) open.add(request) })
+  page.on('requestfinished', (request) => { open.delete(request) })
+  page.on('requestfailed', (request) => { open.delete(request) })
+  return () => open.size
+}
+
+/** Resolves once none of the requests `inFlight` counts is open and the page has drawn a frame since: laid out. */
+export async function drawnAfterRequests(page: Page, inFlight: () => number): Promise<void> {
+  await eventually(() => Promise.resolve(inFlight() === 0 || null), 'the page\'s requests')
+  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))')
+}
 
 export interface BrowserTest {
   t: TestApp

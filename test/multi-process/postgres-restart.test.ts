@@ -9,6 +9,7 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { startServer } from '../helpers/cli.ts'
 import { testEngines } from '../helpers/engines.ts'
+import { eventually } from '../helpers/wait.ts'
 import { startTestPostgres, type TestPostgres } from '../../scripts/lib/postgres-server.ts'
 
 const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/
@@ -91,10 +92,12 @@ describe('PostgreSQL killed and restarted under ingest', { skip: testEngines().i
     const health = async () => (await fetch(`${base}/healthz`)).status
 
     const workers = Array.from({ length: WORKERS }, (_, w) => worker(w))
-    await sleep(1500)
+    const answered = (status: number, since = 0) => statuses.slice(since).filter((s) => s === status).length
+    await eventually(() => Promise.resolve(answered(200) >= 2 * WORKERS || null), 'ingest under way')
     const pid = Number(fs.readFileSync(path.join(dataDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
     process.kill(pid, 'SIGKILL')
-    await sleep(2000)
+    const killed = statuses.length
+    await eventually(() => Promise.resolve(answered(503, killed) >= WORKERS || null), 'ingest answering 503')
     assert.equal(await health(), 503, '/healthz says the database is unreachable')
     const during = statuses.length
 
@@ -104,7 +107,7 @@ describe('PostgreSQL killed and restarted under ingest', { skip: testEngines().i
       assert.ok(Date.now() < deadline, '/healthz recovers by itself once PostgreSQL is back')
       await sleep(200)
     }
-    await sleep(1500)
+    await eventually(() => Promise.resolve(answered(200, during) >= 2 * WORKERS || null), 'ingest resumed')
     stop = true
     await Promise.all(workers)
 

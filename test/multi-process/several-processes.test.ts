@@ -34,7 +34,8 @@ describe('several service processes on one PostgreSQL database', { skip: testEng
 
   it('migrates once and creates exactly one first project between them', async () => {
     const banners = await Promise.all(servers.map(async (s) => {
-      await new Promise((r) => setTimeout(r, 300))
+      // Printed last, after the first project's keys, on every start.
+      await s.waitFor(/Sessionwatch is running/)
       return /API key \(secret, read-only; shown only now\): (sw_api_\S+)\n(?: {2}Upload key[^\n]*\n)? {2}Ingest key[^:]*: (sw_ing_\S+)/.exec(s.output())
     }))
     const printed = banners.filter((b) => b !== null)
@@ -92,6 +93,7 @@ for (const engine of testEngines()) {
       const events = Array.from({ length: 400 }, (_, i) => ({ type: 'CLICK', message: `click ${i}` }))
       const inFlight = Array.from({ length: 12 }, (_, i) =>
         post(base, key ?? '', { sessionKey: `drain-${i}-session`, batchId: 'b1', events }).catch(() => ({ status: 0, body: {} })))
+      // Not a wait for anything: the requests are under way, some of them read, when the signal comes.
       await new Promise((r) => setTimeout(r, 20))
       const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve))
       server.child.kill('SIGTERM')

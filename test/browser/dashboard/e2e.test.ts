@@ -51,7 +51,8 @@ describe('dashboard, in Chromium', () => {
     await shop.waitForFunction('Sessionwatch.stats().recording !== null')
     await shop.mouse.move(50, 50) // an idle page sends no chunk until it changes or closes
     await shop.waitForFunction('Sessionwatch.stats().recording !== null && Sessionwatch.stats().recording.chunks >= 1')
-    // Well after the navigation: a jump to it lands half a second after it, still before the click.
+    // Not a wait for anything: a gap the recording must show. A jump to the navigation lands half a second after it,
+    // and must still land before the click.
     await shop.waitForTimeout(800)
     await shop.click('#boom')
     await shop.mouse.move(200, 150)
@@ -60,6 +61,7 @@ describe('dashboard, in Chromium', () => {
     // recording runs past it: an event's time is corrected by its batch's transit time, and on a
     // busy machine that alone moved the error past a recording that ended 500 ms after the click.
     await shop.waitForFunction('Sessionwatch.stats().sent >= 5') // navigation, click, report, HTTP error, error
+    // Not a wait for anything either: the recording must go on half a second past the error.
     await shop.waitForTimeout(500)
     // And a chunk holds that activity: a third chunk could leave before a last mouse move was recorded, and the
     // replay then ended 0.3 s after the error (a clean-clone CI run of 2026-11-26). A chunk cut after the first change

@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { REPLAY_JUMP_AFTER_MS } from '../../../common/limits.ts'
 import { json, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
-import { closeBrowserTest, eventually, screenshot, servePage, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, drawnAfterRequests, eventually, requestsInFlight, screenshot, servePage, startBrowserTest } from '../../helpers/browser.ts'
 
 const PASSWORD = 'triage password 15'
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -74,6 +74,7 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
     await shop.waitForFunction('Sessionwatch.stats().recording.chunks >= 1')
     await shop.click('#pay')
     await shop.waitForFunction('Sessionwatch.stats().sent >= 5') // navigation, click, HTTP error, report, error
+    // Not a wait for anything: the recording must go on past the error.
     await shop.waitForTimeout(400)
     await shop.mouse.move(120, 200)
     await shop.waitForFunction('Sessionwatch.stats().recording.chunks >= 2')
@@ -86,15 +87,16 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
     return sessions[0]?.id ?? ''
   }
 
-  async function signedIn(size: (typeof SIZES)[number]): Promise<{ context: BrowserContext; page: Page }> {
+  async function signedIn(size: (typeof SIZES)[number]): Promise<{ context: BrowserContext; page: Page; inFlight: () => number }> {
     const context = await browser.newContext({ viewport: { width: size.width, height: size.height } })
     const page = await context.newPage()
+    const inFlight = requestsInFlight(page, () => true)
     page.on('pageerror', (e) => pageErrors.push(`${size.name}: ${e.message}`))
     await page.goto(`${base}/app#/login`)
     await page.fill('#password', PASSWORD)
     await page.click('#login button[type=submit]')
     await page.waitForSelector('#projects')
-    return { context, page }
+    return { context, page, inFlight }
   }
 
   /** An attribute of every element a locator finds, in document order. */
@@ -122,7 +124,8 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
     describe(`at ${size.width}×${size.height} (${size.name})`, () => {
       let context: BrowserContext
       let page: Page
-      before(async () => { ({ context, page } = await signedIn(size)) })
+      let inFlight: () => number
+      before(async () => { ({ context, page, inFlight } = await signedIn(size)) })
       after(() => context.close())
 
       it('every page fits the screen, passes axe-core, and is screenshotted', async () => {
@@ -140,7 +143,7 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
         for (const [name, hash, ready] of pages) {
           await page.goto(`${base}/app${hash}`)
           await page.waitForSelector(ready)
-          await page.waitForTimeout(150) // layout after the last fetch
+          await drawnAfterRequests(page, inFlight)
           await assertFits(page, name)
           await assertAccessible(page, name)
           await screenshot(page, `triage-${size.name}-${name}`)
@@ -268,7 +271,8 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
         await eventually(async () => ((await error.getAttribute('aria-current')) === 'true' ? true : null), 'the error selected')
         const seconds = (text: string) => text.split(':').reduce((n, part) => n * 60 + Number(part), 0)
         const rowAt = seconds(await error.locator('.at').textContent() ?? '')
-        // The player redraws its clock as it settles at the target: read it until it holds still.
+        // The player redraws its clock as it settles at the target: read it until it holds still, which is what
+        // settled means here, for 200 ms.
         const playerAt = await eventually(async () => {
           const before = (await page.textContent('#player .rr-timeline__time'))?.trim() ?? ''
           await page.waitForTimeout(200)

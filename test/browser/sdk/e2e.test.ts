@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, eventually, openServedPage, servePage, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, eventually, openServedPage, requestsInFlight, servePage, startBrowserTest, watchRequest } from '../../helpers/browser.ts'
 
 interface Event {
   id: string; type: string; createdAt: string; url?: string; method?: string; message: string | null; reqBody: string | null; statusCode: number | null
@@ -62,6 +62,7 @@ describe('browser SDK, end to end in Chromium', () => {
     await page.waitForFunction('"Sessionwatch" in window')
     await page.click('#error')
     await page.click('#fail')
+    const slowAnswered = await watchRequest(page, '/demo/slow')
     await page.click('#slow')
     await page.fill('#email', 'ann@example.com')
     await page.fill('#password', 'hunter2-secret')
@@ -70,25 +71,21 @@ describe('browser SDK, end to end in Chromium', () => {
     await page.click('#page')
     await page.fill('#note', 'Checkout is broken')
     await page.click('#report')
-    await page.waitForTimeout(1600) // the slow request answers after 1.3 s
+    await slowAnswered()
     // The last click's events are still queued when the tab closes: they must leave by beacon.
+    const failAnswered = await watchRequest(page, '/demo/fail')
     await page.click('#fail')
-    await page.waitForTimeout(100)
+    await failAnswered()
     await page.close({ runBeforeUnload: true })
     await context.close()
 
-    let detail: Detail | null = null
-    for (let i = 0; i < 100 && !detail; i++) {
-      const list = json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions'))
-      const id = list.sessions[0]?.id
-      if (id) {
-        const d = json<Detail>(await t.get(`/api/v1/sessions/${id}`))
-        if (d.events.filter((e) => e.type === 'HTTP_ERROR' && e.method === 'GET').length >= 2) detail = d
-      }
-      if (!detail) await new Promise((r) => setTimeout(r, 100))
-    }
-    assert.ok(detail, 'the session arrived with both failing requests')
-    await new Promise((r) => setTimeout(r, 500)) // anything sent twice would have arrived by now
+    const detail = await eventually(async () => {
+      const id = json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions')).sessions[0]?.id
+      const d = id === undefined ? null : json<Detail>(await t.get(`/api/v1/sessions/${id}`))
+      return d !== null && d.events.filter((e) => e.type === 'HTTP_ERROR' && e.method === 'GET').length >= 2 ? d : null
+    }, 'the session with both failing requests')
+    // The rule is that nothing arrives twice: a batch sent again would have arrived within this.
+    await new Promise((r) => setTimeout(r, 500))
     const final = json<Detail>(await t.get(`/api/v1/sessions/${String(detail.session.id)}`))
     const events = final.events
     const types = events.map((e) => e.type)
@@ -206,7 +203,11 @@ describe('browser SDK, end to end in Chromium', () => {
     // The landing page's NAVIGATION and seven errors, long before the ten-minute interval.
     await tab.waitForFunction('Sessionwatch.stats().sent >= 8', undefined, { timeout: 10_000 })
     // A rejection is queued as the SDK catches it; the report, sent at once, takes it along.
-    await tab.evaluate('Promise.reject(new TypeError("Payment 7 failed")); new Promise((r) => setTimeout(r, 50))')
+    await tab.evaluate(`new Promise((resolve) => {
+      // Heard after the SDK's own listener, which init added first.
+      addEventListener('unhandledrejection', () => { resolve() }, { once: true })
+      Promise.reject(new TypeError('Payment 7 failed'))
+    })`)
     await tab.evaluate('Sessionwatch.report("Checkout is broken", { fingerprint: "checkout pro" })')
     await tab.waitForFunction('Sessionwatch.stats().sent >= 10', undefined, { timeout: 10_000 })
 
@@ -278,13 +279,15 @@ describe('browser SDK, end to end in Chromium', () => {
   it('with consent: false nothing is sent or stored and the recorder never loads until consent(true); consent(false) stops it all', async () => {
     const page = await browser.newPage()
     const batches = ingestTraffic(page)
+    const sending = requestsInFlight(page, (url) => url.includes('/ingest/v1/'))
     const recorderLoads: string[] = []
     page.on('request', (req) => { if (req.url().includes('/sdk/recorder.js')) recorderLoads.push(req.url()) })
     await servePage(page, base, '/consent', consentPage(t.project.ingestKey))
     await page.goto(`${base}/consent`)
     await page.click('#buy')
     await page.evaluate(`Sessionwatch.report('held for consent')`)
-    await page.waitForTimeout(1000) // three flush intervals, and the page long loaded
+    // The rule is that nothing leaves without consent: three flush intervals, and the page long loaded.
+    await page.waitForTimeout(1000)
     assert.equal(batches.length, 0, 'nothing sent')
     assert.deepEqual(recorderLoads, [], 'the recorder not even loaded')
     assert.equal(await page.evaluate<number>('sessionStorage.length'), 0, 'nothing stored')
@@ -301,11 +304,13 @@ describe('browser SDK, end to end in Chromium', () => {
 
     await page.evaluate('Sessionwatch.consent(false)')
     assert.deepEqual(await page.evaluate('[sessionStorage.getItem("sw_session"), Sessionwatch.stats().recording]'), [null, null])
-    await page.waitForTimeout(300) // a request begun before the withdrawal may still show
+    // A request begun before the withdrawal may still end, and show.
+    await eventually(() => Promise.resolve(sending() === 0 || null), 'the requests begun before the withdrawal')
     const before = batches.length
     await page.click('#buy')
     await page.mouse.move(120, 120)
     await page.evaluate(`Sessionwatch.report('after withdrawal')`)
+    // The rule is that nothing leaves after the withdrawal: more than three flush intervals.
     await page.waitForTimeout(1000)
     assert.equal(batches.length, before, 'nothing sent after consent(false), neither events nor recording')
     assert.equal(await page.evaluate<number>('sessionStorage.length'), 0)

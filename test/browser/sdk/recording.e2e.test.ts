@@ -208,6 +208,7 @@ describe('a session at its recording limit, in Chromium', () => {
     await tab.waitForFunction('Sessionwatch.stats().recording !== null && Sessionwatch.stats().recording.full === true', undefined, { timeout: 15_000 })
     let after = 0
     tab.on('request', (r) => { if (r.url().includes('/ingest/v1/recording')) after++ })
+    // The rule is that nothing is sent once full: five chunk intervals.
     await tab.waitForTimeout(1000)
     assert.equal(after, 0, 'no chunk is sent after the service said the session is full')
     assert.deepEqual(pageErrors, [])

@@ -98,13 +98,16 @@ describe('an unmodified Sentry SDK pointed at the DSN, in Chromium', () => {
         if (body) envelopes.push(body)
       }
     })
+    const before = envelopes.length
     await page.goto(shopUrl)
     await page.waitForFunction('typeof Sentry.getReplay === "function" && Sentry.getReplay() !== undefined')
     await page.click('#buy')
     await page.locator('#title', { hasText: 'Paying' }).waitFor()
     if (feedback) await page.evaluate('Sentry.captureFeedback({ message: "Checkout broke", name: "Ann", email: "ann@example.com" })')
-    // The replay's first segment goes once the replay is 5 s old, or at a flush.
-    await page.waitForTimeout(1500)
+    // The replay's first segment goes once the replay is 5 s old, or at a flush: one once the error has left, so the
+    // segment spans it.
+    const sent = (type: string) => envelopes.slice(before).some((body) => parseEnvelope(body).items.some((i) => i.type === type))
+    await eventually(() => Promise.resolve((sent('event') && (!feedback || sent('feedback'))) || null), 'the error\'s envelope')
     await page.evaluate('Sentry.getReplay().flush()')
     return page
   }

@@ -39,6 +39,7 @@ for (const engine of testEngines()) {
       const wait = Number(held.headers['retry-after'])
       assert.ok(wait >= 1 && wait <= SIGN_IN_MAX_DELAY_MS / 1000, `Retry-After ${wait} s`)
       assert.match(String(json(held).message), new RegExp(`try again in ${wait} seconds`))
+      // The rule is that the wait Retry-After names is enough.
       await sleep(wait * 1000 + 50)
       assert.equal((await signIn(t, PASSWORD, '10.1.0.1')).statusCode, 204, 'the right password works once the wait is over')
       assert.equal((await signIn(t, 'wrong again', '10.1.0.1')).statusCode, 401, 'and the address starts afresh')

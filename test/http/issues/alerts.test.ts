@@ -2,11 +2,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { addWebhook } from '../../../src/alerts/service.ts'
 import { setIssueStatus } from '../../../src/issues/store.ts'
-import { startReceiver } from '../../helpers/alerts.ts'
+import { settledDeliveries, startReceiver } from '../../helpers/alerts.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { batch } from '../../helpers/factories.ts'
-import { eventually } from '../../helpers/wait.ts'
 
 interface Payload { kind: string; issue: { id: string; title: string; events: number } }
 
@@ -35,8 +34,9 @@ for (const engine of testEngines()) {
       assert.equal((await t.ingest(body)).statusCode, 200)
       assert.equal((await t.ingest(body)).statusCode, 200, 'a retry')
       await t.ingest(batch('alert-visit-2', [{ type: 'ERROR', message: 'TypeError: Order 3 has no items', createdAt: now }]))
-      await eventually(() => Promise.resolve(receiver.received.length >= 2 ? true : null), 'two deliveries')
-      await new Promise((r) => setTimeout(r, 300))
+      // One delivery queued per new issue, each sent once: the receiver has had all there will be.
+      const deliveries = await settledDeliveries(t.app.db, t.project.id, 'the deliveries sent')
+      assert.deepEqual(deliveries.map((d) => [d.status, d.attempts]), [['delivered', 1], ['delivered', 1]])
       const got = payloads()
       assert.deepEqual(got.map((p) => p.kind), ['new', 'new'])
       assert.deepEqual(got.map((p) => p.issue.title).sort(), ['POST /api/orders/:id → 500', 'TypeError: Order <int> has no items'])
@@ -49,8 +49,8 @@ for (const engine of testEngines()) {
       await setIssueStatus(t.app.db, t.project.id, order.id, 'resolved', Date.now() - 1)
       await t.ingest(batch('alert-visit-3', [{ type: 'ERROR', message: 'TypeError: Order 4 has no items', createdAt: Date.now() }]))
       await t.ingest(batch('alert-visit-4', [{ type: 'ERROR', message: 'TypeError: Order 5 has no items', createdAt: Date.now() }]))
-      await eventually(() => Promise.resolve(receiver.received.length >= 3 ? true : null), 'the regression delivery')
-      await new Promise((r) => setTimeout(r, 300))
+      const deliveries = await settledDeliveries(t.app.db, t.project.id, 'the regression delivery', (d) => d.status === 'delivered')
+      assert.deepEqual(deliveries.map((d) => d.attempts), [1, 1, 1], 'one more delivery, sent once')
       assert.deepEqual(payloads().map((p) => p.kind), ['new', 'new', 'regression'])
       assert.equal(payloads()[2]?.issue.id, order.id)
     })

@@ -64,6 +64,7 @@ for (const engine of testEngines()) {
       const unreadEnvelope = await postEnvelope(t, 'not an envelope', { project: p, headers: { 'content-encoding': 'gzip' } })
       assert.equal(unreadEnvelope.statusCode, 429, unreadEnvelope.body)
       assert.equal((await ingestAs(t.project, batch('session-rate-other', events(1)))).statusCode, 200, 'another project has its own bucket')
+      // The rule is a token a second: one has come back a second later.
       await new Promise((resolve) => setTimeout(resolve, 1100))
       assert.equal((await ingestAs(p, batch('session-rate-6', events(1)))).statusCode, 200, 'a token a second')
     })

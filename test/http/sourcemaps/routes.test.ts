@@ -10,6 +10,7 @@ import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { buildBundle, type Bundle } from '../../helpers/bundle.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
+import { eventually } from '../../helpers/wait.ts'
 
 interface Frame { function: string | null; file: string | null; line: number | null; column: number | null; mapped: boolean; inApp: boolean; context: { line: string } | null }
 interface Detail { events: { type: string; stack: string | null; frames: Frame[] | null }[] }
@@ -203,7 +204,8 @@ for (const engine of testEngines()) {
         payload: body, headers: { authorization: `Bearer ${t.project.uploadKey}`, 'content-type': 'application/octet-stream' },
       }))
       for (const body of slow) body.write(bundle.map.subarray(0, 10))
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      // Each has taken its place once its first bytes are read: the place is taken before the body is.
+      await eventually(() => Promise.resolve(slow.every((body) => body.readableLength === 0) || null), 'the uploads running')
       const refused = await upload(`url=${encodeURIComponent('https://shop.example/static/one-more.js')}`, bundle.map)
       assert.equal(refused.statusCode, 503, refused.body)
       assert.equal(json(refused).code, 'service_unavailable')

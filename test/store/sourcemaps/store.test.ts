@@ -103,6 +103,7 @@ for (const engine of testEngines()) {
       // Stored by another process: this one learns of it when its remembered "no map" expires.
       await store(projectId, [map(url)])
       assert.equal((await resolver.resolveFrames(projectId, frames))[0]?.mapped, false)
+      // The rule is that the remembered lookup expires after its 300 ms.
       await sleep(350)
       assert.equal((await resolver.resolveFrames(projectId, frames))[0]?.function, 'applyCoupon')
     })

@@ -15,6 +15,7 @@ import { writeBatches, type ChunkRecord } from '../../../src/visits/write.ts'
 import { openTestDatabase, storedTermBits, storedTerms } from '../../helpers/databases.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { eventRecord, writeJob } from '../../helpers/factories.ts'
+import { eventually } from '../../helpers/wait.ts'
 
 const group = (fingerprint: string): EventGroup => ({ version: 1, fingerprint, title: `Error ${fingerprint}`, culprit: null })
 const error = (id: string, at: number, fp: string) => eventRecord(id, at, 'ERROR', { message: fp })
@@ -178,7 +179,8 @@ for (const engine of testEngines()) {
         await db.transaction().execute(async (trx) => {
           await trx.updateTable('session_days').set((eb) => ({ sessions: eb('sessions', '+', 0) })).where('project_id', '=', project).where('day', '=', day).execute()
           erasing = eraseVisits(db, project, { sessionId: gone }).then((erased) => ({ erased }), (failed: unknown) => ({ failed }))
-          await new Promise((resolve) => setTimeout(resolve, 300))
+          await eventually(async () => (await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(db)).rows[0]?.waiting || null, 'the erasure waiting for the counter')
           await trx.updateTable('issues').set((eb) => ({ events: eb('events', '+', 0) })).where('project_id', '=', project).where('id', '=', issue).execute()
         })
         assert.deepEqual(await erasing, { erased: 1 })

@@ -4,6 +4,7 @@ import { CONSENT_QUEUE_MAX } from '../../../../common/limits.ts'
 import { SESSION_KEY } from '../../../../browser/sdk/core.ts'
 import type { SendResult } from '../../../../browser/sdk/transport.ts'
 import { sdkInNode, settle } from '../../../helpers/sdk.ts'
+import { eventually } from '../../../helpers/wait.ts'
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const messages = (sdk: ReturnType<typeof sdkInNode>) => sdk.transport.posts.flatMap((b) => b.events.map((e) => e.message))
@@ -16,7 +17,8 @@ describe('SDK consent', () => {
     sdk.captureError('held 2')
     await sdk.core().flush()
     sdk.core().flushOnHide()
-    await wait(150) // captureError's flushSoon
+    // The rule is that nothing leaves: captureError's flushSoon would have sent by now.
+    await wait(150)
     assert.deepEqual(sdk.storage.log, [], 'no session key written')
     assert.equal(sdk.transport.posts.length + sdk.transport.beacons.length, 0, 'nothing sent')
     assert.equal(sdk.core().beacon('{}'), false, 'the recorder\'s beacon refused too')
@@ -25,7 +27,7 @@ describe('SDK consent', () => {
 
     sdk.consent(true)
     assert.deepEqual(sdk.storage.log, [`set ${SESSION_KEY}`], 'the session is stored from consent on')
-    await wait(150)
+    await eventually(() => Promise.resolve(sdk.stats()?.sent === 2 || null), 'what was held, sent', 1000, 10)
     assert.deepEqual(messages(sdk), ['held 1', 'held 2'], 'what was held leaves soon after consent')
     const key = sdk.transport.posts[0]?.sessionKey
     assert.equal(key, (JSON.parse(sdk.storage.items.get(SESSION_KEY) ?? '{}') as { k?: string }).k)
@@ -71,7 +73,7 @@ describe('SDK consent', () => {
     assert.equal(sdk.stats()?.dropped.consent, 2, 'a second withdrawal drops what was held since')
     sdk.report('after consent again')
     sdk.consent(true)
-    await wait(150)
+    await eventually(() => Promise.resolve(sdk.transport.posts.length === 2 || null), 'the report held since', 1000, 10)
     assert.deepEqual(messages(sdk), ['sent', 'after consent again'])
     const second = sdk.transport.posts[1]?.sessionKey
     assert.ok(second && second !== first, 'a new session')
@@ -85,6 +87,7 @@ describe('SDK consent', () => {
     await settle()
     assert.equal(sdk.transport.posts.length, 1)
     sdk.consent(false)
+    // The rule is that the retry, due 30 ms on, never goes.
     await wait(80)
     assert.equal(sdk.transport.posts.length, 1, 'the retry was not sent')
     assert.deepEqual(sdk.stats()?.dropped, { queue_overflow: 0, rejected: 0, retries_exhausted: 0, consent: 1 }, 'counted once, as consent')
