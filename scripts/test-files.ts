@@ -62,6 +62,10 @@ export const needsChromium = (file: string, testDir: string, read: (file: string
 export const needsPostgres = (file: string, testDir: string, read: (file: string) => string = readSource): boolean =>
   importsReach(file, testDir, (_spec, target) => target === path.join(path.dirname(testDir), 'scripts', 'lib', 'postgres-server.ts'), read)
 
+/** Whether a test file holds code to a time budget, which other tests running at once would eat into: it imports test/helpers/budget.ts. */
+export const timesItself = (file: string, testDir: string, read: (file: string) => string = readSource): boolean =>
+  importsReach(file, testDir, (_spec, target) => target === path.join(testDir, 'helpers', 'budget.ts'), read)
+
 /** Whether a test file runs its tests once per engine: it imports test/helpers/engines.ts. */
 export const runsPerEngine = (file: string, testDir: string, read: (file: string) => string = readSource): boolean =>
   importsReach(file, testDir, (_spec, target) => target === path.join(testDir, 'helpers', 'engines.ts'), read)

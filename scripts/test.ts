@@ -4,7 +4,7 @@
  *
  * The files run in SW_TEST_WORKERS worker processes at once (default: one per core), longest first, each worker
  * running file after file (scripts/lib/test-pool.ts); a long file that loops over the engines runs as one job per
- * engine (scripts/test-files.ts' plan). When PostgreSQL is among the engines (SW_TEST_ENGINES, default
+ * engine (scripts/test-files.ts' plan); the files that time themselves run last, alone. When PostgreSQL is among the engines (SW_TEST_ENGINES, default
  * all), a selected file needs it and no server is given (SW_TEST_PG_URL, or a postgres:// DATABASE_URL), one
  * throw-away server is started for the whole run and stopped afterwards.
  */
@@ -16,7 +16,7 @@ import { testEngines } from '../test/helpers/engines.ts'
 import { startTestPostgres, type TestPostgres } from './lib/postgres-server.ts'
 import type { JobResult, TestJob } from './lib/test-jobs.ts'
 import { runInWorkers } from './lib/test-pool.ts'
-import { needsChromium, needsPostgres, plan, runsPerEngine, selectTestFiles } from './test-files.ts'
+import { needsChromium, needsPostgres, plan, runsPerEngine, selectTestFiles, timesItself } from './test-files.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const testDir = path.join(root, 'test')
@@ -83,10 +83,13 @@ const readTimes = (): Record<string, number> => {
     return {}
   }
 }
-const queue = plan(files, engines, readTimes(), (f) => fs.statSync(path.join(root, f)).size, (f) => runsPerEngine(path.join(root, f), testDir))
+const jobs = plan(files, engines, readTimes(), (f) => fs.statSync(path.join(root, f)).size, (f) => runsPerEngine(path.join(root, f), testDir))
+const alone = jobs.filter((j) => timesItself(path.join(root, j.file), testDir))
+const together = jobs.filter((j) => !alone.includes(j))
 // One worker per core keeps the cores busy: the tests' own waits leave room for the servers and browsers they start.
-const workers = Math.min(queue.length, wholeNumber('SW_TEST_WORKERS', os.availableParallelism(), 1))
-console.log(`engines: ${engines.join(', ')}; ${files.length} test files, ${queue.length} jobs in ${workers} worker${workers === 1 ? '' : 's'}`)
+const workers = Math.max(1, Math.min(together.length, wholeNumber('SW_TEST_WORKERS', os.availableParallelism(), 1)))
+console.log(`engines: ${engines.join(', ')}; ${files.length} test files: ${together.length} jobs in ${workers} worker${workers === 1 ? '' : 's'}`
+  + `, then ${alone.length} that time themselves, alone`)
 
 const started = Date.now()
 const results: (JobResult & { job: TestJob; ms: number })[] = []
@@ -94,13 +97,14 @@ const stopServer = async () => { await server?.stop() }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => { void stopServer().finally(() => process.exit(1)) })
 }
-const problems = await runInWorkers(queue, {
+const options = {
   workers, timeoutMs, cwd: root, env,
-  onResult: (result) => {
+  onResult: (result: JobResult & { job: TestJob; ms: number }) => {
     results.push(result)
     process.stdout.write(result.text)
   },
-})
+}
+const problems = [...await runInWorkers(together, options), ...await runInWorkers(alone, { ...options, workers: 1 })]
 await stopServer()
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`

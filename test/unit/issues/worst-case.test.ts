@@ -3,6 +3,7 @@ import { describe, it } from 'node:test'
 import { TEXT_LIMITS } from '../../../src/contract/limits.ts'
 import { groupEvent } from '../../../src/issues/fingerprint.ts'
 import { parseStack } from '../../../src/sourcemaps/stack.ts'
+import { timed } from '../../helpers/budget.ts'
 
 /** The event loop may be blocked this long by one stack at most (issue 38). */
 const BUDGET_MS = 50
@@ -47,12 +48,6 @@ const WORST: Record<string, string> = {
   'many lines of `at `': fill('', 'at \n'),
 }
 
-const time = (run: () => void): number => {
-  const start = performance.now()
-  run()
-  return performance.now() - start
-}
-
 describe('stacks within the limits block the event loop briefly', () => {
   // Compiled once before timing: the first call of each function is not the input's cost.
   groupEvent({ type: 'ERROR', message: 'TypeError: x', stack: `TypeError: x\n    at f (${URL}:1:1)`, url: null, method: null, statusCode: null, fingerprint: null })
@@ -60,10 +55,10 @@ describe('stacks within the limits block the event loop briefly', () => {
   for (const [name, stack] of Object.entries(WORST)) {
     it(`${name}: under ${BUDGET_MS} ms through parseStack and through grouping`, () => {
       assert.equal(stack.length, TEXT_LIMITS.stack)
-      const parsing = time(() => parseStack(stack))
+      const parsing = timed(() => parseStack(stack)).ms
       // Another text (not the cached one), and the stack's first line as the message (cut to its limit): the whole path.
       const message = stack.slice(0, TEXT_LIMITS.message)
-      const grouping = time(() => groupEvent({ type: 'ERROR', message, stack: `${stack.slice(1)} `, url: null, method: null, statusCode: null, fingerprint: null }))
+      const grouping = timed(() => groupEvent({ type: 'ERROR', message, stack: `${stack.slice(1)} `, url: null, method: null, statusCode: null, fingerprint: null })).ms
       assert.ok(parsing < BUDGET_MS, `parseStack took ${parsing.toFixed(1)} ms`)
       assert.ok(grouping < BUDGET_MS, `grouping took ${grouping.toFixed(1)} ms`)
     })

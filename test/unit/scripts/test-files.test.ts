@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import { jobName } from '../../../scripts/lib/test-jobs.ts'
-import { needsChromium, needsPostgres, plan, runsPerEngine, selectTestFiles, SPLIT_SECONDS } from '../../../scripts/test-files.ts'
+import { needsChromium, needsPostgres, plan, runsPerEngine, selectTestFiles, SPLIT_SECONDS, timesItself } from '../../../scripts/test-files.ts'
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..')
 const testDir = path.join(root, 'test')
@@ -70,5 +70,10 @@ describe('npm test: file selection', () => {
   it('knows the files that loop over the engines', () => {
     assert.ok(runsPerEngine(path.join(root, 'test/multi-process/cli.test.ts'), testDir))
     assert.ok(!runsPerEngine(path.join(root, 'test/unit/config.test.ts'), testDir))
+  })
+
+  it('knows the files that hold code to a time budget, which run alone', () => {
+    for (const file of ['test/unit/events/normalize.test.ts', 'test/http/ingest/hostile-text.test.ts']) assert.ok(timesItself(path.join(root, file), testDir), file)
+    assert.ok(!timesItself(path.join(root, 'test/unit/config.test.ts'), testDir))
   })
 })
