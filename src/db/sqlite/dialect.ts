@@ -109,6 +109,29 @@ const ALREADY_ROLLED_BACK: SqliteStatement = {
 }
 
 /**
+ * A statement whose rows better-sqlite3 reads as arrays and this builds into objects: better-sqlite3 sets each column
+ * of each row on a new object through V8's slow path, which cost half the time of reading a visit's 200 events.
+ */
+function withArrayRows(statement: SQLite.Statement): SqliteStatement {
+  if (!statement.reader) return statement
+  const names = statement.columns().map((c) => c.name)
+  statement.raw(true)
+  const toObject = (values: unknown[]): Record<string, unknown> => {
+    const row: Record<string, unknown> = {}
+    for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i]
+    return row
+  }
+  return {
+    reader: true,
+    all: (parameters) => (statement.all(parameters) as unknown[][]).map(toObject),
+    run: (parameters) => statement.run(parameters),
+    iterate: function* iterate(parameters) {
+      for (const values of statement.iterate(parameters) as IterableIterator<unknown[]>) yield toObject(values)
+    },
+  }
+}
+
+/**
  * Kysely prepares every statement anew, which for a small statement costs more than running it. Reusing prepared
  * statements by SQL text is safe: better-sqlite3 is synchronous, so one statement never runs twice at once.
  */
@@ -123,7 +146,7 @@ function withStatementCache(database: SQLite.Database): SqliteDatabase {
         // Map order is insertion order: re-inserting marks it most recently used.
         cache.delete(sql)
       } else {
-        statement = database.prepare(sql)
+        statement = withArrayRows(database.prepare(sql))
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value ?? '')
       }
       cache.set(sql, statement)
