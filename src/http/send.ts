@@ -1,12 +1,11 @@
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { MAX_CHUNK_JSON_BYTES, MAX_REQUEST_INFLATED_BYTES } from '../contract/limits.ts'
 import { inflate, InflateBudget } from './inflate.ts'
 
-/** An answer the route's response schema serializes, or a stream already serialized by the same schemas (a large getSession). */
-export function sendObjectOrStream<T>(reply: FastifyReply, result: T | Readable): FastifyReply | T {
-  if (!(result instanceof Readable)) return result
-  return reply.type('application/json; charset=utf-8').send(result)
+/** An answer already serialized by the route's response schemas (getSession's, whole or streamed): sent as it is. */
+export function sendJson(reply: FastifyReply, answer: string | Buffer | Readable): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(answer)
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import { apiKeyAccess, projectOf } from '../auth/api-key.ts'
 import { MAX_SESSION_ID_LENGTH } from '../contract/limits.ts'
 import type { ReadAccess } from '../http/read-access.ts'
-import { sendObjectOrStream } from '../http/send.ts'
+import { sendJson } from '../http/send.ts'
 import { errorResponses, ref } from '../util/schema.ts'
 import { DetailResponse, ListQuery, ListResponse, SessionParams } from './schema.ts'
 import * as service from './service.ts'
@@ -43,6 +43,6 @@ export const sessionReadRoutes: FastifyPluginCallbackTypebox<{ access: ReadAcces
       params: SessionParams,
       response: { 200: ref(DetailResponse), ...errorResponses(401, 404, 503) },
     },
-  }, async (request, reply) => sendObjectOrStream(reply, await service.getSession(app.db, app.sourceMaps, projectOf(request), request.params.id)))
+  }, async (request, reply) => sendJson(reply, await service.getSession(app.db, app.sourceMaps, projectOf(request), request.params.id)))
   done()
 }

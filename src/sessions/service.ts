@@ -13,9 +13,9 @@ import { type SessionFilters, term } from '../search/index.ts'
 import type { ListQuery } from './schema.ts'
 import * as search from '../search/index.ts'
 import * as visits from '../visits/index.ts'
-import { streamSession } from './stream.ts'
-import type { EventView, SessionDetailView, SessionView } from '../contract/index.ts'
-import { toDetailView, toEventViews, toSessionView } from './views.ts'
+import { streamSession, wholeSession } from './stream.ts'
+import type { SessionView } from '../contract/index.ts'
+import { toDetailView, toSessionView } from './views.ts'
 
 export interface ListResult extends ListPage {
   project: Project
@@ -28,12 +28,6 @@ export interface ListPage {
   limit: number
   offset: number
   next: string | null
-}
-
-export interface DetailResult {
-  project: Project
-  session: SessionDetailView
-  events: EventView[]
 }
 
 /**
@@ -143,18 +137,15 @@ export async function countThenPage<R>(offset: number, count: () => Promise<numb
 export const STREAM_ABOVE = 2000
 
 /**
- * One session with all its events: built whole when small, streamed when large, the same bytes
- * either way. Unknown, expired and foreign sessions answer alike, so a key never learns another
- * project's ids.
+ * One session with all its events as the answer's JSON: written whole when small, streamed when large, the same
+ * bytes either way (the route's response schema's, stream.ts). Unknown, expired and foreign sessions answer alike, so
+ * a key never learns another project's ids.
  */
 export async function getSession(
   db: Db, sourceMaps: SourceMapResolver, project: ProjectContext, id: string, opts: { now?: number; streamAbove?: number } = {},
-): Promise<DetailResult | Readable> {
+): Promise<string | Buffer | Readable> {
   const row = await visits.liveSession(db, project, id, opts.now ?? Date.now())
   const session = toDetailView(row)
-  if (row.events_total > (opts.streamAbove ?? STREAM_ABOVE)) {
-    return streamSession(db, sourceMaps, project.id, publicProject(project), session)
-  }
-  const events = await toEventViews(sourceMaps, project.id, await visits.listEvents(db, project.id, id))
-  return { project: publicProject(project), session, events }
+  const write = row.events_total > (opts.streamAbove ?? STREAM_ABOVE) ? streamSession : wholeSession
+  return write(db, sourceMaps, project.id, publicProject(project), session)
 }
