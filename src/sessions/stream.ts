@@ -3,7 +3,7 @@ import fastJson from 'fast-json-stringify'
 import type { Db } from '../database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import {
-  CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFrameSchema, SessionDetailSchema, type EventView, type ResolvedFrame,
+  CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFrameSchema, SessionDetailSchema, type EventView,
   type SessionDetailView,
 } from '../contract/index.ts'
 import type { Project } from '../projects/service.ts'
@@ -35,25 +35,29 @@ function cursorAfter(rows: readonly { created_at: number; seq: number }[]): Curs
 const head = (project: Project, session: SessionDetailView): string =>
   `{"project":${projectJson(project)},"session":${sessionJson(session)},"events":[`
 
-const framesJson = fastJson(EventSchema.properties.frames as unknown as Parameters<typeof fastJson>[0], refs)
+const memberJson = (key: 'stack' | 'frames') => fastJson(EventSchema.properties[key] as unknown as Parameters<typeof fastJson>[0], refs)
+const stackJson = memberJson('stack')
+const framesJson = memberJson('frames')
 
 /**
- * Events as their JSON, each written by the response schema's serializer of an event. The frames of a stack are
- * written once and put in the place of each event's null `frames`: a visit often repeats one stack, and writing its
- * mapped frames (source context included) for every event cost a source-mapped visit of 200 errors 40 % of its req/s.
+ * Events as their JSON, each written by the response schema's serializer of an event. A stack and its frames are
+ * written once and put in the place of each event's null `stack` and `frames`: a visit often repeats one stack, and
+ * writing it and its mapped frames (source context included) for every event cost a source-mapped visit of 200
+ * errors 40 % of its req/s.
  */
 async function eventTexts(sourceMaps: SourceMapResolver, projectId: string, rows: readonly EventRow[]): Promise<string[]> {
-  const written = new Map<ResolvedFrame[], string>()
+  const written = new Map<string, { stack: string; frames: string }>()
   return (await toEventViews(sourceMaps, projectId, rows)).map((view) => {
-    const { frames } = view
-    if (frames === null) return eventViewJson(view)
-    let text = written.get(frames)
-    if (text === undefined) {
-      text = framesJson(frames)
-      written.set(frames, text)
+    const { stack, frames } = view
+    if (stack === null || frames === null) return eventViewJson(view)
+    let texts = written.get(stack)
+    if (texts === undefined) {
+      texts = { stack: stackJson(stack), frames: framesJson(frames) }
+      written.set(stack, texts)
     }
+    view.stack = null
     view.frames = null
-    return withMember(eventViewJson(view), 'frames', text)
+    return withMember(withMember(eventViewJson(view), 'stack', texts.stack), 'frames', texts.frames)
   })
 }
 

@@ -111,7 +111,7 @@ for (const engine of testEngines()) {
       assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'event ids are unique')
     })
 
-    it('writes every event as the response schema serializes it: hostile text, fractions, frames, absent url and method', async () => {
+    it('writes every event as the response schema serializes it: hostile text, fractions, frames, a repeated stack, absent url and method', async () => {
       // The answer must be the bytes the schema's serializer writes for the values stored, frames resolved as they are read.
       const hostile = `${Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('')}"\\/\u2028é😀</script>,"frames":null`
       const res = await t.ingest(batch('detail-hostile-1', [
@@ -121,6 +121,8 @@ for (const engine of testEngines()) {
         { type: 'SLOW_REQUEST', url: 'https://cdn.example/b.js', durationMs: 2_678_400_000, createdAt: t0 + 2 },
         { type: 'ERROR', message: hostile, stack: `Error: ${hostile}\n    at pay (https://shop.example/app.js:1:99)`, createdAt: t0 + 3 },
         { type: 'CLICK', message: hostile, createdAt: t0 + 4 },
+        // The same stack again: written once, put in both events.
+        { type: 'ERROR', message: 'again', stack: `Error: ${hostile}\n    at pay (https://shop.example/app.js:1:99)`, createdAt: t0 + 5 },
       ]))
       const detail = await t.get(`/api/v1/sessions/${json<{ sessionId: string }>(res).sessionId}`)
       assert.equal(detail.statusCode, 200)
@@ -132,8 +134,10 @@ for (const engine of testEngines()) {
         ['SLOW_REQUEST', 'https://cdn.example/b.js', null, 2_678_400_000, null],
         ['ERROR', null, null, null, hostile],
         ['CLICK', null, null, null, hostile],
+        ['ERROR', null, null, null, 'again'],
       ])
-      assert.deepEqual(body.events.map((e) => Array.isArray(e.frames) ? e.frames.length : e.frames), [null, null, null, 1, null])
+      assert.deepEqual(body.events.map((e) => Array.isArray(e.frames) ? e.frames.length : e.frames), [null, null, null, 1, null, 1])
+      assert.equal(body.events[5]?.stack, body.events[3]?.stack, 'the repeated stack in full')
     })
 
     it('answers 404 with a JSON error for an unknown id', async () => {
