@@ -143,7 +143,7 @@ export const STREAM_ABOVE = 2000
  */
 export async function getSession(
   db: Db, sourceMaps: SourceMapResolver, project: ProjectContext, id: string, opts: { now?: number; streamAbove?: number } = {},
-): Promise<string | Buffer | Readable> {
+): Promise<Buffer | Readable> {
   const row = await visits.liveSession(db, project, id, opts.now ?? Date.now())
   const session = toDetailView(row)
   const write = row.events_total > (opts.streamAbove ?? STREAM_ABOVE) ? streamSession : wholeSession

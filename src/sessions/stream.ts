@@ -73,13 +73,13 @@ function withMember(json: string, key: keyof EventView, value: string): string {
 }
 
 /**
- * getSession's answer whole, as the stream writes it: one string, or a buffer when large (send.ts joinList). Joining
- * the events' own JSON rather than serializing the answer as one object keeps a large answer out of one V8 string,
- * whose byte count Fastify takes for Content-Length; that cost a visit of 200 errors 40 % of its req/s.
+ * getSession's answer whole, as the stream writes it, in one buffer (send.ts joinList). Serialized as one object, the
+ * answer was one V8 string that Fastify encoded again to count its bytes: that cost a visit of 200 errors 40 % of its
+ * req/s.
  */
 export async function wholeSession(
   db: Db, sourceMaps: SourceMapResolver, projectId: string, project: Project, session: SessionDetailView,
-): Promise<string | Buffer> {
+): Promise<Buffer> {
   return joinList(head(project, session), await eventTexts(sourceMaps, projectId, await listEvents(db, projectId, session.id)), ']}')
 }
 
@@ -102,7 +102,6 @@ export function streamSession(
     do {
       const { texts, next } = await page(after)
       if (texts.length > 0) {
-        // A page is ~300 KB: written as a buffer, not joined into one string (send.ts joinList).
         yield joinList(first ? '' : ',', texts, '')
         first = false
       }
