@@ -2,6 +2,8 @@
 
 /** Visits getIssue returns with an issue. */
 export const ISSUE_VISITS = 10
+/** The issue's latest visits (by id, so by start) among which getIssue picks its ISSUE_VISITS: its cost is bounded. */
+export const ISSUE_VISITS_WINDOW = 1000
 /** ERROR issues (the most recently seen) grouped again after a source map upload, so their bug keeps its issue. */
 export const REGROUP_ISSUES = 1000
 /**

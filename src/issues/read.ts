@@ -1,10 +1,9 @@
 import type { Selectable } from 'kysely'
 import type { Db } from '../database.ts'
 import { canMatch, rowAfter, unindexed } from '../db/sql.ts'
-import { liveSessions } from '../search/index.ts'
 import type { KeyShape } from '../util/cursor.ts'
 import { dayOf } from '../util/time.ts'
-import { eventColumns, type EventRow, type SessionListRow } from '../visits/tables.ts'
+import { eventColumns, sessionColumns, type EventRow, type SessionListRow } from '../visits/tables.ts'
 import type { IssueStatus, IssueTable } from './tables.ts'
 
 const issueColumns = [
@@ -89,12 +88,15 @@ export async function latestIssueEvent(
 }
 
 /**
- * Recent live visits that hit the issue, the ones with a screen recording first: from the issue's links (without the
- * issue as the plan's driver, each of the project's visits was probed for it: 1.66 s for an issue of 20,000 visits
- * among 1M, against 135 ms).
+ * Recent live visits that hit the issue, the ones with a screen recording first, among its `window` latest visits by
+ * id (ids sort by start). Unbounded, a hot issue's visits were all read and sorted: 20,000 visits among 1M took
+ * 290 ms on PostgreSQL, 790 ms once its planner chose to scan every session.
  */
-export function issueVisits(db: Db, projectId: string, issueId: string, cutoff: number, limit: number): Promise<SessionListRow[]> {
-  return liveSessions(db, projectId, { cutoff }, { issue: issueId }, { drive: 'filter', driver: { issue: issueId } })
+export function issueVisits(db: Db, projectId: string, issueId: string, cutoff: number, limit: number, window: number): Promise<SessionListRow[]> {
+  const latest = db.selectFrom('issue_sessions').select('session_id')
+    .where('project_id', '=', projectId).where('issue_id', '=', issueId).orderBy('session_id', 'desc').limit(window)
+  return db.selectFrom('sessions').select(sessionColumns)
+    .where('project_id', '=', projectId).where('id', 'in', latest).where(unindexed('last_seen_at'), '>=', cutoff)
     .orderBy((eb) => eb.case().when('recording_chunks', '>', 0).then(1).else(0).end(), 'desc')
     .orderBy(unindexed('last_seen_at'), 'desc').orderBy('id', 'desc').limit(limit).execute()
 }

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { ISSUE_VISITS } from './limits.ts'
+import { ISSUE_VISITS, ISSUE_VISITS_WINDOW } from './limits.ts'
 import { MAX_ISSUE_ID_LENGTH } from '../contract/limits.ts'
 import { nextField, Nullable, pageQuery, periodQuery, ref } from '../util/schema.ts'
 import { EventSchema, ProjectSchema, SessionSchema } from '../contract/index.ts'
@@ -57,7 +57,8 @@ export const IssueDetailResponse = Type.Object({
     event: ref(EventSchema),
   }, { additionalProperties: false, description: 'Its most recent stored event; null when retention has deleted them all.' })),
   sessions: Type.Array(ref(SessionSchema), {
-    description: `Up to ${ISSUE_VISITS} recent visits that hit it, the ones with a screen recording first, then by lastSeenAt descending.`,
+    description: `Up to ${ISSUE_VISITS} recent visits that hit it, chosen among its ${ISSUE_VISITS_WINDOW} latest to start: the ones with a screen `
+      + 'recording first, then by lastSeenAt descending.',
   }),
 }, { $id: 'IssueDetail', title: 'IssueDetail', additionalProperties: false })
 

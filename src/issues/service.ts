@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { ISSUE_VISITS } from './limits.ts'
+import { ISSUE_VISITS, ISSUE_VISITS_WINDOW } from './limits.ts'
 import type { Database, Db } from '../database.ts'
 import { notFound } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
@@ -69,7 +69,7 @@ export async function getIssue(
   const cutoff = retentionCutoff(project, now)
   const [latest, visits] = await Promise.all([
     store.latestIssueEvent(db, project.id, id, cutoff),
-    store.issueVisits(db, project.id, id, cutoff, ISSUE_VISITS),
+    store.issueVisits(db, project.id, id, cutoff, ISSUE_VISITS, ISSUE_VISITS_WINDOW),
   ])
   return {
     project: publicProject(project),

@@ -202,7 +202,7 @@ describe('limits and defaults', () => {
       `Matches are deleted in transactions of ${limits.SWEEP_BATCH} visits`,
       `may name up to ${limits.MAX_MASK_FIELDS} more field names (\`maskFields\`, each up to ${limits.MAX_MASK_FIELD_LENGTH} characters`,
       `follows \`IP_STORAGE\` (default \`${limits.DEFAULT_IP_STORAGE}\`)`,
-      `and up to ${limits.ISSUE_VISITS} recent visits that hit it`,
+      `and up to ${limits.ISSUE_VISITS} recent visits that hit it, chosen among its ${limits.ISSUE_VISITS_WINDOW} latest to start`,
       `the project's ${limits.REGROUP_ISSUES} most recently seen`,
       `a line over ${limits.MAX_STACK_LINE_LENGTH} characters is no frame`,
       `an ingest body over ${limits.byteSize(limits.MAX_BATCH_BYTES)}`,

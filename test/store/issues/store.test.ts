@@ -8,7 +8,7 @@ import { DAY_MS } from '../../../src/util/time.ts'
 import { deleteExpired } from '../../../src/visits/delete.ts'
 import { setIssueStatus, type EventGroup } from '../../../src/issues/store.ts'
 import { countFiltered, searchSessions } from '../../../src/search/list.ts'
-import { countIssues, findIssue, issueEventsPerDay, latestIssueEvent, listIssues } from '../../../src/issues/read.ts'
+import { countIssues, findIssue, issueEventsPerDay, issueVisits, latestIssueEvent, listIssues } from '../../../src/issues/read.ts'
 import { term } from '../../../src/search/indexing.ts'
 import { writeBatches, type AppendResult } from '../../../src/visits/write.ts'
 import { openTestDatabase } from '../../helpers/databases.ts'
@@ -212,6 +212,20 @@ for (const engine of testEngines()) {
           `the page probes the list and the issue, not the user again: ${userPage}`)
       }
       assert.deepEqual(keys((await searchSessions(db, other, { cutoff: 0 }, { limit: 10, offset: 0 }, { issue: r.id, user: 'u1' })).rows), ['r-mid'])
+    })
+
+    it('picks getIssue\'s visits among its latest visits to start, most recently seen first', async () => {
+      const w1 = (await store('w1', [error('w1a', now - 30_000, 'W')], now - 30_000)).sessionId
+      const w2 = (await store('w2', [error('w2a', now - 20_000, 'W')], now - 20_000)).sessionId
+      const w3 = (await store('w3', [error('w3a', now - 10_000, 'W')], now - 10_000)).sessionId
+      // The first visit to start is the last seen.
+      await store('w1', [eventRecord('w1b', now - 1000)])
+      const w = await issueOf('W')
+      assert.ok(w)
+      const ids = async (window: number) => (await issueVisits(db, projectId, w.id, 0, 10, window)).map((v) => v.id)
+      assert.deepEqual(await ids(3), [w1, w3, w2])
+      assert.deepEqual(await ids(2), [w3, w2], 'the visit that started first is outside a window of two')
+      assert.deepEqual((await issueVisits(db, projectId, w.id, 0, 1, 3)).map((v) => v.id), [w1], 'at most `limit`')
     })
   })
 }

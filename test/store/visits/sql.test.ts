@@ -211,7 +211,7 @@ const CASES: Case[] = [
   },
   {
     name: 'issue: its recent visits (getIssue), from its links',
-    run: (db, p) => issueVisits(db, p, 'issue', 0, 10),
+    run: (db, p) => issueVisits(db, p, 'issue', 0, 10, 1000),
     // From the issue's links, not along the project's lastSeenAt index probing each visit for the issue.
     indexes: [{ noIndexCondOn: 'last_seen_at' }],
   },
