@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { MAX_DURATION_MS } from './limits.ts'
 import { Nullable } from '../util/schema.ts'
+import type { ResolvedFrame } from './session.ts'
 
 /**
  * An event's fields beyond its id, type and time: defined here once. Every shape of an event derives
@@ -34,10 +35,16 @@ export type TextField = { [K in EventField]: Static<Fields[K]> extends string ? 
 const ABSENT_WHEN_EMPTY = ['url', 'method'] as const
 type AbsentField = (typeof ABSENT_WHEN_EMPTY)[number]
 
+/**
+ * The frames a server Sentry SDK sent structured, stored beside the event's `stack` text: they carry what the text
+ * cannot, which frames are the app's (`in_app`) and the source around each (src/sentry/event.ts). No client of the
+ * ingest API sends them; absent for every other event.
+ */
+export interface SdkFrames { frames?: readonly ResolvedFrame[] | null }
 /** An event as stored and served inside the service: times in epoch ms, absent values null. */
-export type EventRecord = { id: string; type: string; createdAt: number } & { [K in EventField]: Static<Fields[K]> | null }
+export type EventRecord = { id: string; type: string; createdAt: number } & { [K in EventField]: Static<Fields[K]> | null } & SdkFrames
 /** An event as a client sent it (ingest, import), once its id and time are settled: any field may be missing. */
-export type EventInput = { id: string; type: string; createdAt: number } & { [K in EventField]?: Static<Fields[K]> | null }
+export type EventInput = { id: string; type: string; createdAt: number } & { [K in EventField]?: Static<Fields[K]> | null } & SdkFrames
 
 type Field<K extends EventField> = Fields[K]
 type Described = { description?: string }

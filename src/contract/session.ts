@@ -32,6 +32,11 @@ export const ResolvedFrameSchema = Type.Object({
       + 'none, and for library frames (inApp false). In a session\'s events only the top frame with context keeps it; the '
       + 'issue\'s latestEvent keeps it on every frame.',
   })),
+  cause: Type.Optional(Type.Integer({
+    minimum: 1,
+    description: 'For a chained error (a Sentry exception with causes): 1 on the frames of the error\'s cause, 2 on those of the '
+      + 'cause\'s cause, and so on, each cause headed in `stack` by a `Caused by: Type: message` line. Absent on the frames of the error thrown.',
+  })),
 }, {
   $id: 'ResolvedFrame', title: 'ResolvedFrame', additionalProperties: false,
   description: 'A stack frame, mapped to the original source when an uploaded source map matches its script: by exact '
@@ -88,7 +93,8 @@ export const EventSchema = Type.Object({
   frames: Nullable(Type.Array(ref(ResolvedFrameSchema), {
     description: 'The frames of `stack`, newest first, each mapped to the original source when an uploaded source map '
       + 'matches its script — also for events stored before the map was uploaded, since stacks are mapped when read. '
-      + '`stack` keeps the text as the browser sent it. Null when the event has no stack.',
+      + '`stack` keeps the text as the browser sent it. For an event from a server Sentry SDK (docs/sentry.md), the frames as the '
+      + 'SDK sent them, unmapped: its `in_app` flags and the source context it read. Null when the event has no stack.',
   })),
 }, {
   // Not "Event": a generated client would shadow the DOM's Event.

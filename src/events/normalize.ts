@@ -1,7 +1,7 @@
 import { TEXT_LIMITS } from '../contract/limits.ts'
 import { scrub } from '../../common/scrub.ts'
 import { limitText } from './text.ts'
-import type { EventInput, EventRecord, TextField } from '../contract/index.ts'
+import type { EventInput, EventRecord, ResolvedFrame, TextField } from '../contract/index.ts'
 
 /**
  * The one place event text is bounded and scrubbed, for ingest (our SDK's and Sentry's) and import alike: every text
@@ -30,5 +30,17 @@ export function normalizeEvent(e: EventInput, maskFields: readonly string[] = []
     reqBody: text('reqBody', e.reqBody),
     resBody: text('resBody', e.resBody),
     fingerprint: text('fingerprint', e.fingerprint),
+    ...(e.frames != null && { frames: e.frames.map((f) => scrubFrame(f, maskFields)) }),
+  }
+}
+
+/** An SDK's frame with its file (a URL may carry a token) and its source lines (code may hold a key) scrubbed. */
+function scrubFrame(frame: ResolvedFrame, maskFields: readonly string[]): ResolvedFrame {
+  const clean = (value: string) => scrub(value, maskFields)
+  const { file, context } = frame
+  return {
+    ...frame,
+    file: file === null ? null : clean(file),
+    context: context === null ? null : { pre: context.pre.map(clean), line: clean(context.line), post: context.post.map(clean) },
   }
 }

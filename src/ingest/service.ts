@@ -4,14 +4,17 @@ import type { Db } from '../database.ts'
 import { invalidBody } from '../errors.ts'
 import { normalizeEvent } from '../events/normalize.ts'
 import { cleanText } from '../events/text.ts'
-import type { EventRecord, IngestBody, IngestEvent } from '../contract/index.ts'
+import type { EventRecord, IngestBody, IngestEvent, SdkFrames } from '../contract/index.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { decodeChunks, type ChunkUpload, type RecordingLimits } from '../recording/service.ts'
 import { parseInstant } from '../util/time.ts'
 import { extractUtm } from './enrich.ts'
 
-/** A batch as ingest stores it: the request body, whose recording chunks may also be raw bytes (POST /ingest/v1/recording). */
-export type IngestRequest = Omit<IngestBody, 'recording'> & { recording?: readonly ChunkUpload[] }
+/**
+ * A batch as ingest stores it: the request body, whose recording chunks may also be raw bytes (POST /ingest/v1/recording),
+ * and whose events may carry a server Sentry SDK's frames (src/sentry/).
+ */
+export type IngestRequest = Omit<IngestBody, 'recording' | 'events'> & { events: readonly (IngestEvent & SdkFrames)[]; recording?: readonly ChunkUpload[] }
 import { type AppendResult, cleanFacts, liveSessionId, userAgentFamilies, type Writer } from '../visits/index.ts'
 import { groupEvents, type FrameMapper } from '../issues/index.ts'
 import type { CountryLookup } from '../geo/country.ts'
@@ -123,7 +126,7 @@ function toEpoch(value: number | string): number | null {
   return typeof value === 'number' ? (Number.isFinite(value) ? Math.trunc(value) : null) : parseInstant(value)
 }
 
-function toRecord(e: IngestEvent, defaultId: string, index: number, skew: number, now: number, maskFields: readonly string[]): EventRecord {
+function toRecord(e: IngestEvent & SdkFrames, defaultId: string, index: number, skew: number, now: number, maskFields: readonly string[]): EventRecord {
   let createdAt = now
   if (e.createdAt !== undefined) {
     const t = toEpoch(e.createdAt)

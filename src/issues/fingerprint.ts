@@ -11,12 +11,14 @@
  * 2. ERROR: `type:<error type>` (errorType), `message:<normalized message>` (normalizeMessage), then up to three
  *    `frame:<function>@<path>` (or `frame:<path>`) of the top in-app frames (isInApp, normalizePath, frameName);
  *    no frame components when no frame is in-app, so vendor-only stacks group on type and message alone.
- *    A source-mapped frame stands in for its raw frame, with its original function name.
+ *    A source-mapped frame stands in for its raw frame, with its original function name. Frames a server SDK sent
+ *    (`frames`) are the app's as it marked them. A chained error adds the same three kinds of component for each
+ *    cause, in order (the stack's CAUSED_BY lines): the whole chain is one issue.
  * 3. HTTP_ERROR: `method:<METHOD>`, `url:<template>` (urlTemplate), `status:<code>` or `status:network`.
  */
 import { createHash } from 'node:crypto'
 import ipaddr from 'ipaddr.js'
-import { parseStack, type Frame } from '../sourcemaps/stack.ts'
+import { causeHeads, parseStack, type Frame } from '../sourcemaps/stack.ts'
 
 export const GROUPING_VERSION = 1
 
@@ -29,6 +31,8 @@ export interface GroupingInput {
   method: string | null
   statusCode: number | null
   fingerprint: string | null
+  /** The frames a server SDK sent, its in_app marks decided (src/sentry/event.ts): they stand in for the stack's. */
+  frames?: readonly { function: string | null; file: string | null; inApp: boolean; cause?: number }[] | null
 }
 
 export interface Grouping {
@@ -68,19 +72,36 @@ export function groupEvent(event: GroupingInput, mapped?: readonly (Frame | null
 function groupError(event: GroupingInput, mapped: readonly (Frame | null)[]) {
   const type = errorType(event.message, event.stack)
   const message = normalizeMessage(event.message ?? '', type)
-  const frames: { name: string | null; path: string }[] = []
-  const raw = event.stack === null ? [] : parseStack(event.stack)
-  for (const [i, rawFrame] of raw.entries()) {
-    if (frames.length === GROUPING_FRAMES) break
-    const map = mapped[i] ?? null
-    const frame = map ?? rawFrame
-    if (frame.file === null || !isInApp(frame.file)) continue
-    frames.push({ name: frameName(frame.function, map !== null), path: normalizePath(frame.file) })
+  const chain = groupedFrames(event, mapped)
+  const frameComponents = (cause: number) => (chain[cause] ?? []).map((f) => `frame:${f.name === null ? '' : `${f.name}@`}${f.path}`)
+  const components = [`type:${type}`, `message:${message}`, ...frameComponents(0)]
+  for (const [i, head] of (event.stack === null ? [] : causeHeads(event.stack)).entries()) {
+    const causeType = errorType(head, head)
+    components.push(`type:${causeType}`, `message:${normalizeMessage(head, causeType)}`, ...frameComponents(i + 1))
   }
-  const components = [`type:${type}`, `message:${message}`, ...frames.map((f) => `frame:${f.name === null ? '' : `${f.name}@`}${f.path}`)]
-  const top = frames[0]
+  const top = chain[0]?.[0]
   const culprit = top === undefined ? null : top.name === null ? top.path : `${top.name} (${top.path})`
   return { components, title: message === '' ? type : `${type}: ${message}`, culprit }
+}
+
+/** The top GROUPING_FRAMES in-app frames of the error and of each of its causes (index = Frame.cause). */
+function groupedFrames(event: GroupingInput, mapped: readonly (Frame | null)[]): { name: string | null; path: string }[][] {
+  const chain: { name: string | null; path: string }[][] = []
+  const add = (cause: number | undefined, name: string | null, path: string) => {
+    const frames = chain[cause ?? 0] ??= []
+    if (frames.length < GROUPING_FRAMES) frames.push({ name, path })
+  }
+  if (event.frames) {
+    // A server SDK's names are the source's own, never minified.
+    for (const f of event.frames) if (f.inApp && f.file !== null) add(f.cause, frameName(f.function, true), normalizePath(f.file))
+    return chain
+  }
+  for (const [i, rawFrame] of (event.stack === null ? [] : parseStack(event.stack)).entries()) {
+    const map = mapped[i] ?? null
+    const frame = map ?? rawFrame
+    if (frame.file !== null && isInApp(frame.file)) add(rawFrame.cause, frameName(frame.function, map !== null), normalizePath(frame.file))
+  }
+  return chain
 }
 
 function groupHttp(event: GroupingInput) {
@@ -102,8 +123,12 @@ const cut = (text: string, max: number) => (text.length > max ? text.slice(0, ma
 const UNCAUGHT = /^(?:uncaught(?: \(in promise\))?(?: exception:)? |unhandled rejection: )/i
 /** An error's name at the start of a text, as browsers print it (`TypeError: …`, `DOMException: …`, or the name alone). */
 const NAMED = /^((?:[A-Za-z_$][\w$]*)?(?:Error|Exception))(?::\s|$)/
-/** The first line of a V8 stack names the error, whatever its name; Firefox and Safari stacks open with a frame (`fn@…`). */
-const STACK_HEAD = /^([A-Za-z_$][\w$]*)(?::\s|$)/
+/**
+ * The first line of a V8 stack names the error, whatever its name; Firefox and Safari stacks open with a frame (`fn@…`).
+ * A server SDK's name may be qualified as its language writes it: `json.decoder.JSONDecodeError`, `Shop::Declined`,
+ * `App\\Exception\\Declined`, `com.shop.Declined$Card`.
+ */
+const STACK_HEAD = /^([A-Za-z_$][\w$]*(?:(?:\.|::|\\)[A-Za-z_$][\w$]*)*)(?::\s|$)/
 
 /**
  * The error's type: from the stack's first line (`TypeError: …`, V8 only), else from the message (`Uncaught
@@ -173,10 +198,19 @@ export const CDN_HOSTS: readonly string[] = [
 /** Browser-extension code injected into the page (Safari masks extension URLs as webkit-masked-url://hidden/). */
 const EXTENSION = /^(?:chrome|moz|safari|safari-web|ms-browser)-extension:|^webkit-masked-url:/i
 
-/** Whether a frame's file is the site's own code: not node_modules, a library CDN, a browser extension, or no file at all. */
+/**
+ * Where server runtimes keep library code: Node's own modules, Python's standard library and packages, Ruby's
+ * standard library and gems. A server SDK may mark such a frame in_app (sentry-python 1.x marks every frame).
+ */
+const RUNTIME_LIBRARY = /^node:|^internal\/|[/\\](?:site-packages|dist-packages|gems)[/\\]|[/\\]lib[/\\](?:python\d[\d.]*|ruby[/\\]\d[\d.]*)[/\\]/i
+
+/**
+ * Whether a frame's file is the site's own code: not node_modules, a runtime's library (RUNTIME_LIBRARY), a library
+ * CDN, a browser extension, or no file at all.
+ */
 export function isInApp(file: string | null): boolean {
   if (!file) return false
-  if (/(?:^|[/\\])node_modules[/\\]/.test(file) || EXTENSION.test(file)) return false
+  if (/(?:^|[/\\])node_modules[/\\]/.test(file) || EXTENSION.test(file) || RUNTIME_LIBRARY.test(file)) return false
   const host = /^[a-z][a-z\d+.-]*:\/\/([^/?#:]*)/i.exec(file)?.[1]?.toLowerCase()
   return host === undefined || !CDN_HOSTS.includes(host)
 }

@@ -28,7 +28,7 @@ const recent = new LRUCache<string, { group: EventGroup | null }>({
 
 /** groupEvent of an event without mapped frames, computed once per distinct input while it stays in `recent`. */
 function groupUnmapped(e: GroupingInput): EventGroup | null {
-  const key = [e.type, e.message, e.stack, e.url, e.method, e.statusCode, e.fingerprint].join('\u0000')
+  const key = [e.type, e.message, e.stack, e.url, e.method, e.statusCode, e.fingerprint, e.frames ? JSON.stringify(e.frames) : ''].join('\u0000')
   let hit = recent.get(key)
   if (hit === undefined) {
     const computed = groupEvent(e)
@@ -51,7 +51,8 @@ export async function groupEvents(events: readonly EventRecord[], mapFrames?: Fr
       groups.push(null)
       continue
     }
-    const mapped = e.type === 'ERROR' && e.stack && mapFrames && e.fingerprint === null ? await mapFrames(parseStack(e.stack)) : null
+    // A server SDK's frames are its source's own: no map applies to them.
+    const mapped = e.type === 'ERROR' && e.stack && mapFrames && e.fingerprint === null && !e.frames ? await mapFrames(parseStack(e.stack)) : null
     groups.push(mapped === null ? groupUnmapped(e) : groupEvent(e, mapped))
   }
   return groups

@@ -7,7 +7,7 @@ import { countThenPage, parseRange, type ListPage } from '../sessions/service.ts
 import { listScope, nextCursor, pageStart } from '../util/cursor.ts'
 import type { EventView, SessionView } from '../contract/index.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
-import { toEventView, toSessionView } from '../sessions/views.ts'
+import { eventFrames, toEventView, toSessionView } from '../sessions/views.ts'
 import { toIso } from '../util/time.ts'
 import * as store from './read.ts'
 import { setIssueStatus } from './store.ts'
@@ -74,7 +74,7 @@ export async function getIssue(
   return {
     project: publicProject(project),
     issue: toIssueView(row),
-    latestEvent: latest ? { sessionId: latest.session_id, event: toEventView(latest, await sourceMaps.resolveStack(project.id, latest.stack)) } : null,
+    latestEvent: latest ? { sessionId: latest.session_id, event: toEventView(latest, await eventFrames(sourceMaps, project.id, latest)) } : null,
     sessions: visits.map(toSessionView),
   }
 }

@@ -1,15 +1,18 @@
 import { hash } from 'node:crypto'
-import { MAX_DURATION_MS, MAX_PAGE_URL_LENGTH, TEXT_LIMITS } from '../contract/limits.ts'
+import { isIP } from 'node:net'
+import { MAX_PAGE_URL_LENGTH, TEXT_LIMITS } from '../contract/limits.ts'
 import { MAX_ENVIRONMENT_LENGTH, MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_RELEASE_LENGTH, MAX_TAGS, MAX_TRAITS, MAX_USER_ID_LENGTH } from '../../common/limits.ts'
-import { type IngestEvent, META_KEY_PATTERN, type VisitorUser } from '../contract/index.ts'
+import { type IngestEvent, META_KEY_PATTERN, type SdkFrames, type VisitorUser } from '../contract/index.ts'
+import { normalizeIp } from '../geo/country.ts'
+import { breadcrumbsOf } from './breadcrumbs.ts'
+import { errorOf } from './exception.ts'
+import { cut, ERROR_LEVELS, type Json, num, obj, objects, sentryTime, str, text } from './values.ts'
 
 /*
  * How a Sentry event becomes Sessionwatch events and visit facts: one pure function per item type, documented
  * rule by rule in docs/sentry.md. Everything here is visitor input: every value is checked for its type and cut
  * to the bounds the ingest schema states, so what comes out is what a valid SDK batch could carry.
  */
-
-type Json = Record<string, unknown>
 
 /** What an event-like item (event, feedback, user_report, replay_event) says about its visit. */
 export interface VisitLabels {
@@ -21,16 +24,21 @@ export interface VisitLabels {
   page?: string
   /** The browser's User-Agent as the event carries it (request.headers). */
   userAgent?: string
+  /** The end user's address as the event carries it (user.ip_address, else request.env.REMOTE_ADDR): a server SDK's. */
+  ip?: string
   /** The Sentry replay this happened in: the visit's key when present. */
   replayId?: string
   /** The SDK was told not to collect the visitor's IP (sdk.settings.infer_ip "never"). */
   noIp?: boolean
 }
 
+/** An event of the visit, with the frames a server SDK sent structured. */
+export type SentryEvent = IngestEvent & SdkFrames
+
 export interface MappedEvent extends VisitLabels {
   /** The Sentry event id (32 lower-case hex digits): it names the stored events, so a resent event is stored once. */
   eventId: string
-  events: IngestEvent[]
+  events: SentryEvent[]
 }
 
 const HEX_ID = /^[0-9a-f]{32}$/
@@ -41,36 +49,6 @@ export function sentryId(value: unknown): string | null {
   const id = value.replace(/-/g, '').toLowerCase()
   return HEX_ID.test(id) ? id : null
 }
-
-const obj = (value: unknown): Json | undefined =>
-  (value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Json : undefined)
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
-const cut = (value: string | undefined, max: number): string | undefined => (value === undefined ? undefined : value.slice(0, max))
-const list = (value: unknown): unknown[] => {
-  if (Array.isArray(value)) return value
-  const values = obj(value)?.values
-  return Array.isArray(values) ? values : []
-}
-
-/** A Sentry time (seconds since the epoch, or an RFC 3339 string) in epoch milliseconds, or undefined. */
-export function sentryTime(value: unknown): number | undefined {
-  const seconds = num(value)
-  if (seconds !== undefined) return seconds >= 0 && seconds < 253_402_300_800 ? Math.round(seconds * 1000) : undefined
-  const text = str(value)
-  if (text === undefined) return undefined
-  const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}Z`)
-  return Number.isFinite(ms) && ms >= 0 ? ms : undefined
-}
-
-/**
- * A short, stable id from content: the same breadcrumb sent again with a later event gets the same id. 96 bits of
- * SHA-1 (one-shot, the cheapest digest Node has): distinct breadcrumbs of one visit never collide in practice.
- */
-export const contentId = (prefix: string, content: string): string => `${prefix}${hash('sha1', content, 'base64url').slice(0, 16)}`
-
-/** Text the ingest schema would take for `field`: cut here so a huge value costs nothing downstream. */
-const text = (value: unknown, field: keyof typeof TEXT_LIMITS): string | undefined => cut(str(value), TEXT_LIMITS[field] * 2)
 
 /** An event id, 32 hex digits like Sentry's, from content: for an event that names none, so a resend still has the same. */
 const hexId = (content: unknown): string => hash('sha256', JSON.stringify(content), 'hex').slice(0, 32)
@@ -89,15 +67,36 @@ export function labelsOf(event: Json, envelopeHeader: Json = {}): VisitLabels {
   const request = obj(event.request)
   const page = str(request?.url)
   if (page !== undefined && page.length <= MAX_PAGE_URL_LENGTH) labels.page = page
-  const headers = obj(request?.headers)
-  const userAgent = str(headers?.['User-Agent']) ?? str(headers?.['user-agent'])
+  const userAgent = headerOf(request?.headers, 'user-agent')
   if (userAgent) labels.userAgent = userAgent
+  const ip = endUserIp(obj(event.user), request)
+  if (ip !== undefined) labels.ip = ip
   const contexts = obj(event.contexts)
   const replayId = sentryId(obj(contexts?.replay)?.replay_id) ?? sentryId(obj(contexts?.feedback)?.replay_id)
     ?? sentryId(obj(event.tags)?.replayId) ?? sentryId(event.replay_id) ?? sentryId(obj(envelopeHeader.trace)?.replay_id)
   if (replayId) labels.replayId = replayId
   if (obj(obj(event.sdk)?.settings)?.infer_ip === 'never') labels.noIp = true
   return labels
+}
+
+/** A request header, by its lower-case name: Sentry's `headers` is an object or a list of [name, value] pairs. */
+function headerOf(headers: unknown, name: string): string | undefined {
+  const pairs = Array.isArray(headers) ? headers : Object.entries(obj(headers) ?? {})
+  for (const pair of pairs) {
+    if (Array.isArray(pair) && typeof pair[0] === 'string' && pair[0].toLowerCase() === name) return str(pair[1])
+  }
+  return undefined
+}
+
+/**
+ * The end user's address a server SDK reports: `user.ip_address` (`{{auto}}`, a browser SDK's, means the connection's,
+ * so none here), else the request's `env.REMOTE_ADDR`. Undefined when neither is an IP address.
+ */
+function endUserIp(user: Json | undefined, request: Json | undefined): string | undefined {
+  const address = str(user?.ip_address)
+  const sent = address !== undefined ? (address === '{{auto}}' ? undefined : address) : str(obj(request?.env)?.REMOTE_ADDR)
+  const ip = normalizeIp(sent?.trim())
+  return ip !== null && isIP(ip) !== 0 ? ip : undefined
 }
 
 /** Sentry's user (id, else username, else email) as the visit's user; username and email become traits. */
@@ -135,11 +134,9 @@ function tagsOf(value: unknown): Record<string, string> | undefined {
   return n > 0 ? tags : undefined
 }
 
-/** Sentry levels that make a message event an error. */
-const ERROR_LEVELS = new Set(['error', 'fatal'])
-
 /**
- * An `event` item: an ERROR per exception, or a MESSAGE (ERROR when its level is error or fatal) when it has none;
+ * An `event` item: one ERROR of its exception and the chain of its causes (exception.ts); or a MESSAGE when it has
+ * none, or only the synthetic one of a message sent with a stack, and its level is below error (ERROR at error or fatal);
  * its breadcrumbs as the visit's earlier clicks, inputs, navigations, failed requests and console errors.
  * `ingestUrl` tells this server's own URLs (and Sentry's), whose requests are not the page's.
  */
@@ -148,28 +145,18 @@ export function mapSentryEvent(event: Json, envelopeHeader: Json, now: number, i
   const at = sentryTime(event.timestamp) ?? now
   const labels = labelsOf(event, envelopeHeader)
   const base = labels.page
-  const events: IngestEvent[] = breadcrumbsOf(event, base, isOwnUrl)
+  const events: SentryEvent[] = breadcrumbsOf(event, base, isOwnUrl)
   const fingerprint = fingerprintOf(event.fingerprint)
-  const exceptions = list(event.exception).map(obj).filter((e): e is Json => e !== undefined)
-  if (exceptions.length > 0) {
-    // Sentry lists a chain oldest cause first; the last is the error that was thrown.
-    exceptions.reverse().forEach((exception, i) => {
-      const type = str(exception.type)
-      const value = str(exception.value)
-      const message = type && value ? `${type}: ${value}` : value ?? type ?? 'Error'
-      events.push({
-        id: i === 0 ? eventId : `${eventId}-${i}`, type: 'ERROR', createdAt: at, message: text(message, 'message'),
-        stack: stackOf(message, obj(exception.stacktrace)), url: text(base, 'url'),
-        ...(fingerprint !== undefined && { fingerprint }),
-      })
-    })
+  const level = str(event.level) ?? 'error'
+  const exceptions = objects(event.exception)
+  // captureMessage with attachStacktrace sends its message as an exception marked synthetic: still a message.
+  const synthetic = exceptions.length > 0 && exceptions.every((e) => obj(e.mechanism)?.synthetic === true)
+  const common = { id: eventId, createdAt: at, url: text(base, 'url'), ...(fingerprint !== undefined && { fingerprint }) }
+  if (exceptions.length > 0 && !(synthetic && !ERROR_LEVELS.has(level))) {
+    events.push({ ...common, type: 'ERROR', ...errorOf(exceptions, str(event.platform) !== 'javascript') })
   } else {
-    const message = messageOf(event)
-    const level = str(event.level) ?? 'error'
-    events.push({
-      id: eventId, type: ERROR_LEVELS.has(level) ? 'ERROR' : 'MESSAGE', createdAt: at, message: text(message ?? `(${level} event without a message)`, 'message'),
-      url: text(base, 'url'), ...(fingerprint !== undefined && { fingerprint }),
-    })
+    const message = messageOf(event) ?? str(exceptions[0]?.value)
+    events.push({ ...common, type: ERROR_LEVELS.has(level) ? 'ERROR' : 'MESSAGE', message: text(message ?? `(${level} event without a message)`, 'message') })
   }
   return { ...labels, eventId, events }
 }
@@ -215,79 +202,3 @@ function fingerprintOf(value: unknown): string | undefined {
   return parts.join(' ').slice(0, TEXT_LIMITS.fingerprint)
 }
 
-/**
- * Sentry's structured frames (oldest call first) written as the V8 stack text Sessionwatch stores for its own SDK
- * (newest first, `at fn (file:line:col)`), so grouping, source maps and the stack view treat both alike: the
- * frames round-trip exactly, no guessing at a format.
- */
-function stackOf(message: string, stacktrace: Json | undefined): string | undefined {
-  const frames = list(stacktrace?.frames).map(obj).filter((f): f is Json => f !== undefined)
-  if (frames.length === 0) return undefined
-  const lines = frames.reverse().map((frame) => {
-    const file = str(frame.abs_path) ?? str(frame.filename) ?? '<anonymous>'
-    const line = num(frame.lineno)
-    const column = num(frame.colno)
-    const where = line === undefined ? file : column === undefined ? `${file}:${line}` : `${file}:${line}:${column}`
-    const fn = str(frame.function)
-    return fn && fn !== '?' ? `    at ${fn} (${where})` : `    at ${where}`
-  })
-  return text([message.split('\n')[0] ?? message, ...lines].join('\n'), 'stack')
-}
-
-/**
- * Breadcrumbs as events, each with an id from its content: Sentry sends the last 100 with every event, so the
- * same crumb arrives again with the next error and is stored once.
- * - `ui.click` → CLICK, `ui.input` → INPUT (the element's path as message);
- * - `navigation` → NAVIGATION to `data.to`;
- * - `fetch`/`xhr` (type `http`) with a status ≥ 400, or none (the request failed) → HTTP_ERROR;
- * - `console` at level error → CONSOLE_ERROR.
- * Others (successful requests, console logs, `sentry.event`) add nothing a triager needs and are left out;
- * requests to this server's own ingest or to Sentry's are not the page's.
- */
-function breadcrumbsOf(event: Json, base: string | undefined, isOwnUrl: (url: string) => boolean): IngestEvent[] {
-  const events: IngestEvent[] = []
-  for (const raw of list(event.breadcrumbs)) {
-    const crumb = obj(raw)
-    const at = sentryTime(crumb?.timestamp)
-    if (!crumb || at === undefined) continue
-    const category = str(crumb.category) ?? ''
-    const data = obj(crumb.data) ?? {}
-    const message = str(crumb.message)
-    const id = contentId('b', `${at}\u0000${category}\u0000${message ?? ''}\u0000${Object.keys(data).length === 0 ? '' : JSON.stringify(data)}`)
-    if (category === 'ui.click' || category === 'ui.input') {
-      events.push({ id, type: category === 'ui.click' ? 'CLICK' : 'INPUT', createdAt: at, message: text(message ?? category, 'message') })
-    } else if (category === 'navigation') {
-      const to = optional(str(data.to), base)
-      if (to) events.push({ id, type: 'NAVIGATION', createdAt: at, url: text(to, 'url') })
-    } else if (crumb.type === 'http' || category === 'fetch' || category === 'xhr') {
-      const url = optional(str(data.url), base)
-      const status = num(data.status_code)
-      if (!url || isOwnUrl(url) || (status !== undefined && status < 400)) continue
-      const method = str(data.method)
-      const duration = num(data.duration) ?? (num(data.end_timestamp) !== undefined && num(data.start_timestamp) !== undefined
-        ? ((data.end_timestamp as number) - (data.start_timestamp as number)) * 1000 : undefined)
-      events.push({
-        id, type: 'HTTP_ERROR', createdAt: at, url: text(url, 'url'),
-        method: method !== undefined && /^[A-Za-z]{1,16}$/.test(method) ? method : 'GET',
-        statusCode: status !== undefined && Number.isInteger(status) && status <= 599 ? status : null,
-        ...(duration !== undefined && duration >= 0 && duration <= MAX_DURATION_MS && { durationMs: duration }),
-        message: status === undefined ? text(message ?? 'The request failed (network error)', 'message') : null,
-      })
-    } else if (category === 'console' && ERROR_LEVELS.has(str(crumb.level) ?? '')) {
-      const args = Array.isArray(data.arguments) ? data.arguments.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ') : undefined
-      events.push({ id, type: 'CONSOLE_ERROR', createdAt: at, message: text(message ?? args ?? 'console.error', 'message') })
-    }
-  }
-  return events
-}
-
-/** A URL as the page wrote it (`/api/cart`), made absolute against the page's, as the browser resolved it. */
-export function resolveUrl(url: string, base: string | undefined): string {
-  try {
-    return new URL(url, base).href
-  } catch {
-    return url
-  }
-}
-
-const optional = (url: string | undefined, base: string | undefined): string | undefined => (url === undefined ? undefined : resolveUrl(url, base))

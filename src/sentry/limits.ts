@@ -15,3 +15,5 @@ export const SENTRY_MAX_EVENT_BYTES = 1_048_576 // 1 MiB
 export const SENTRY_VISIT_IDLE_MS = 1_800_000 // 30 min
 /** An anonymous error's visit (by IP address and User-Agent) is looked for among this many most recently active visits. */
 export const SENTRY_VISIT_SCAN = 5000
+/** Exceptions of a chain kept (the error thrown and its causes): Sentry's SDKs send at most 5 by default. */
+export const SENTRY_MAX_CHAIN = 10

@@ -5,7 +5,8 @@ import { MAX_CHUNK_JSON_BYTES, MAX_DURATION_MS, TEXT_LIMITS } from '../contract/
 import { CorruptData, inflate, type InflateBudget } from '../http/inflate.ts'
 import type { IngestEvent } from '../contract/index.ts'
 import { CUSTOM, parseChunk, scrubRecording, type CheckedChunk } from '../recording/service.ts'
-import { contentId, resolveUrl, sentryTime } from './event.ts'
+import { resolveUrl } from './breadcrumbs.ts'
+import { contentId, sentryTime } from './values.ts'
 
 const gzip = promisify(gzipCb)
 

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache'
+import { MAX_TAGS } from '../../common/limits.ts'
 import { MAX_USER_AGENT_LENGTH } from '../contract/limits.ts'
 import { SENTRY_MAX_EVENT_BYTES, SENTRY_VISIT_IDLE_MS, SENTRY_VISIT_SCAN } from './limits.ts'
 import type { Db } from '../database.ts'
@@ -14,7 +15,8 @@ import { ipStorageOf, type ProjectContext } from '../projects/service.ts'
 import type { CheckedChunk, RecordingLimits } from '../recording/service.ts'
 import { recentSessionKey, type Writer } from '../visits/index.ts'
 import { jsonObject, type Envelope, type EnvelopeItem } from './envelope.ts'
-import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId, sentryTime, type MappedEvent, type VisitLabels } from './event.ts'
+import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId, type MappedEvent, type VisitLabels } from './event.ts'
+import { sentryTime } from './values.ts'
 import { recordingChunk } from './replay.ts'
 
 /** What envelope ingest needs of the service. */
@@ -99,9 +101,9 @@ export async function ingestEnvelope(
     }
     const visitor = visitorFor(deps, project, mapped, request)
     const who = whoOf(mapped, visitor)
-    const sessionKey = await visitKey(deps.db, project.id, mapped, who, mapped.eventId, now)
-    const body: IngestBody = {
-      ...batchOf(mapped), sessionKey, batchId: `sentry-${mapped.eventId}`, events: mapped.events, ...(sentAt !== undefined && { sentAt }),
+    const { sessionKey, tags } = await visitOf(deps.db, project.id, mapped, who, mapped.eventId, now)
+    const body: IngestRequest = {
+      ...batchOf({ ...mapped, ...(tags && { tags }) }), sessionKey, batchId: `sentry-${mapped.eventId}`, events: mapped.events, ...(sentAt !== undefined && { sentAt }),
     }
     await ingestBatch(deps.db, deps.writer, project, body, visitor, deps.recording, now, deps.mapFrames)
     result.id ??= mapped.eventId
@@ -161,9 +163,13 @@ function batchOf(labels: VisitLabels): Pick<IngestBody, 'user' | 'tags' | 'relea
   }
 }
 
-/** The visitor: the connection's address (none when the SDK says not to infer it), the event's User-Agent else the request's. */
+/**
+ * The visitor: the end user's address a server SDK reports, else the connection's (none when the SDK says not to infer
+ * it); the event's User-Agent (the end user's browser), else the request's.
+ */
 function visitorFor(deps: SentryDeps, project: ProjectContext, labels: VisitLabels, request: SentryRequest): Visitor {
-  return visitorOf(labels.noIp === true ? null : request.ip, labels.userAgent ?? request.userAgent, deps.geo, ipStorageOf(project, deps.ipStorage))
+  const ip = labels.noIp === true ? null : labels.ip ?? request.ip
+  return visitorOf(ip, labels.userAgent ?? request.userAgent, deps.geo, ipStorageOf(project, deps.ipStorage))
 }
 
 const replayKey = (replayId: string): string => `sentry-r-${replayId}`
@@ -179,42 +185,65 @@ function whoOf(labels: VisitLabels, visitor: Visitor): Who | null {
 }
 
 /**
- * The visit this process last put an event of a user (or an address) in, and when. Errors come in bursts — one bug
- * fires in every tab, the SDK sends them concurrently — and the database cannot answer for the visit until the first
- * of them is written: remembered here as soon as it is chosen (and the lookup in flight shared), they all join it.
- * Bounded; a visit found here is as right as one found in the database (active within the idle time), and one it
+ * The visit this process last put an event of a user (or an address) in, when, and its tags. Errors come in bursts —
+ * one bug fires in every tab, the SDK sends them concurrently — and the database cannot answer for the visit until the
+ * first of them is written: remembered here as soon as it is chosen (and the lookup in flight shared), they all join
+ * it. Bounded; a visit found here is as right as one found in the database (active within the idle time), and one it
  * does not know is looked up there.
  */
-const recentVisits = new LRUCache<string, { sessionKey: string; at: number }>({ max: 20_000 })
-const lookups = new Map<string, Promise<string>>()
+interface RecentVisit { sessionKey: string; at: number; tags: Tags | undefined }
+type Tags = Record<string, string>
+const recentVisits = new LRUCache<string, RecentVisit>({ max: 20_000 })
+const lookups = new Map<string, Promise<RecentVisit>>()
 const recentKey = (projectId: string, who: Who): string =>
   ('userId' in who ? [projectId, 'u', who.userId] : [projectId, 'a', who.ip, who.userAgent ?? '']).join('\u0000')
 
 /**
- * Which visit an event belongs to (docs/sentry.md): its replay's, when it names one; else, for an identified user,
- * the user's latest visit active within SENTRY_VISIT_IDLE_MS; for an anonymous one, the latest such visit of its IP
- * address and User-Agent (among the SENTRY_VISIT_SCAN most recently active); else a new visit of its own. Another
- * user's visit is never joined, whatever its address. A resent event finds the visit it was stored in the first
- * time, where its ids make it a duplicate.
+ * Which visit an event belongs to (docs/sentry.md), and the tags the event gives it: its replay's, when it names one;
+ * else, for an identified user, the user's latest visit active within SENTRY_VISIT_IDLE_MS; for an anonymous one, the
+ * latest such visit of its IP address and User-Agent that has no user (among the SENTRY_VISIT_SCAN most recently
+ * active); else a new visit of its own. Another user's visit is never joined, nor, by an event that names no user (a
+ * server's script), any user's. A visit joined keeps its tags, the event's added (mergeTags): a visit's tags are set
+ * by the latest batch, and a server SDK's event carries only its own scope's. A resent event finds the visit it was
+ * stored in the first time, where its ids make it a duplicate.
  */
-async function visitKey(db: Db, projectId: string, labels: VisitLabels, who: Who | null, eventId: string, now: number): Promise<string> {
-  if (labels.replayId !== undefined) return replayKey(labels.replayId)
-  if (who === null) return `sentry-e-${eventId}`
+async function visitOf(db: Db, projectId: string, labels: VisitLabels, who: Who | null, eventId: string, now: number): Promise<{ sessionKey: string; tags?: Tags }> {
+  if (labels.replayId !== undefined) return { sessionKey: replayKey(labels.replayId), ...(labels.tags && { tags: labels.tags }) }
+  if (who === null) return { sessionKey: `sentry-e-${eventId}`, ...(labels.tags && { tags: labels.tags }) }
   const since = now - SENTRY_VISIT_IDLE_MS
   const key = recentKey(projectId, who)
-  const known = recentVisits.get(key)
-  if (known !== undefined && known.at >= since) {
-    known.at = Math.max(known.at, now)
-    return known.sessionKey
+  let visit = recentVisits.get(key)
+  if (visit !== undefined && visit.at >= since) {
+    visit.at = Math.max(visit.at, now)
+  } else {
+    let lookup = lookups.get(key)
+    if (lookup === undefined) {
+      lookup = recentSessionKey(db, projectId, who, since, SENTRY_VISIT_SCAN).then((found) => {
+        const fresh: RecentVisit = found === null
+          ? { sessionKey: `sentry-e-${eventId}`, at: now, tags: undefined }
+          : { sessionKey: found.sessionKey, at: now, tags: found.tags ?? undefined }
+        recentVisits.set(key, fresh)
+        return fresh
+      }).finally(() => { lookups.delete(key) })
+      lookups.set(key, lookup)
+    }
+    visit = await lookup
   }
-  let lookup = lookups.get(key)
-  if (lookup === undefined) {
-    lookup = recentSessionKey(db, projectId, who, since, SENTRY_VISIT_SCAN).then((found) => {
-      const sessionKey = found ?? `sentry-e-${eventId}`
-      recentVisits.set(key, { sessionKey, at: now })
-      return sessionKey
-    }).finally(() => { lookups.delete(key) })
-    lookups.set(key, lookup)
+  visit.tags = mergeTags(visit.tags, labels.tags)
+  return { sessionKey: visit.sessionKey, ...(visit.tags && { tags: visit.tags }) }
+}
+
+/** The visit's tags with the event's: a key the event sends takes its value; new keys join while there are fewer than MAX_TAGS. */
+function mergeTags(visit: Tags | undefined, event: Tags | undefined): Tags | undefined {
+  if (visit === undefined || event === undefined) return event ?? visit
+  const merged = { ...visit }
+  let n = Object.keys(merged).length
+  for (const [key, value] of Object.entries(event)) {
+    if (key in merged) merged[key] = value
+    else if (n < MAX_TAGS) {
+      merged[key] = value
+      n++
+    }
   }
-  return lookup
+  return merged
 }

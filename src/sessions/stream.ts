@@ -3,7 +3,7 @@ import fastJson from 'fast-json-stringify'
 import type { Db } from '../database.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import {
-  CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFrameSchema, SessionDetailSchema, type EventView,
+  CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFrameSchema, SessionDetailSchema, type EventView, type ResolvedFrame,
   type SessionDetailView,
 } from '../contract/index.ts'
 import type { Project } from '../projects/service.ts'
@@ -46,18 +46,19 @@ const framesJson = memberJson('frames')
  * errors 40 % of its req/s.
  */
 async function eventTexts(sourceMaps: SourceMapResolver, projectId: string, rows: readonly EventRow[]): Promise<string[]> {
-  const written = new Map<string, { stack: string; frames: string }>()
+  // By the stack's text, and by the frames' array: toEventViews gives the events of one stack (or of one SDK's frames) one array.
+  const stacks = new Map<string, string>()
+  const written = new Map<readonly ResolvedFrame[], string>()
   return (await toEventViews(sourceMaps, projectId, rows)).map((view) => {
     const { stack, frames } = view
     if (stack === null || frames === null) return eventViewJson(view)
-    let texts = written.get(stack)
-    if (texts === undefined) {
-      texts = { stack: stackJson(stack), frames: framesJson(frames) }
-      written.set(stack, texts)
-    }
+    let stackText = stacks.get(stack)
+    if (stackText === undefined) stacks.set(stack, stackText = stackJson(stack))
+    let framesText = written.get(frames)
+    if (framesText === undefined) written.set(frames, framesText = framesJson(frames))
     view.stack = null
     view.frames = null
-    return withMember(withMember(eventViewJson(view), 'stack', texts.stack), 'frames', texts.frames)
+    return withMember(withMember(eventViewJson(view), 'stack', stackText), 'frames', framesText)
   })
 }
 

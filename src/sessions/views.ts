@@ -51,12 +51,28 @@ export function toEventView(row: EventRow, frames: ResolvedFrame[] | null): Even
 }
 
 /**
- * The API's events, their stacks mapped through the project's source maps as they are read.
+ * The API's events, their stacks mapped through the project's source maps as they are read; an event whose SDK sent
+ * its frames structured (a server Sentry SDK's) shows those.
  */
 export async function toEventViews(sourceMaps: SourceMapResolver, projectId: string, rows: readonly EventRow[]): Promise<EventView[]> {
-  const resolved = await resolveStacks(sourceMaps, projectId, rows)
-  return rows.map((row) => toEventView(row, row.stack === null ? null : resolved.get(row.stack) ?? null))
+  const resolved = await resolveStacks(sourceMaps, projectId, rows.filter((row) => row.frames === null))
+  const sent = new Map<string, ResolvedFrame[]>()
+  return rows.map((row) => {
+    if (row.frames === null) return toEventView(row, row.stack === null ? null : resolved.get(row.stack) ?? null)
+    // Parsed once per distinct text: one bug repeats its frames in every event, and the stream writes each once.
+    let frames = sent.get(row.frames)
+    if (frames === undefined) sent.set(row.frames, frames = topContextOnly(sdkFrames(row.frames)))
+    return toEventView(row, frames)
+  })
 }
+
+/** One event's frames with source context on every frame that has it (the issue's latest event). */
+export async function eventFrames(sourceMaps: SourceMapResolver, projectId: string, row: Pick<EventRow, 'stack' | 'frames'>): Promise<ResolvedFrame[] | null> {
+  return row.frames === null ? sourceMaps.resolveStack(projectId, row.stack) : sdkFrames(row.frames)
+}
+
+/** The stored frames of an SDK (contract SdkFrames): the service wrote them, so they are read as they are. */
+const sdkFrames = (json: string): ResolvedFrame[] => JSON.parse(json) as ResolvedFrame[]
 
 /** The frames of each distinct stack of these events: the events of a session often repeat one, so each is resolved once. */
 async function resolveStacks(
@@ -75,9 +91,8 @@ async function resolveStacks(
  * 200 errors with context on every in-app frame was 2.3x the bytes of the same visit unmapped, and the
  * bytes are what a read costs. The issue's latest event (GET /api/v1/issues/{id}) keeps it on every frame.
  */
-function topContextOnly(frames: ResolvedFrame[] | null): ResolvedFrame[] | null {
-  if (!frames) return null
+function topContextOnly<F extends ResolvedFrame[] | null>(frames: F): F {
+  if (!frames) return frames
   const top = frames.findIndex((f) => f.context !== null)
-  return frames.map((f, i) => (i > top && f.context !== null
-    ? { function: f.function, file: f.file, line: f.line, column: f.column, mapped: f.mapped, inApp: f.inApp, context: null } : f))
+  return frames.map((f, i) => (i > top && f.context !== null ? { ...f, context: null } : f)) as F
 }

@@ -59,7 +59,7 @@ export function mapFrame(loaded: LoadedMap, frame: Frame): ResolvedFrame {
   if (line === null || column === null || line < 1 || column < 1) return unmappedFrame(frame)
   const memoKey = `${line}:${column}:${frame.function ?? ''}`
   const known = loaded.frames.get(memoKey)
-  if (known) return known
+  if (known) return known.cause === frame.cause ? known : { ...known, cause: frame.cause }
   const { map } = loaded
   const segment = traceSegment(map, line - 1, column - 1)
   if (segment?.length !== 4 && segment?.length !== 5) return unmappedFrame(frame)
@@ -85,6 +85,7 @@ export function mapFrame(loaded: LoadedMap, frame: Frame): ResolvedFrame {
     // Library code is rarely what a reader looks at, and its context would make a page of errors
     // several times larger (each frame's 11 lines, for every event): only the site's own code gets it.
     context: inApp && text !== null && starts ? contextAt(text, starts, sourceLine, sourceColumn) : null,
+    ...(frame.cause !== undefined && { cause: frame.cause }),
   }
   if (loaded.frames.size >= SOURCEMAP_FRAME_MEMO) loaded.frames.clear()
   loaded.frames.set(memoKey, resolved)

@@ -10,6 +10,24 @@ export interface Frame {
   file: string | null
   line: number | null
   column: number | null
+  /** Absent on the frames of the error thrown; n on those of its n-th cause, after the stack's n-th CAUSED_BY line. */
+  cause?: number
+}
+
+/**
+ * The line that opens each cause of a chained error in a stack, Java's way: a Sentry event's exception chain is
+ * stored as one stack (src/sentry/event.ts), the error thrown first, then `Caused by: Type: message` and its frames.
+ */
+export const CAUSED_BY = 'Caused by: '
+
+/** The heads (`Type: message`) of a stack's causes, in order: empty for an error with no chain. */
+export function causeHeads(stack: string): string[] {
+  const heads: string[] = []
+  for (let at = stack.indexOf(`\n${CAUSED_BY}`); at >= 0; at = stack.indexOf(`\n${CAUSED_BY}`, at + 1)) {
+    const end = stack.indexOf('\n', at + 1)
+    heads.push(stack.slice(at + 1 + CAUSED_BY.length, end < 0 ? stack.length : end))
+  }
+  return heads
 }
 
 /** Frames beyond this are dropped: grouping looks at the top few and a page shows the top of the stack. */
@@ -53,12 +71,14 @@ function parseFrames(stack: string): Frame[] {
   const lines = stack.split('\n')
   const v8 = lines.some((l) => V8_FRAME.test(l))
   const frames: Frame[] = []
+  let cause = 0
   for (const raw of lines) {
     if (frames.length === MAX_FRAMES) break
+    if (raw.startsWith(CAUSED_BY)) cause++
     const line = raw.trim()
     if (line.length > MAX_STACK_LINE_LENGTH || (v8 && !V8_FRAME.test(line))) continue
     const frame = v8 ? v8Frame(line.slice(3).trimStart()) : geckoFrame(line)
-    if (frame !== null && (frame.file !== null || frame.line !== null)) frames.push(frame)
+    if (frame !== null && (frame.file !== null || frame.line !== null)) frames.push(cause === 0 ? frame : { ...frame, cause })
   }
   return frames
 }

@@ -59,30 +59,30 @@ export async function liveSessionId(db: Db, projectId: string, sessionKey: strin
 }
 
 /**
- * The key of the latest visit of a user, or of an IP address with a User-Agent, active since `since`; null when
- * there is none. A Sentry error that names no replay joins that visit (docs/sentry.md). A user's visits come from
- * the user's index, however busy the project; an address is looked for among the `scan` most recently active
- * visits only, so the lookup costs the same on a project with a million visits an hour.
+ * The key and tags of the latest visit of a user, or of an IP address with a User-Agent that names no user, active
+ * since `since`; null when there is none. A Sentry error that names no replay joins that visit (docs/sentry.md). A
+ * user's visits come from the user's index, however busy the project; an address is looked for among the `scan` most
+ * recently active visits only, so the lookup costs the same on a project with a million visits an hour.
  */
 export async function recentSessionKey(
   db: Db, projectId: string, who: { userId: string } | { ip: string; userAgent: string | null }, since: number, scan: number,
-): Promise<string | null> {
+): Promise<{ sessionKey: string; tags: Record<string, string> | null } | null> {
+  const found = (row: { session_key: string; tags: string | null } | undefined) =>
+    (row === undefined ? null : { sessionKey: row.session_key, tags: row.tags === null ? null : JSON.parse(row.tags) as Record<string, string> })
   if ('userId' in who) {
     if (!canMatch(who.userId)) return null
     // Unindexed time: the user's index leads (a user has few visits), not the list order's walk over every recent visit.
-    const row = await db.selectFrom('sessions').select('session_key')
+    return found(await db.selectFrom('sessions').select(['session_key', 'tags'])
       .where('project_id', '=', projectId).where('user_id', '=', who.userId).where(unindexed('last_seen_at'), '>=', since)
-      .orderBy(unindexed('last_seen_at'), 'desc').limit(1).executeTakeFirst()
-    return row?.session_key ?? null
+      .orderBy(unindexed('last_seen_at'), 'desc').limit(1).executeTakeFirst())
   }
   if (!canMatch(who.ip) || (who.userAgent !== null && !canMatch(who.userAgent))) return null
-  const recent = db.selectFrom('sessions').select(['session_key', 'ip', 'user_agent', 'last_seen_at', 'id'])
+  const recent = db.selectFrom('sessions').select(['session_key', 'ip', 'user_agent', 'user_id', 'tags', 'last_seen_at', 'id'])
     .where('project_id', '=', projectId).where('last_seen_at', '>=', since)
     .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(scan).as('recent')
-  const row = await db.selectFrom(recent).select('session_key')
-    .where('ip', '=', who.ip).where('user_agent', who.userAgent === null ? 'is' : '=', who.userAgent)
-    .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
-  return row?.session_key ?? null
+  return found(await db.selectFrom(recent).select(['session_key', 'tags'])
+    .where('ip', '=', who.ip).where('user_agent', who.userAgent === null ? 'is' : '=', who.userAgent).where('user_id', 'is', null)
+    .orderBy('last_seen_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst())
 }
 
 export type ChunkMetaRow = Pick<Selectable<RecordingChunkTable>, 'id' | 'started_at' | 'ended_at' | 'events' | 'bytes' | 'full_snapshot'>

@@ -70,6 +70,8 @@ export interface EventTable {
   res_body: string | null
   /** The grouping key the page chose, or null. */
   fingerprint: string | null
+  /** JSON array of the frames a server Sentry SDK sent (contract SdkFrames), or null: read in place of parsing `stack`. */
+  frames: string | null
   /** The issue an ERROR or HTTP_ERROR event was grouped into; null for other types. */
   issue_id: string | null
 }
@@ -110,6 +112,6 @@ export type SessionListRow = Pick<Selectable<SessionTable>, (typeof sessionColum
 
 export const eventColumns = [
   'seq', 'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',
-  'fingerprint', 'issue_id',
+  'fingerprint', 'issue_id', 'frames',
 ] as const satisfies readonly (keyof EventTable)[]
 export type EventRow = Pick<Selectable<EventTable>, (typeof eventColumns)[number]>

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MAX_TAGS, MAX_USER_ID_LENGTH } from '../../../common/limits.ts'
-import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId, sentryTime } from '../../../src/sentry/event.ts'
+import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId } from '../../../src/sentry/event.ts'
+import { sentryTime } from '../../../src/sentry/values.ts'
 
 const ID = '9ec79c33ec9942ab8353589fcb2e04dc'
 const T = 1_795_000_000 // seconds
@@ -10,7 +11,7 @@ const own = (url: string) => url.includes('/ingest/v1/')
 describe('Sentry event mapping', () => {
   it('an exception becomes an ERROR with its type, value and frames as a V8 stack, newest first', () => {
     const mapped = mapSentryEvent({
-      event_id: ID, timestamp: T + 0.5, request: { url: 'https://shop.example/cart' },
+      event_id: ID, timestamp: T + 0.5, platform: 'javascript', request: { url: 'https://shop.example/cart' },
       exception: { values: [{ type: 'TypeError', value: 'x is undefined', stacktrace: { frames: [
         { filename: 'https://shop.example/app.js', function: 'main', lineno: 1, colno: 10 },
         { filename: 'https://shop.example/app.js', function: '?', lineno: 2, colno: 5 },
@@ -24,19 +25,54 @@ describe('Sentry event mapping', () => {
     }])
   })
 
-  it('a chain of exceptions gives one ERROR each, the thrown one first under the event id; a fingerprint is kept', () => {
+  it('a chain of exceptions is one ERROR: the thrown one, then each cause under a Caused by line; a fingerprint is kept', () => {
+    const frame = (fn: string) => ({ stacktrace: { frames: [{ filename: 'https://shop.example/app.js', function: fn, lineno: 1, colno: 2 }] } })
     const mapped = mapSentryEvent({
-      event_id: ID, fingerprint: ['checkout', 'pay'],
-      exception: { values: [{ type: 'Error', value: 'cause' }, { type: 'Error', value: 'outer' }] },
+      event_id: ID, platform: 'javascript', fingerprint: ['checkout', 'pay'],
+      exception: { values: [{ type: 'TypeError', value: 'price is undefined', ...frame('price') }, { type: 'Error', value: 'checkout failed', ...frame('checkout') }] },
     }, {}, 5000, own)
-    assert.deepEqual(mapped.events.map((e) => [e.id, e.message, e.fingerprint, e.createdAt]),
-      [[ID, 'Error: outer', 'checkout pay', 5000], [`${ID}-1`, 'Error: cause', 'checkout pay', 5000]])
+    assert.deepEqual(mapped.events.map((e) => [e.id, e.message, e.fingerprint, e.createdAt, e.stack]), [[ID, 'Error: checkout failed', 'checkout pay', 5000,
+      'Error: checkout failed\n    at checkout (https://shop.example/app.js:1:2)\nCaused by: TypeError: price is undefined\n    at price (https://shop.example/app.js:1:2)']])
     assert.equal(mapSentryEvent({ fingerprint: ['{{ default }}'], message: 'm', level: 'error' }, {}, 0, own).events[0]?.fingerprint, undefined)
+  })
+
+  it('a server SDK\'s frames are kept structured: its in_app marks decide, runtime library code never is the app\'s, context on the app\'s', () => {
+    const error = mapSentryEvent({
+      event_id: ID, platform: 'python',
+      exception: { values: [{ type: 'JSONDecodeError', module: 'json.decoder', value: 'Expecting value', stacktrace: { frames: [
+        { filename: 'shop/orders.py', abs_path: '/srv/shop/orders.py', function: 'load_order', lineno: 12, in_app: true,
+          pre_context: ['a', 'b', 'c', 'd', 'e', 'f'], context_line: '    return json.loads(body)', post_context: ['g'] },
+        { filename: 'vendor/thing.py', abs_path: '/srv/vendor/thing.py', function: 'helper', lineno: 3, context_line: 'x' },
+        { filename: 'json/decoder.py', abs_path: '/usr/lib/python3.11/json/decoder.py', function: 'raw_decode', lineno: 355, in_app: true, context_line: 'y' },
+      ] } }] },
+    }, {}, 0, own).events[0]
+    assert.ok(error)
+    assert.equal(error.message, 'json.decoder.JSONDecodeError: Expecting value')
+    assert.deepEqual(error.frames?.map((f) => [f.function, f.inApp, f.context]), [
+      ['raw_decode', false, null],
+      ['helper', false, null],
+      ['load_order', true, { pre: ['b', 'c', 'd', 'e', 'f'], line: '    return json.loads(body)', post: ['g'] }],
+    ])
+    assert.match(error.stack ?? '', /^json\.decoder\.JSONDecodeError: Expecting value\n {4}at raw_decode \(\/usr\/lib\/python3\.11\/json\/decoder\.py:355\)/)
+    // No frame marked: not marked false is the app's, as for our own SDK.
+    const ruby = mapSentryEvent({ platform: 'ruby', exception: { values: [{ type: 'Shop::PaymentDeclined', value: 'card', stacktrace: { frames: [
+      { abs_path: '/srv/app.rb', function: 'pay', lineno: 4 }, { abs_path: '/srv/lib.rb', function: 'call', lineno: 9, in_app: false },
+    ] } }] } }, {}, 0, own).events[0]
+    assert.ok(ruby)
+    assert.deepEqual(ruby.frames?.map((f) => [f.function, f.inApp]), [['call', false], ['pay', true]])
+    assert.equal(ruby.message, 'Shop::PaymentDeclined: card')
   })
 
   it('a message event is an ERROR at level error or fatal, a MESSAGE otherwise', () => {
     assert.deepEqual(mapSentryEvent({ event_id: ID, message: 'boom', level: 'fatal' }, {}, 0, own).events.map((e) => [e.type, e.message]), [['ERROR', 'boom']])
     assert.deepEqual(mapSentryEvent({ event_id: ID, logentry: { formatted: 'hello' }, level: 'info' }, {}, 0, own).events.map((e) => [e.type, e.message]), [['MESSAGE', 'hello']])
+    // @sentry/node's captureMessage with attachStacktrace: the message as a synthetic exception.
+    const synthetic = (level: string) => mapSentryEvent({ event_id: ID, message: 'cache cold', level, platform: 'node', exception: { values: [
+      { value: 'cache cold', mechanism: { type: 'generic', synthetic: true }, stacktrace: { frames: [{ filename: '/srv/app.js', function: 'warm', lineno: 1 }] } },
+    ] } }, {}, 0, own).events.map((e) => [e.type, e.message])
+    assert.deepEqual(synthetic('warning'), [['MESSAGE', 'cache cold']])
+    assert.deepEqual(synthetic('debug'), [['MESSAGE', 'cache cold']])
+    assert.deepEqual(synthetic('error'), [['ERROR', 'cache cold']])
   })
 
   it('breadcrumbs become clicks, inputs, navigations, failed requests and console errors, with ids from their content', () => {
