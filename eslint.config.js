@@ -36,7 +36,7 @@ export default tseslint.config(
   },
   {
     // Plain JavaScript entry points, run before any TypeScript tooling: linted, not type-checked.
-    files: ['eslint.config.js', '.dependency-cruiser.cjs', 'scripts/*.mjs', 'bin/*.mjs', 'bench/lib/*.mjs'],
+    files: ['eslint.config.js', '.dependency-cruiser.cjs', 'scripts/*.mjs', 'bin/*.mjs', 'bench/lib/*.mjs', 'test/fixtures/sentry/record/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', module: 'writable' } },
   },

@@ -26,9 +26,16 @@ export function cli(args: string[], env: Record<string, string>, stdin?: string)
   })
 }
 
+export interface Started { child: ChildProcessWithoutNullStreams; output: () => string; waitFor: (re: RegExp) => Promise<RegExpExecArray> }
+
 /** Starts `sessionwatch serve` as `npm start` does and collects what it prints. */
-export function startServer(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string; waitFor: (re: RegExp) => Promise<RegExpExecArray> } {
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } })
+export function startServer(env: Record<string, string>): Started {
+  return startNode([BIN, 'serve'], env)
+}
+
+/** Starts a Node script in a child process and collects what it prints (stdout and stderr). */
+export function startNode(args: string[], env: Record<string, string>): Started {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } })
   let output = ''
   child.stdout.on('data', (d: Buffer) => { output += d.toString() })
   child.stderr.on('data', (d: Buffer) => { output += d.toString() })
@@ -38,7 +45,7 @@ export function startServer(env: Record<string, string>): { child: ChildProcessW
       if (m) { clearInterval(timer); resolve(m) }
     }
     const timer = setInterval(check, 50)
-    child.once('exit', (code) => { clearInterval(timer); reject(new Error(`server exited (${String(code)}) before printing ${String(re)}:\n${output}`)) })
+    child.once('exit', (code) => { clearInterval(timer); reject(new Error(`${args.join(' ')} exited (${String(code)}) before printing ${String(re)}:\n${output}`)) })
   })
   return { child, output: () => output, waitFor }
 }

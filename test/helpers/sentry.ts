@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { TestApp } from './app.ts'
 
@@ -41,4 +44,38 @@ export function errorEvent(eventId: string, fields: Record<string, unknown> = {}
     sdk: { name: 'sentry.javascript.browser', version: '11.12.0', settings: { infer_ip: 'auto' } },
     ...fields,
   }
+}
+
+/** A request body recorded from a server SDK by test/fixtures/sentry/record, as listed in its <sdk>/requests.json. */
+export interface RecordedRequest { file: string; endpoint: 'envelope' | 'store'; query: string; headers: Record<string, string> }
+export type ServerSdk = 'python-2' | 'python-1' | 'node' | 'ruby'
+export const SERVER_SDKS: readonly ServerSdk[] = ['python-2', 'python-1', 'node', 'ruby']
+
+const RECORDED = path.resolve(import.meta.dirname, '..', 'fixtures', 'sentry')
+
+/** The requests one server SDK made, in the order it made them. */
+export function recordedRequests(sdk: ServerSdk): RecordedRequest[] {
+  return JSON.parse(fs.readFileSync(path.join(RECORDED, sdk, 'requests.json'), 'utf8')) as RecordedRequest[]
+}
+
+const DSN = /"dsn":"(https?:\/\/)[0-9a-f]+@([^/"]+)\/\d+"/
+
+/**
+ * Replays a recorded request as the SDK made it (endpoint, query, headers, a Content-Type only if it sent one), with
+ * the project's DSN key and number in place of the recording's: in the query or auth header, and in the `dsn`.
+ */
+export function replayRecorded(t: TestApp, sdk: ServerSdk, request: RecordedRequest, project = t.project): Promise<LightMyRequestResponse> {
+  const gzipped = request.headers['content-encoding'] === 'gzip'
+  let body = fs.readFileSync(path.join(RECORDED, sdk, request.file))
+  const raw = gzipped ? gunzipSync(body) : body
+  const end = raw.indexOf(10) === -1 ? raw.length : raw.indexOf(10)
+  const head = raw.subarray(0, end).toString('utf8')
+  if (DSN.test(head)) {
+    const rekeyed = Buffer.concat([Buffer.from(head.replace(DSN, `"dsn":"$1${project.dsnKey}@$2/${String(project.sentryProjectId)}"`)), raw.subarray(end)])
+    body = gzipped ? gzipSync(rekeyed) : rekeyed
+  }
+  const rekey = (value: string) => value.replace(/sentry_key=[0-9a-f]+/, `sentry_key=${project.dsnKey}`)
+  const headers: InjectOptions['headers'] = { 'content-type': undefined, ...request.headers }
+  if (request.headers['x-sentry-auth'] !== undefined) headers['x-sentry-auth'] = rekey(request.headers['x-sentry-auth'])
+  return postEnvelope(t, body, { project, query: rekey(request.query), path: `/api/${String(project.sentryProjectId)}/${request.endpoint}/`, headers })
 }
