@@ -43,14 +43,18 @@ export function errorOf(exceptions: readonly Json[], server: boolean): ErrorPart
 }
 
 /**
- * The exception's type as its language names it: whole in `type` (`Shop::PaymentDeclined`), or split into `module`
- * and `type` (Python's `json.decoder` and `JSONDecodeError`, Java's `com.shop` and `Declined$Card`).
+ * The exception's type as its language names it: whole in `type` (`Shop::PaymentDeclined`, `App\\Exception\\Declined`),
+ * or split into `module` and `type` (Python's `json.decoder` and `JSONDecodeError`, Java's `com.shop` and `Declined$Card`).
  */
 export function typeOf(exception: Json): string | undefined {
   const type = str(exception.type)
   const module = str(exception.module)
-  return type !== undefined && module !== undefined && !type.startsWith(`${module}.`) ? `${module}.${type}` : type
+  // sentry-ruby sends the whole name and its namespace as module too (`Shop::PaymentDeclined`, `Shop`).
+  return type !== undefined && module !== undefined && !QUALIFIED.test(type) ? `${module}.${type}` : type
 }
+
+/** A type name that already says where it lives: `a.B`, `A::B`, `A\\B`. */
+const QUALIFIED = /\.|::|\\/
 
 /** `Type: value`, as a stack's first line and the event's message say it. */
 function headOf(exception: Json): string {

@@ -16,13 +16,15 @@ export function envelope(header: Record<string, unknown>, items: [Record<string,
 
 /** POSTs an envelope to the project's DSN endpoint, authenticated by `sentry_key` as the browser SDK does. */
 export function postEnvelope(
-  t: TestApp, body: Buffer | string, opts: { project?: { sentryProjectId: number; dsnKey: string }; query?: string; headers?: InjectOptions['headers']; path?: string } = {},
+  t: TestApp, body: Buffer | string,
+  opts: { project?: { sentryProjectId: number; dsnKey: string }; query?: string; headers?: InjectOptions['headers']; path?: string; remoteAddress?: string } = {},
 ): Promise<LightMyRequestResponse> {
   const project = opts.project ?? t.project
   const query = opts.query ?? `sentry_key=${project.dsnKey}&sentry_version=7&sentry_client=sentry.javascript.browser%2F11.12.0`
   return t.app.inject({
     method: 'POST', url: `${opts.path ?? `/api/${project.sentryProjectId}/envelope/`}${query === '' ? '' : `?${query}`}`,
     payload: body, headers: { 'content-type': 'text/plain;charset=UTF-8', ...opts.headers },
+    ...(opts.remoteAddress !== undefined && { remoteAddress: opts.remoteAddress }),
   })
 }
 
@@ -64,10 +66,18 @@ const DSN = /"dsn":"(https?:\/\/)[0-9a-f]+@([^/"]+)\/\d+"/
  * Replays a recorded request as the SDK made it (endpoint, query, headers, a Content-Type only if it sent one), with
  * the project's DSN key and number in place of the recording's: in the query or auth header, and in the `dsn`.
  */
-export function replayRecorded(t: TestApp, sdk: ServerSdk, request: RecordedRequest, project = t.project): Promise<LightMyRequestResponse> {
+export function replayRecorded(
+  t: TestApp, sdk: ServerSdk, request: RecordedRequest,
+  opts: { project?: TestApp['project']; edit?: (text: string) => string; remoteAddress?: string } = {},
+): Promise<LightMyRequestResponse> {
+  const project = opts.project ?? t.project
   const gzipped = request.headers['content-encoding'] === 'gzip'
   let body = fs.readFileSync(path.join(RECORDED, sdk, request.file))
-  const raw = gzipped ? gunzipSync(body) : body
+  let raw = gzipped ? gunzipSync(body) : body
+  if (opts.edit) {
+    raw = Buffer.from(opts.edit(raw.toString('utf8')))
+    body = gzipped ? gzipSync(raw) : raw
+  }
   const end = raw.indexOf(10) === -1 ? raw.length : raw.indexOf(10)
   const head = raw.subarray(0, end).toString('utf8')
   if (DSN.test(head)) {
@@ -77,5 +87,8 @@ export function replayRecorded(t: TestApp, sdk: ServerSdk, request: RecordedRequ
   const rekey = (value: string) => value.replace(/sentry_key=[0-9a-f]+/, `sentry_key=${project.dsnKey}`)
   const headers: InjectOptions['headers'] = { 'content-type': undefined, ...request.headers }
   if (request.headers['x-sentry-auth'] !== undefined) headers['x-sentry-auth'] = rekey(request.headers['x-sentry-auth'])
-  return postEnvelope(t, body, { project, query: rekey(request.query), path: `/api/${String(project.sentryProjectId)}/${request.endpoint}/`, headers })
+  return postEnvelope(t, body, {
+    project, query: rekey(request.query), path: `/api/${String(project.sentryProjectId)}/${request.endpoint}/`, headers,
+    ...(opts.remoteAddress !== undefined && { remoteAddress: opts.remoteAddress }),
+  })
 }
