@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { MAX_DURATION_MS } from './limits.ts'
 import { Nullable } from '../util/schema.ts'
-import type { ResolvedFrame } from './session.ts'
+import type { ResolvedFrame } from './frame.ts'
 
 /**
  * An event's fields beyond its id, type and time: defined here once. Every shape of an event derives

@@ -7,6 +7,7 @@
 export * from './batch.ts'
 export * from './event.ts'
 export * from './event-types.ts'
+export * from './frame.ts'
 export * from './recording.ts'
 export * from './session.ts'
 export * from './visitor.ts'

@@ -20,8 +20,8 @@ export async function regroupAfterUpload(db: Kysely<Database>, sourceMaps: Sourc
   const aliases: { fingerprint: string; version: number; issueId: string }[] = []
   for (const issueId of await recentErrorIssues(db, projectId, REGROUP_ISSUES)) {
     const e = await latestIssueEvent(db, projectId, issueId, 0)
-    // A page-chosen fingerprint ignores the stack, so a map changes nothing for it.
-    if (!e?.stack || e.fingerprint !== null) continue
+    // A page-chosen fingerprint ignores the stack, and a server SDK's frames are its source's own: a map changes neither.
+    if (!e?.stack || e.fingerprint !== null || e.frames !== null) continue
     const mapped = await mapFrames(parseStack(e.stack))
     if (mapped === null) continue
     const group = groupEvent({

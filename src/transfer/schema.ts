@@ -1,6 +1,8 @@
 import Type, { type Static } from 'typebox'
-import { inputFacts, inputFields, RecordingUpload, TYPE_PATTERN } from '../contract/index.ts'
+import { inputFacts, inputFields, RecordingUpload, ResolvedFrameSchema, TYPE_PATTERN } from '../contract/index.ts'
 import { MAX_ISSUE_ID_LENGTH } from '../contract/limits.ts'
+import { SENTRY_MAX_CHAIN } from '../sentry/limits.ts'
+import { MAX_FRAMES } from '../sourcemaps/stack.ts'
 import { Nullable } from '../util/schema.ts'
 
 /** One event in an NDJSON line: the getSession event shape. */
@@ -11,6 +13,8 @@ export const TransferEvent = Type.Object({
   ...inputFields(),
   /** Exported with the event; import groups the events again, so the value is not used. */
   issueId: Type.Optional(Nullable(Type.String({ maxLength: MAX_ISSUE_ID_LENGTH }))),
+  /** The frames a server Sentry SDK sent (contract SdkFrames), with their source context: absent for other events. */
+  frames: Type.Optional(Type.Array(Type.Object(ResolvedFrameSchema.properties, { additionalProperties: false }), { maxItems: MAX_FRAMES * SENTRY_MAX_CHAIN })),
 }, { additionalProperties: false })
 
 /**

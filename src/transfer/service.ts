@@ -3,7 +3,7 @@ import type { Compile } from 'typebox/compile'
 import type { Database } from '../database.ts'
 import { AppError } from '../errors.ts'
 import { type EventRecord, missingFields } from '../contract/index.ts'
-import { type ChunkRecord, chunksWithData, cleanFacts, createWriter, listEvents, sessionsAfter, type SessionSeed } from '../visits/index.ts'
+import { type ChunkRecord, chunksWithData, cleanFacts, createWriter, type EventRow, listEvents, sessionsAfter, type SessionSeed } from '../visits/index.ts'
 import { normalizeEvent } from '../events/normalize.ts'
 import { groupEvents, type FrameMapper } from '../issues/index.ts'
 import { ipStorageOf, retentionCutoff, type ProjectContext } from '../projects/service.ts'
@@ -59,7 +59,7 @@ export async function exportSessions(
       const recordingChunks = chunks > 0 && opts.recording !== false
         ? (await chunksWithData(db, project.id, row.id)).map((c) => ({ id: c.id, data: c.data?.toString('base64') ?? '', startedAt: toIso(c.started_at) }))
         : undefined
-      await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(toEventFields), recordingChunks }))
+      await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(transferEvent), recordingChunks }))
       count++
       if (count % 10_000 === 0) progress(`exported ${count} sessions…`)
     }
@@ -145,6 +145,9 @@ export async function importSessions(
   report.bad.sort((a, b) => a.line - b.line)
   return report
 }
+
+/** An event as exported: its API fields, and the frames a server SDK sent (import stores them again). */
+const transferEvent = (row: EventRow) => ({ ...toEventFields(row), ...(row.frames !== null && { frames: JSON.parse(row.frames) as unknown }) })
 
 /**
  * Validates one line completely (its shape with `checkLine`, the compiled TransferLine) and turns it into what the store

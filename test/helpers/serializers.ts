@@ -1,5 +1,6 @@
 import fastJson from 'fast-json-stringify'
-import { CountersSchema, EventSchema, ProjectSchema, RecordingSchema, ResolvedFrameSchema, SessionDetailSchema, SessionSchema } from '../../src/contract/session.ts'
+import { CountersSchema, EventSchema, ProjectSchema, RecordingSchema, SessionDetailSchema, SessionSchema } from '../../src/contract/session.ts'
+import { ResolvedFrameSchema } from '../../src/contract/frame.ts'
 import { DetailResponse, ListResponse } from '../../src/sessions/schema.ts'
 
 /*

@@ -5,22 +5,35 @@ type Frame = NonNullable<SessionEvent['frames']>[number]
 
 /**
  * An event's stack as people read it: each frame mapped to its original file, line and function
- * when a source map was uploaded, with the source around the line; library frames dimmed. The raw
- * text as the browser sent it folds out below.
+ * when a source map was uploaded (or as a server SDK sent it), with the source around the line; library
+ * frames dimmed; a chained error's causes each under its `Caused by:` line. The raw text as the SDK
+ * sent it folds out below.
  */
 export function stackBlock(e: SessionEvent, id?: string): HTMLElement | null {
   if (!e.stack) return null
   const frames = e.frames ?? []
   const raw = h('details', { class: 'raw-stack' }, h('summary', {}, 'Raw stack'), h('pre', { class: 'stack' }, e.stack))
-  if (!frames.some((f) => f.mapped)) return h('div', { class: 'stack-block', id }, h('pre', { class: 'stack' }, e.stack))
-  return h('div', { class: 'stack-block', id },
-    h('ol', { class: 'frames' }, ...frames.map(frameItem)), raw)
+  const mapped = frames.some((f) => f.mapped)
+  // The stack's `Caused by: …` lines head a chained error's causes, in order (the service writes them so).
+  const causes = e.stack.split('\n').filter((l) => l.startsWith(CAUSED_BY))
+  if (!mapped && causes.length === 0 && !frames.some((f) => f.context !== null)) {
+    return h('div', { class: 'stack-block', id }, h('pre', { class: 'stack' }, e.stack))
+  }
+  const items = frames.filter((f) => f.cause === undefined).map((f) => frameItem(f, mapped))
+  causes.forEach((head, i) => {
+    // A cause may have no frames (Python's `raise … from KeyError(…)`): its line still says what it was.
+    items.push(h('li', { class: 'cause' }, head), ...frames.filter((f) => f.cause === i + 1).map((f) => frameItem(f, mapped)))
+  })
+  return h('div', { class: 'stack-block', id }, h('ol', { class: 'frames' }, ...items), raw)
 }
 
-function frameItem(f: Frame): HTMLElement {
+const CAUSED_BY = 'Caused by: '
+
+/** A frame; `maps` when some frame of the stack was source-mapped, so that an unmapped one says it has no map. */
+function frameItem(f: Frame, maps: boolean): HTMLElement {
   const where = [f.file ?? '<unknown>', f.line, f.column].filter((x) => x !== null).join(':')
   const head = h('div', { class: 'frame-head' }, h('b', {}, f.function ?? '<anonymous>'), ' ', h('span', { class: 'where' }, where),
-    f.mapped ? null : h('span', { class: 'unmapped' }, ' (no source map)'))
+    f.mapped || !maps ? null : h('span', { class: 'unmapped' }, ' (no source map)'))
   const { context, line: at } = f
   return h('li', { class: `frame${f.inApp ? '' : ' library'}${f.mapped ? ' mapped' : ''}` }, head,
     context && at !== null

@@ -7,6 +7,7 @@ import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
+import { envelope, errorEvent, postEnvelope } from '../../helpers/sentry.ts'
 
 const linesOf = (lines: string[]): Iterable<string> => lines
 
@@ -124,5 +125,29 @@ for (const engine of testEngines()) {
       assert.deepEqual(c, [], 'not half a line')
       assert.equal((await target.get('/api/v1/sessions/good-b')).statusCode, 200)
     })
+  
+    it('keeps a server SDK\'s frames and their source context through export and import', async () => {
+      const from = await startTestApp(engine)
+      const to = await startTestApp(engine)
+      try {
+        const event = errorEvent('c0000000000000000000000000000001', { platform: 'python', exception: { values: [{ type: 'ValueError', value: 'bad', stacktrace: { frames: [
+          { abs_path: '/srv/shop/orders.py', function: 'place', lineno: 7, in_app: true, pre_context: ['a'], context_line: 'raise ValueError("bad")', post_context: ['b'] },
+        ] } }] } })
+        assert.equal((await postEnvelope(from, envelope({}, [[{ type: 'event' }, event]]))).statusCode, 200)
+        const lines = await exportAll(from, from.project.id)
+        await importSessions(to.app.db, await getProject(to.app.db, to.project.id), linesOf(lines), to.app.config.recording)
+        const [visit] = json<{ sessions: { id: string }[] }>(await from.get('/api/v1/sessions')).sessions
+        const framesOf = async (t: TestApp) => json<{ events: { type: string; frames: unknown }[] }>(await t.get(`/api/v1/sessions/${visit?.id ?? ''}`))
+          .events.find((e) => e.type === 'ERROR')?.frames
+        const frames = await framesOf(from)
+        assert.deepEqual(frames, [{ function: 'place', file: '/srv/shop/orders.py', line: 7, column: null, mapped: false, inApp: true,
+          context: { pre: ['a'], line: 'raise ValueError("bad")', post: ['b'] } }])
+        assert.deepEqual(await framesOf(to), frames)
+      } finally {
+        await from.close()
+        await to.close()
+      }
+    })
   })
 }
+
