@@ -38,6 +38,11 @@ describe('errorType', () => {
     assert.equal(errorType('TypeError: x is undefined', 'f@https://h/a.js:1:1'), 'TypeError', 'Firefox: the stack opens with a frame')
     assert.equal(errorType('uncaught exception: DOMException: The operation was aborted.', null), 'DOMException')
   })
+  it('reads a server language\'s qualified name from the stack: dotted, Ruby\'s and PHP\'s namespaces, Java\'s inner classes', () => {
+    for (const name of ['json.decoder.JSONDecodeError', 'Shop::PaymentDeclined', 'App\\Exception\\Declined', 'com.shop.Declined$Card']) {
+      assert.equal(errorType(`${name}: no`, `${name}: no\n    at pay (/srv/app.rb:3)`), name)
+    }
+  })
   it('is Error otherwise: a colon after any word is not a type', () => {
     assert.equal(errorType('Order: 5 items missing', null), 'Error')
     assert.equal(errorType('Uncaught out of stock', 'https://h/a.js:1:2'), 'Error')
@@ -147,12 +152,15 @@ describe('isInApp', () => {
       'https://cdn.jsdelivr.net/npm/alpinejs@3/dist/cdn.min.js', 'https://unpkg.com/react@18/umd/react.production.min.js',
       'https://cdnjs.cloudflare.com/ajax/libs/jquery/3.7.1/jquery.min.js', 'https://ajax.googleapis.com/ajax/libs/jquery/3.7.1/jquery.min.js',
       'https://code.jquery.com/jquery-3.7.1.min.js', 'chrome-extension://abcdef/content.js', 'moz-extension://1234/content.js',
-      'safari-extension://com.example.ext/content.js', 'safari-web-extension://0A1B2C3D/content.js', '', null]) {
+      'safari-extension://com.example.ext/content.js', 'safari-web-extension://0A1B2C3D/content.js', '', null,
+      'node:internal/process/task_queues', 'internal/timers.js', '/usr/lib/python3.11/json/decoder.py', '/srv/venv/lib/python3.12/site-packages/flask/app.py',
+      '/usr/lib/python3/dist-packages/urllib3/response.py', '/usr/lib/ruby/3.1.0/json/common.rb', '/var/lib/gems/3.1.0/gems/rack-2.2.22/lib/rack.rb']) {
       assert.equal(isInApp(file), false, String(file))
     }
   })
   it('is true for the site\'s own scripts, wherever they are served from', () => {
-    for (const file of ['https://shop.example/assets/index-DbQ2xY9p.js', 'https://static.shop-cdn.example/app.js', '/src/cart.ts']) {
+    for (const file of ['https://shop.example/assets/index-DbQ2xY9p.js', 'https://static.shop-cdn.example/app.js', '/src/cart.ts',
+      '/srv/shop/lib/python_tools/orders.py', '/srv/shop/app/models/order.rb']) {
       assert.equal(isInApp(file), true, file)
     }
   })

@@ -104,6 +104,31 @@ describe('Sentry event mapping', () => {
     assert.deepEqual(again.slice(0, -1).map((e) => e.id), events.slice(0, -1).map((e) => e.id))
   })
 
+  it('reads every server SDK\'s HTTP breadcrumb keys: a 1xx-3xx request is no event, a 4xx/5xx one keeps its method', () => {
+    const crumb = (n: number, category: string, type: string, data: Record<string, unknown>) => ({ timestamp: T + n, category, type, data })
+    const crumbs = [
+      crumb(1, 'httplib', 'http', { 'http.method': 'GET', url: 'http://inv.internal/stock', 'http.response.status_code': 200 }),
+      crumb(2, 'httplib', 'http', { 'http.method': 'POST', url: 'http://pay.internal/charge', 'http.response.status_code': 503 }),
+      crumb(3, 'http', 'http', { 'http.request.method': 'PUT', url: 'http://pay.internal/refund', status_code: 409 }),
+      crumb(4, 'net.http', 'info', { method: 'DELETE', url: 'http://pay.internal/card', status: 500 }),
+      crumb(5, 'net.http', 'info', { method: 'GET', url: 'http://inv.internal/stock', status: 304 }),
+      crumb(6, 'httplib', 'http', { method: 'PATCH', url: 'http://pay.internal/plan', status_code: 101 }),
+    ]
+    const events = mapSentryEvent({ event_id: ID, message: 'x', level: 'info', breadcrumbs: crumbs }, {}, 0, own).events
+    assert.deepEqual(events.filter((e) => e.type === 'HTTP_ERROR').map((e) => [e.method, e.statusCode, e.url]), [
+      ['POST', 503, 'http://pay.internal/charge'], ['PUT', 409, 'http://pay.internal/refund'], ['DELETE', 500, 'http://pay.internal/card'],
+    ])
+  })
+
+  it('a server SDK\'s end user: user.ip_address ({{auto}}: the connection\'s), else request.env.REMOTE_ADDR; the User-Agent header in any form', () => {
+    assert.equal(labelsOf({ user: { ip_address: '192.0.2.1' }, request: { env: { REMOTE_ADDR: '192.0.2.2' } } }).ip, '192.0.2.1')
+    assert.equal(labelsOf({ user: { ip_address: '{{auto}}' }, request: { env: { REMOTE_ADDR: '192.0.2.2' } } }).ip, undefined)
+    assert.equal(labelsOf({ request: { env: { REMOTE_ADDR: '::ffff:192.0.2.2' } } }).ip, '192.0.2.2')
+    assert.equal(labelsOf({ user: { ip_address: 'not an address' } }).ip, undefined)
+    assert.equal(labelsOf({ request: { headers: [['user-agent', 'Mozilla/5.0 Firefox/133.0']] } }).userAgent, 'Mozilla/5.0 Firefox/133.0')
+    assert.equal(labelsOf({ request: { headers: { 'USER-AGENT': 'UA/2' } } }).userAgent, 'UA/2')
+  })
+
   it('user, tags, release, environment, page, User-Agent and replay id label the visit, within the ingest limits', () => {
     const tags = Object.fromEntries(Array.from({ length: MAX_TAGS + 5 }, (_, i) => [`t${i}`, i]))
     const labels = labelsOf({

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MAX_FRAMES, parseStack } from '../../../src/sourcemaps/stack.ts'
+import { causeHeads, MAX_FRAMES, parseStack } from '../../../src/sourcemaps/stack.ts'
 
 const APP = 'https://shop.example/assets/index-DbQ2xY9p.js'
 
@@ -94,5 +94,13 @@ describe('parseStack', () => {
     const frames = parseStack(stack)
     assert.equal(frames.length, MAX_FRAMES)
     assert.equal(frames[0]?.function, 'f0')
+  })
+
+  it('numbers the frames of a chained error\'s causes, each after its Caused by line', () => {
+    const stack = `Error: checkout failed\n    at checkout (/srv/app.js:9:3)\nCaused by: TypeError: price is undefined\n    at price (/srv/app.js:2:1)
+Caused by: KeyError: 'sku'\nCaused by: Error: deep\n    at deep (/srv/app.js:1:1)`
+    assert.deepEqual(parseStack(stack).map((f) => [f.function, f.cause]), [['checkout', undefined], ['price', 1], ['deep', 3]])
+    assert.deepEqual(causeHeads(stack), ['TypeError: price is undefined', "KeyError: 'sku'", 'Error: deep'])
+    assert.deepEqual(causeHeads('Error: x\n    at a (/a.js:1:1)'), [])
   })
 })
