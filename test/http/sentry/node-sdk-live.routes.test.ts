@@ -13,7 +13,10 @@ import { testEngines } from '../../helpers/engines.ts'
 const SHOP = path.join(ROOT, 'test', 'fixtures', 'sentry', 'record', 'node-app.mjs')
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0'
 
-interface Detail { events: { type: string; message: string | null; issueId: string | null; frames: { function: string | null }[] | null }[] }
+interface Detail {
+  session: { browser: string | null; user: { id: string } | null }
+  events: { type: string; message: string | null; issueId: string | null; frames: { function: string | null; inApp: boolean; context: unknown }[] | null }[]
+}
 
 for (const engine of testEngines()) {
   describe(`@sentry/node live [${engine}]`, () => {
@@ -43,7 +46,10 @@ for (const engine of testEngines()) {
       const errors = visit.events.filter((e) => e.type === 'ERROR')
       assert.equal(errors.length, 1, JSON.stringify(visit.events))
       assert.match(errors[0]?.message ?? '', /PaymentDeclined: card declined at cart/)
-      assert.ok(errors[0]?.frames?.some((f) => f.function === 'loadCart'), JSON.stringify(errors[0]?.frames))
+      const cart = errors[0]?.frames?.find((f) => f.function === 'loadCart')
+      assert.ok(cart?.inApp && cart.context !== null, JSON.stringify(errors[0]?.frames))
+      assert.equal(visit.session.browser, 'Firefox', 'the end user\'s browser, not the SDK\'s')
+      assert.equal(visit.session.user?.id, 'user-42')
       const issues = json<{ issues: { id: string; events: number }[] }>(await t.get('/api/v1/issues'))
       assert.deepEqual(issues.issues.map((i) => [i.id, i.events]), [[errors[0]?.issueId, 1]])
     })
