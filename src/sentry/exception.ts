@@ -3,8 +3,8 @@ import type { ResolvedFrame } from '../contract/index.ts'
 import { isInApp } from '../issues/index.ts'
 import { MAX_SOURCE_CONTEXT_LINE_LENGTH } from '../sourcemaps/limits.ts'
 import { CAUSED_BY, MAX_FRAMES } from '../sourcemaps/stack.ts'
-import { SENTRY_MAX_CHAIN } from './limits.ts'
-import { type Json, num, obj, objects, str, text } from './values.ts'
+import { SENTRY_MAX_CHAIN, SENTRY_MAX_CONTEXT_CHARS, SENTRY_MAX_FRAME_NAME_LENGTH } from './limits.ts'
+import { cut, type Json, num, obj, objects, str, text } from './values.ts'
 
 /** An ERROR as a Sentry event's exceptions make it, without its id, time, page and fingerprint. */
 export interface ErrorParts { message: string; stack?: string; frames?: ResolvedFrame[] }
@@ -34,6 +34,7 @@ export function errorOf(exceptions: readonly Json[], server: boolean): ErrorPart
       frames.push(resolved)
     }
   })
+  boundContext(frames)
   const thrown = chain[0]
   return {
     message: text(thrown === undefined ? 'Error' : headOf(thrown), 'message') ?? 'Error',
@@ -78,11 +79,11 @@ function where(frame: ResolvedFrame): string {
  * for source-mapped frames: it is what a reader looks at, and library context would multiply an event's bytes.
  */
 function frameOf(frame: Json, marked: boolean, cause: number): ResolvedFrame {
-  const file = str(frame.abs_path) ?? str(frame.filename) ?? null
+  const file = cut(str(frame.abs_path) ?? str(frame.filename), SENTRY_MAX_FRAME_NAME_LENGTH) ?? null
   const line = positive(frame.lineno)
   const inApp = isInApp(file ?? str(frame.module) ?? null) && (marked ? frame.in_app === true : frame.in_app !== false)
   return {
-    function: str(frame.function) ?? null, file, line, column: positive(frame.colno), mapped: false, inApp,
+    function: cut(str(frame.function), SENTRY_MAX_FRAME_NAME_LENGTH) ?? null, file, line, column: positive(frame.colno), mapped: false, inApp,
     context: inApp && line !== null ? contextOf(frame) : null,
     ...(cause > 0 && { cause }),
   }
@@ -103,4 +104,15 @@ function contextOf(frame: Json): ResolvedFrame['context'] {
     line: own.slice(0, MAX_SOURCE_CONTEXT_LINE_LENGTH),
     post: lines(frame.post_context).slice(0, SOURCE_CONTEXT_LINES),
   }
+}
+
+/** Source context kept on the newest frames, SENTRY_MAX_CONTEXT_CHARS over them all: the failing lines are what is read. */
+function boundContext(frames: ResolvedFrame[]): void {
+  let left = SENTRY_MAX_CONTEXT_CHARS
+  frames.forEach((frame, i) => {
+    const { context } = frame
+    if (context === null) return
+    left -= [...context.pre, context.line, ...context.post].reduce((n, l) => n + l.length, 0)
+    if (left < 0) frames[i] = { ...frame, context: null }
+  })
 }

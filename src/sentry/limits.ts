@@ -17,3 +17,10 @@ export const SENTRY_VISIT_IDLE_MS = 1_800_000 // 30 min
 export const SENTRY_VISIT_SCAN = 5000
 /** Exceptions of a chain kept (the error thrown and its causes): Sentry's SDKs send at most 5 by default. */
 export const SENTRY_MAX_CHAIN = 10
+/**
+ * Characters of source context kept over an event's frames, newest first: an event's frames are read with every visit
+ * that holds it, and 50 frames of 11 lines of 500 characters would make one error 275 K characters.
+ */
+export const SENTRY_MAX_CONTEXT_CHARS = 16_384
+/** Longest function name and file path kept of a server SDK's frame (a V8 stack line is at most 2048 characters). */
+export const SENTRY_MAX_FRAME_NAME_LENGTH = 1024

@@ -17,6 +17,7 @@ import * as visitsLimits from '../../src/visits/limits.ts'
 import * as settings from '../../src/settings.ts'
 import * as errors from '../../src/errors.ts'
 import { loadConfig } from '../../src/config.ts'
+import { MAX_FRAMES } from '../../src/sourcemaps/stack.ts'
 
 /** A document with its line breaks and runs of spaces as single spaces, so a phrase may wrap anywhere. */
 const doc = (file: string): string => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').replace(/\s+/g, ' ')
@@ -43,7 +44,7 @@ function configTable(): Map<string, [string, string]> {
 /** Every limit and default: the browser-crossing ones in common/, each other one with its module, the settings' in src/settings.ts. */
 const limits = {
   ...common, ...alertsLimits, ...contractLimits, ...dashboardLimits, ...httpLimits, ...ingestLimits, ...issuesLimits, ...searchLimits, ...sentryLimits, ...sessionsLimits, ...sourcemapsLimits, ...utilLimits, ...visitsLimits, ...settings,
-  SENTRY_RETRY_SECONDS: errors.SENTRY_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS: errors.UNAVAILABLE_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS: errors.STORAGE_FULL_RETRY_SECONDS,
+  MAX_FRAMES, SENTRY_RETRY_SECONDS: errors.SENTRY_RETRY_SECONDS, UNAVAILABLE_RETRY_SECONDS: errors.UNAVAILABLE_RETRY_SECONDS, STORAGE_FULL_RETRY_SECONDS: errors.STORAGE_FULL_RETRY_SECONDS,
 }
 
 describe('limits and defaults', () => {
@@ -226,6 +227,8 @@ describe('limits and defaults', () => {
       `any data to ${limits.MAX_INFLATE_RATIO} times its compressed size once past ${limits.byteSize(limits.INFLATE_RATIO_FROM_BYTES)}`,
       `one request's body and segments to ${limits.byteSize(limits.MAX_REQUEST_INFLATED_BYTES)} together`,
       `(at most ${limits.byteSize(limits.SENTRY_HEADER_PEEK_BYTES)} of it)`,
+      `Up to ${limits.MAX_FRAMES} frames an exception, ${limits.SENTRY_MAX_CHAIN} exceptions a chain, names and paths cut to ${limits.SENTRY_MAX_FRAME_NAME_LENGTH} characters`,
+      `${limits.SOURCE_CONTEXT_LINES} lines either side, ${limits.MAX_SOURCE_CONTEXT_LINE_LENGTH} characters a line, ${limits.SENTRY_MAX_CONTEXT_CHARS} characters over an event's frames`,
     ])
   })
 

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test'
 import { MAX_TAGS, MAX_USER_ID_LENGTH } from '../../../common/limits.ts'
 import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId } from '../../../src/sentry/event.ts'
 import { sentryTime } from '../../../src/sentry/values.ts'
+import { SENTRY_MAX_CONTEXT_CHARS, SENTRY_MAX_FRAME_NAME_LENGTH } from '../../../src/sentry/limits.ts'
+import { MAX_FRAMES } from '../../../src/sourcemaps/stack.ts'
 
 const ID = '9ec79c33ec9942ab8353589fcb2e04dc'
 const T = 1_795_000_000 // seconds
@@ -102,6 +104,23 @@ describe('Sentry event mapping', () => {
     // The next error resends the same crumbs: they keep their ids, so they are stored once.
     const again = mapSentryEvent({ ...event, event_id: 'a'.repeat(32) }, {}, 0, own).events
     assert.deepEqual(again.slice(0, -1).map((e) => e.id), events.slice(0, -1).map((e) => e.id))
+  })
+
+  it('bounds a server SDK\'s frames: names and paths cut, source context kept on the newest frames only', () => {
+    const long = 'x'.repeat(600)
+    const frames = Array.from({ length: 60 }, (_, i) => ({
+      abs_path: `/srv/app/${'d/'.repeat(600)}f${i}.py`, function: `fn${i}${'n'.repeat(2000)}`, lineno: i + 1, in_app: true,
+      pre_context: Array.from({ length: 8 }, () => long), context_line: long, post_context: Array.from({ length: 8 }, () => long),
+    }))
+    const error = mapSentryEvent({ platform: 'python', exception: { values: [{ type: 'E', stacktrace: { frames } }] } }, {}, 0, own).events[0]
+    assert.ok(error?.frames)
+    assert.equal(error.frames.length, MAX_FRAMES)
+    assert.ok(error.frames.every((f) => (f.function?.length ?? 0) <= SENTRY_MAX_FRAME_NAME_LENGTH && (f.file?.length ?? 0) <= SENTRY_MAX_FRAME_NAME_LENGTH))
+    const kept = error.frames.filter((f) => f.context !== null)
+    assert.equal(kept[0], error.frames[0], 'the newest frame keeps its context')
+    assert.deepEqual([kept[0]?.context?.pre.length, kept[0]?.context?.line.length], [5, 500])
+    const chars = kept.reduce((n, f) => n + [...(f.context?.pre ?? []), f.context?.line ?? '', ...(f.context?.post ?? [])].join('').length, 0)
+    assert.ok(chars <= SENTRY_MAX_CONTEXT_CHARS && kept.length < error.frames.length, `${chars} characters on ${kept.length} frames`)
   })
 
   it('reads every server SDK\'s HTTP breadcrumb keys: a 1xx-3xx request is no event, a 4xx/5xx one keeps its method', () => {
