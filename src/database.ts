@@ -10,6 +10,7 @@ import type { SourceMapTable } from './sourcemaps/table.ts'
 import type { AdminSessionTable } from './dashboard/table.ts'
 import type { QuotaDayTable } from './limits/table.ts'
 import type { MetaTable } from './db/meta.ts'
+import type { IssueReleaseColumns, ReleaseDayTable, ReleaseTable, ReleaseUnitTable, ReleaseUserTable } from './releases/tables.ts'
 
 /** The whole schema, assembled from each feature's table types. */
 export interface Database {
@@ -23,7 +24,7 @@ export interface Database {
   term_bits: TermBitsTable
   events: EventTable
   recording_chunks: RecordingChunkTable
-  issues: IssueTable
+  issues: IssueTable & IssueReleaseColumns
   issue_fingerprints: IssueFingerprintTable
   issue_sessions: IssueSessionTable
   issue_days: IssueDayTable
@@ -33,6 +34,10 @@ export interface Database {
   source_maps: SourceMapTable
   admin_sessions: AdminSessionTable
   quota_days: QuotaDayTable
+  release_units: ReleaseUnitTable
+  releases: ReleaseTable
+  release_users: ReleaseUserTable
+  release_days: ReleaseDayTable
 }
 
 /** Store functions take either the database or an open transaction. */

@@ -52,11 +52,13 @@ export interface IssueTarget {
  *
  * `known` holds what earlier batches of the same group commit found, so a popular issue is looked up
  * once per group rather than once per batch; the issues a batch creates are added to it and listed in
- * `created`, for the caller to take out again if the batch's savepoint is rolled back.
+ * `created`, for the caller to take out again if the batch's savepoint is rolled back. `origin` is the batch's release
+ * and environment, kept on the issues it creates.
  */
 export async function issueTargets(
   trx: Db, projectId: string, events: readonly EventRecord[], groups: readonly (EventGroup | null)[], now: number,
   known: { cache: Map<string, IssueTarget>; created: string[] } = { cache: new Map(), created: [] },
+  origin: { release: string | null; environment: string | null } = { release: null, environment: null },
 ): Promise<{ issueIds: (string | null)[]; targets: Map<string, IssueTarget> }> {
   const targets = new Map<string, IssueTarget>()
   const wanted = new Map<string, { group: EventGroup; type: string; first: number; last: number }>()
@@ -99,6 +101,8 @@ export async function issueTargets(
       project_id: projectId, id: issueId, grouping_version: w.group.version, type: w.type, title: w.group.title,
       culprit: w.group.culprit, first_seen_at: w.first, last_seen_at: w.last, events: 0, sessions: 0, status: 'open',
       resolved_at: null, created_at: now,
+      // The release its first event came from (a release's new issues); '' for no environment, as release health keys it.
+      release: origin.release, environment: origin.release === null ? null : origin.environment ?? '',
     }).execute()
     await addTotal(trx, projectId, 'open', 1)
     const created: IssueTarget = { issueId, created: true, status: 'open', resolvedAt: null }

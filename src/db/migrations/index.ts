@@ -20,6 +20,7 @@ import { uploadKeys } from './0017_upload_keys.ts'
 import { adminSessions } from './0018_admin_sessions.ts'
 import { webhookSecrets } from './0019_webhook_secrets.ts'
 import { dropSessionListJson } from './0020_drop_session_list_json.ts'
+import { releaseHealth } from './0021_release_health.ts'
 
 /**
  * The migrations, applied in key order on every start. Each is frozen once shipped: it imports nothing of the
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, (target: Target) => Migration> = {
   '0018_admin_sessions': adminSessions,
   '0019_webhook_secrets': webhookSecrets,
   '0020_drop_session_list_json': dropSessionListJson,
+  '0021_release_health': releaseHealth,
 }
 
 export function migrationProvider(engine: Engine): MigrationProvider {
