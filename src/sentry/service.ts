@@ -92,7 +92,7 @@ export async function ingestEnvelope(
       continue
     } else if (item.type === 'session' || item.type === 'sessions') {
       // Release health (src/releases): counted once however often the item is sent; one without a release is dropped.
-      const units = sessionUnits(item, now)
+      const units = sessionUnits(item, now, header)
       if (units.length > 0) await countSentryUnits(deps.db, project.id, units, retentionCutoff(project, now))
       count(units.length > 0 ? result.stored : result.dropped, item.type)
       continue

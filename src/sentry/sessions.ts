@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { MAX_ENVIRONMENT_LENGTH, MAX_RELEASE_LENGTH, MAX_USER_ID_LENGTH } from '../../common/limits.ts'
 import { cleanText } from '../events/text.ts'
 import { aggregateCounts, countsOf, sessionOutcome, type Unit } from '../releases/index.ts'
@@ -9,7 +9,7 @@ import { sentryTime } from './event.ts'
 /*
  * How `session` and `sessions` envelope items become release-health units (docs/sentry.md, "Release health"), pure.
  * A session is one unit named by its sid, so its updates and resends replace it; an aggregate's buckets are units
- * named by a hash of the item's bytes, so the same item sent again names the same units and counts once.
+ * named by a hash of the envelope they came in, so the same envelope sent again names the same units and counts once.
  */
 
 const text = (value: unknown, max: number): string | null =>
@@ -24,8 +24,13 @@ function placeOf(attrs: unknown): { release: string; environment: string } | nul
   return release === null ? null : { release, environment: text(a.environment, MAX_ENVIRONMENT_LENGTH) ?? '' }
 }
 
-/** The units of a `session` or `sessions` item; empty when it cannot be counted (no release, no sid, no start). */
-export function sessionUnits(item: EnvelopeItem, now: number): Unit[] {
+/**
+ * The units of a `session` or `sessions` item; empty when it cannot be counted (no release, no sid, no start). An
+ * aggregate is named by its bytes with the envelope header's `event_id` and `sent_at`, so a resent envelope names the
+ * same units. Without either (sentry-python and sentry-ruby send a bare `{}`) equal bytes are no resend: two flushes
+ * of equal counts in the same minute are, and those SDKs never resend, so each such item gets names of its own.
+ */
+export function sessionUnits(item: EnvelopeItem, now: number, header: Record<string, unknown> = {}): Unit[] {
   const json = jsonObject(item.payload)
   if (json === null) return []
   const place = placeOf(json.attrs)
@@ -42,7 +47,9 @@ export function sessionUnits(item: EnvelopeItem, now: number): Unit[] {
     }]
   }
   const aggregates = Array.isArray(json.aggregates) ? json.aggregates : []
-  const digest = createHash('sha256').update(item.payload).digest('base64url').slice(0, 22)
+  const named = header.event_id != null || header.sent_at != null
+  const sent = named ? JSON.stringify([header.event_id ?? null, header.sent_at ?? null]) : randomUUID()
+  const digest = createHash('sha256').update(sent).update('\n').update(item.payload).digest('base64url').slice(0, 22)
   return aggregates.flatMap((value, i): Unit[] => {
     const bucket = record(value)
     const started = sentryTime(bucket.started)
