@@ -122,12 +122,12 @@ export function releaseIssues(db: Db, projectId: string, release: string, enviro
     .where('environment', '=', environment).orderBy('first_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
 }
 
-/** How many issues each of these releases opened, by `release\0environment`. */
+/** How many issues each of these releases opened (issue_release_totals), by `release\0environment`. */
 export async function releaseIssueCounts(db: Db, projectId: string, releases: readonly string[]): Promise<Map<string, number>> {
   const counts = new Map<string, number>()
   if (releases.length === 0) return counts
-  const found = await db.selectFrom('issues').select(['release', 'environment', (eb) => eb.fn.countAll<number | string>().as('n')])
-    .where('project_id', '=', projectId).where('release', 'in', [...new Set(releases)]).groupBy(['release', 'environment']).execute()
-  for (const r of found) counts.set(`${r.release ?? ''}\u0000${r.environment ?? ''}`, Number(r.n))
+  const found = await db.selectFrom('issue_release_totals').select(['release', 'environment', 'issues'])
+    .where('project_id', '=', projectId).where('release', 'in', [...new Set(releases)]).execute()
+  for (const r of found) counts.set(`${r.release}\u0000${r.environment}`, r.issues)
   return counts
 }

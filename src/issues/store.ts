@@ -105,6 +105,7 @@ export async function issueTargets(
       release: origin.release, environment: origin.release === null ? null : origin.environment ?? '',
     }).execute()
     await addTotal(trx, projectId, 'open', 1)
+    if (origin.release !== null) await addReleaseTotal(trx, projectId, origin.release, origin.environment ?? '', 1)
     const created: IssueTarget = { issueId, created: true, status: 'open', resolvedAt: null }
     targets.set(fingerprint, created)
     known.cache.set(cacheKey(fingerprint), created)
@@ -259,8 +260,10 @@ export class IssueDeltas {
     for (const [key, { projectId, issueId }] of this.created) {
       if (this.issues.has(key)) continue
       await trx.deleteFrom('issue_fingerprints').where('project_id', '=', projectId).where('issue_id', '=', issueId).execute()
-      await trx.deleteFrom('issues').where('project_id', '=', projectId).where('id', '=', issueId).execute()
+      const gone = await trx.deleteFrom('issues').where('project_id', '=', projectId).where('id', '=', issueId)
+        .returning(['release', 'environment']).executeTakeFirst()
       await addTotal(trx, projectId, 'open', -1)
+      if (gone?.release != null) await addReleaseTotal(trx, projectId, gone.release, gone.environment ?? '', -1)
     }
     return changes
   }
@@ -312,6 +315,14 @@ const LINK_CHUNK = 500
 async function addTotal(trx: Db, projectId: string, status: IssueStatus, delta: number): Promise<void> {
   await trx.insertInto('issue_totals').values({ project_id: projectId, status, issues: delta })
     .onConflict((oc) => oc.columns(['project_id', 'status']).doUpdateSet((eb) => ({ issues: eb('issue_totals.issues', '+', eb.ref('excluded.issues')) })))
+    .execute()
+}
+
+/** Moves a release's count of new issues (issue_release_totals) by `delta`. */
+async function addReleaseTotal(trx: Db, projectId: string, release: string, environment: string, delta: number): Promise<void> {
+  await trx.insertInto('issue_release_totals').values({ project_id: projectId, release, environment, issues: delta })
+    .onConflict((oc) => oc.columns(['project_id', 'release', 'environment'])
+      .doUpdateSet((eb) => ({ issues: eb('issue_release_totals.issues', '+', eb.ref('excluded.issues')) })))
     .execute()
 }
 

@@ -69,9 +69,3 @@ export interface ReleaseDayTable {
   crashed: number
   abnormal: number
 }
-
-/** The columns 0021 adds to `issues`: the release and environment of the issue's first event (null: none). */
-export interface IssueReleaseColumns {
-  release: string | null
-  environment: string | null
-}

@@ -5,7 +5,7 @@ import type { Target } from './target.ts'
  * Release health, counted at ingest. release_units holds what each counted thing added (a Sentry session by sid,
  * a bucket of a Sentry aggregate, one of our SDK's visits), so an update, a resend, retention or erasure moves the
  * counters by exactly that. releases, release_users and release_days are the counters the reads use. An issue
- * remembers the release and environment of its first event, for a release's new issues.
+ * remembers the release and environment of its first event; issue_release_totals counts them per release.
  */
 export const releaseHealth = ({ key }: Target): Migration => ({
   async up(db: Kysely<unknown>) {
@@ -66,6 +66,14 @@ export const releaseHealth = ({ key }: Target): Migration => ({
       .addColumn('crashed', 'integer', (c) => c.notNull())
       .addColumn('abnormal', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('release_days_pk', ['project_id', 'release', 'environment', 'day'])
+      .execute()
+    await db.schema
+      .createTable('issue_release_totals')
+      .addColumn('project_id', key, (c) => c.notNull())
+      .addColumn('release', key, (c) => c.notNull())
+      .addColumn('environment', key, (c) => c.notNull())
+      .addColumn('issues', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('issue_release_totals_pk', ['project_id', 'release', 'environment'])
       .execute()
     await db.schema.alterTable('issues').addColumn('release', key).execute()
     await db.schema.alterTable('issues').addColumn('environment', key).execute()

@@ -95,8 +95,9 @@ for (const engine of testEngines()) {
         { started: new Date(now - 60_000).toISOString(), exited: 10, errored: 2, crashed: 1 },
         { started: new Date(now).toISOString(), did: 'u9', exited: 1, abnormal: 1 },
       ] })
-      await sentry(sessionUnits(aggregate, now))
-      await sentry(sessionUnits(aggregate, now))
+      const header = { sent_at: new Date(now).toISOString() }
+      await sentry(sessionUnits(aggregate, now, header))
+      await sentry(sessionUnits(aggregate, now, header))
       assert.deepEqual(await row('api@1'), { sessions: 15, errored: 2, crashed: 1, abnormal: 1, users: 1, crashedUsers: 0 })
     })
 
@@ -135,6 +136,8 @@ for (const engine of testEngines()) {
       await visit('i2', [eventRecord('i2', now + 1, 'ERROR', { message: 'Uncaught Error: new in 5' })], '6.0')
       const issues = await db.selectFrom('issues').select(['title', 'release', 'environment']).where('project_id', '=', projectId).execute()
       assert.deepEqual(issues, [{ title: 'Uncaught Error: new in 5', release: '5.0', environment: 'production' }])
+      const totals = await db.selectFrom('issue_release_totals').select(['release', 'issues']).where('project_id', '=', projectId).execute()
+      assert.deepEqual(totals, [{ release: '5.0', issues: 1 }], 'counted once, for the release of its first event')
     })
   })
 }
