@@ -26,6 +26,7 @@ import { batchFactory, errorBatchFactory } from './lib/batches.ts'
 import { cpuSeconds } from './lib/cpu.ts'
 import { envelopeFactory, EVENTS_PER_ENVELOPE } from './lib/sentry.ts'
 import { ensureIssues } from './lib/issues.ts'
+import { ensureReleases } from './lib/releases.ts'
 import { ensureSearch, searchScenarios, type SearchData } from './lib/search.ts'
 import { load, type LoadResult } from './lib/load.ts'
 import { sampleMax, startCeiling } from './lib/processes.ts'
@@ -109,6 +110,7 @@ try {
         dataset = await ensureDataset(handle.db, engine, spec, log)
         maps = await ensureMapSessions(handle.db, log)
         issueCount = await ensureIssues(handle.db, engine, dataset, log)
+        await ensureReleases(handle.db, engine, dataset, log)
         search = await ensureSearch(handle.db, dataset, log)
         // VACUUM as well: ensureSearch updates every session row after the table's first autovacuum, which leaves the
         // visibility map clear and every index-only walk reading the rows too, until autovacuum passes again at a
@@ -144,6 +146,7 @@ try {
       // getIssue (its latest event and recent visits): the issue= filter's issue, which 1 visit in 50 hit. It had no
       // scenario when its visits were read without a driver for eight stops (fixed in f285200).
       ...(search.issue ? [{ name: 'issues: get a hot issue (1 visit in 50)', route: `/api/v1/issues/${search.issue}`, vs: 'list' as const }] : []),
+      { name: 'releases: first page, exact total', route: '/api/v1/releases', vs: 'list' },
       { name: 'get: 200 events', route: '/api/v1/sessions/bench-200', vs: 'ceiling' },
       { name: 'get: 10,000 events', route: '/api/v1/sessions/bench-10k', vs: 'ceiling' },
       { name: 'get: 200 errors, no source map', route: `/api/v1/sessions/${maps.unmapped}`, vs: 'ceiling', apiKey: maps.apiKey },
