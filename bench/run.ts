@@ -146,7 +146,6 @@ try {
       // getIssue (its latest event and recent visits): the issue= filter's issue, which 1 visit in 50 hit. It had no
       // scenario when its visits were read without a driver for eight stops (fixed in f285200).
       ...(search.issue ? [{ name: 'issues: get a hot issue (1 visit in 50)', route: `/api/v1/issues/${search.issue}`, vs: 'list' as const }] : []),
-      { name: 'releases: first page, exact total', route: '/api/v1/releases', vs: 'list' },
       { name: 'get: 200 events', route: '/api/v1/sessions/bench-200', vs: 'ceiling' },
       { name: 'get: 10,000 events', route: '/api/v1/sessions/bench-10k', vs: 'ceiling' },
       { name: 'get: 200 errors, no source map', route: `/api/v1/sessions/${maps.unmapped}`, vs: 'ceiling', apiKey: maps.apiKey },
@@ -174,9 +173,10 @@ try {
         vsList: s.vs === 'list' ? result.rps / listRps : undefined, vsUnmapped: s.vs === 'unmapped' ? result.rps / unmappedRps : undefined })
     }
     // Issue 13: each search filter, and pairs of them, one request at a time: p50 is the service time of a first page
-    // with its exact total (targets: ≤ 20 ms alone, ≤ 50 ms for two).
-    for (const [name, query, status] of searchScenarios(search, dataset.busyDay, quick)) {
-      const route = `/api/v1/sessions?${query}`
+    // with its exact total (targets: ≤ 20 ms alone, ≤ 50 ms for two). The releases list likewise (target: < 20 ms).
+    const oneAtATime = [...searchScenarios(search, dataset.busyDay, quick).map(([name, query, status]) => [name, `/api/v1/sessions?${query}`, status] as const),
+      ['releases: first page, exact total', '/api/v1/releases', 200] as const]
+    for (const [name, route, status] of oneAtATime) {
       const probe = await settled(`${service.url}${route}`, dataset.apiKey)
       const body = await probe.text()
       if (probe.status !== status) throw new Error(`${route} answered ${probe.status}, not ${status}: ${body}`)
