@@ -96,14 +96,14 @@ export async function expireUnits(db: Kysely<Database>, projectId: string, cutof
   const rows = await db.selectFrom('release_units').select('unit').where('project_id', '=', projectId)
     .where('source', 'in', ['session', 'aggregate']).where('seen_at', '<', cutoff).limit(limit).execute()
   if (rows.length === 0) return 0
-  return retrying(() => db.transaction().execute((trx) => removeUnits(trx, projectId, rows.map((r) => r.unit))))
+  return inTransaction(db, (trx) => removeUnits(trx, projectId, rows.map((r) => r.unit)))
 }
 
 /** Erases a user's Sentry sessions (by `did`) from release health, with their share of the counters; returns how many. */
 export async function eraseUserUnits(db: Kysely<Database>, projectId: string, userKey: string): Promise<number> {
   if (!canMatch(userKey)) return 0
-  return retrying(() => db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const rows = await trx.selectFrom('release_units').select('unit').where('project_id', '=', projectId).where('user_key', '=', userKey).execute()
     return removeUnits(trx, projectId, rows.map((r) => r.unit))
-  }))
+  })
 }
