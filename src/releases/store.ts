@@ -44,8 +44,12 @@ const visitUnit = (sessionId: string): string => `v:${sessionId}`
 export class VisitOutcomes {
   private readonly visits = new Map<string, { projectId: string; sessionId: string; outcome: Outcome }>()
 
-  add(projectId: string, sessionId: string, sessionKey: string, outcome: Outcome): void {
-    if (sessionKey.startsWith('sentry-')) return
+  /**
+   * Notes a stored batch. A healthy batch without a release changes no count (our SDK sends the release with every
+   * batch), so the group does not look its visit up: a project without releases pays nothing.
+   */
+  add(projectId: string, sessionId: string, seed: { sessionKey: string; release: string | null }, outcome: Outcome): void {
+    if (seed.sessionKey.startsWith('sentry-') || (seed.release === null && outcome === 'healthy')) return
     const key = `${projectId}\u0000${sessionId}`
     const seen = this.visits.get(key)
     this.visits.set(key, { projectId, sessionId, outcome: seen ? worse(seen.outcome, outcome) : outcome })

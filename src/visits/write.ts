@@ -231,7 +231,7 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
       stored.push(batchIssues)
       texts.push(...batchTexts)
       outcomes.push({ result })
-      health.add(job.projectId, result.sessionId, job.seed.sessionKey, visitOutcome(job.events))
+      health.add(job.projectId, result.sessionId, job.seed, visitOutcome(job.events))
     } catch (error) {
       if (!isolated) throw failure(error)
       // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails

@@ -66,6 +66,14 @@ for (const engine of testEngines()) {
       assert.deepEqual(days.map((d) => [d.day, d.sessions, d.crashed, d.errored]), [[dayOf(now), 3, 2, 1]])
     })
 
+    it('a later batch without a release still moves its visit when it brings an error', async () => {
+      await freshProject()
+      await visit('late-err', [eventRecord('l1', now - 5000)], '1.1', 'alice')
+      await visit('late-err', [eventRecord('l2', now - 4000)], null)
+      await visit('late-err', [eventRecord('l3', now - 3000, 'ERROR', { message: 'Uncaught Error: late' })], null)
+      assert.deepEqual(await row('1.1'), { sessions: 1, errored: 0, crashed: 1, abnormal: 0, users: 1, crashedUsers: 1 })
+    })
+
     it('a visit without a release, or made only from Sentry events, counts nowhere', async () => {
       await freshProject()
       await visit('sentry-e-0123', [eventRecord('s1', now, 'ERROR', { message: 'Uncaught Error' })], '2.0')
