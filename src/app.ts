@@ -28,6 +28,8 @@ import { startSweeper } from './retention/sweeper.ts'
 import { sharedSchemas } from './sessions/schema.ts'
 import { issueReadRoutes } from './issues/routes.ts'
 import { issueSchemas } from './issues/schema.ts'
+import { releaseReadRoutes } from './releases/routes.ts'
+import { releaseSchemas } from './releases/schema.ts'
 import { sessionListRoutes, sessionReadRoutes } from './sessions/routes.ts'
 import { apiKeyAccess } from './auth/api-key.ts'
 import { ErrorBody } from './util/schema.ts'
@@ -106,13 +108,14 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
       void reply.header('X-Content-Type-Options', 'nosniff')
       done()
     })
-    for (const schema of [ErrorBody, ...sourceMapSchemas, ...sharedSchemas, ...issueSchemas, ...recordingSchemas, ...ingestSchemas, ...sentrySchemas, Health]) app.addSchema(schema)
+    for (const schema of [ErrorBody, ...sourceMapSchemas, ...sharedSchemas, ...issueSchemas, ...releaseSchemas, ...recordingSchemas, ...ingestSchemas, ...sentrySchemas, Health]) app.addSchema(schema)
 
     await registerOpenApi(base)
     await app.register(sessionListRoutes, { prefix: '/api/v1' })
     await app.register(sessionReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(recordingRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(issueReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
+    await app.register(releaseReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(sourceMapRoutes, { prefix: '/upload/v1' })
     await app.register(sentryRoutes)

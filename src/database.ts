@@ -4,12 +4,13 @@ import { openDatabase as open, type DatabaseHandle as Handle, type OpenOptions }
 import type { WebhookDeliveryTable, WebhookTable } from './alerts/table.ts'
 import type { ProjectTable } from './projects/table.ts'
 import type { EventTable, RecordingChunkTable, SessionTable } from './visits/tables.ts'
-import type { IssueDayTable, IssueFingerprintTable, IssueSessionTable, IssueTable, IssueTotalTable } from './issues/tables.ts'
+import type { IssueDayTable, IssueFingerprintTable, IssueReleaseTotalTable, IssueSessionTable, IssueTable, IssueTotalTable } from './issues/tables.ts'
 import type { SessionDayTable, SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable } from './search/tables.ts'
 import type { SourceMapTable } from './sourcemaps/table.ts'
 import type { AdminSessionTable } from './dashboard/table.ts'
 import type { QuotaDayTable } from './limits/table.ts'
 import type { MetaTable } from './db/meta.ts'
+import type { ReleaseDayTable, ReleaseTable, ReleaseUnitTable, ReleaseUserTable } from './releases/tables.ts'
 
 /** The whole schema, assembled from each feature's table types. */
 export interface Database {
@@ -28,11 +29,16 @@ export interface Database {
   issue_sessions: IssueSessionTable
   issue_days: IssueDayTable
   issue_totals: IssueTotalTable
+  issue_release_totals: IssueReleaseTotalTable
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
   source_maps: SourceMapTable
   admin_sessions: AdminSessionTable
   quota_days: QuotaDayTable
+  release_units: ReleaseUnitTable
+  releases: ReleaseTable
+  release_users: ReleaseUserTable
+  release_days: ReleaseDayTable
 }
 
 /** Store functions take either the database or an open transaction. */

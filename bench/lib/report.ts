@@ -71,6 +71,8 @@ export function evaluate(rows: Row[]): Check[] {
     for (const r of rows.filter((x) => x.engine === engine && x.scenario.startsWith('search2: '))) {
       add(`search of two p50 ≤ 50 ms: ${r.scenario.slice(9)}`, r, (x) => x.p50, (v) => v <= 50, ' ms')
     }
+    // Release health is counted at ingest: its list is a read of counter rows, one per release and environment.
+    add('releases list p50 < 20 ms', at('releases: first'), (r) => r.p50, (v) => v < 20, ' ms')
     add('peak RSS ≤ 150 MB', at('peak RSS'), (r) => r.rps, (v) => v <= 150, ' MB')
   }
   for (const r of rows.filter((x) => x.engine === 'postgres' && x.rssGrowthMB === undefined && !MEMORY.test(x.scenario))) {

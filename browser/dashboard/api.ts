@@ -39,6 +39,7 @@ export type ProjectSummary = WithDsn<Summary>
 export type ProjectWithKeys = WithDsn<WithKeys>
 export type { ProjectWithUploadKey }
 export type { IssueView as IssueItem, IssueListView as IssueList, IssueDetailView as IssueDetail } from '../../src/issues/schema.ts'
+export type { ReleaseView as ReleaseItem, ReleaseListView as ReleaseList, ReleaseDetailView as ReleaseDetail } from '../../src/releases/schema.ts'
 export type { AddedWebhook, DeliveryView as DeliveryItem, WebhookView as WebhookItem } from '../../src/alerts/schema.ts'
 export type { EraseResult } from '../../src/privacy/schema.ts'
 export type { DashboardSession as SessionRow, DashboardSessionList as SessionRowList, Headline } from '../../src/dashboard/schema.ts'

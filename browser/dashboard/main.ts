@@ -5,6 +5,7 @@ import { renderLogin } from './views/login.ts'
 import { renderProjects } from './views/projects.ts'
 import { renderIssue } from './views/issue.ts'
 import { renderIssues } from './views/issues.ts'
+import { renderReleases } from './views/releases.ts'
 import { renderSession } from './views/session.ts'
 import { renderSessions } from './views/sessions.ts'
 import { renderSettings } from './views/settings.ts'
@@ -49,6 +50,7 @@ async function route(): Promise<void> {
     if (tab === 'api') renderApiTab(body, project)
     else if (tab === 'settings') renderSettings(body, project, defaults)
     else if (tab === 'issues') await renderIssues(body, project, params)
+    else if (tab === 'releases') await renderReleases(body, project, params)
     else await renderSessions(body, project, params, defaults.demo)
   } catch (error) {
     if (error instanceof ApiError && error.code === 'not_signed_in') return
@@ -71,7 +73,7 @@ function projectHeader(project: ProjectSummary, active: string): HTMLElement {
     h('a', { href: `#/p/${encodeURIComponent(project.id)}/${id}`, class: id === active ? 'active' : null, id: `tab-${id}`, 'aria-current': id === active ? 'page' : null }, label)
   return h('div', { class: 'project-head' },
     h('h1', {}, project.name, ' ', h('small', {}, project.domain)),
-    h('nav', { class: 'tabs', 'aria-label': 'Project' }, tab('sessions', 'Sessions'), tab('issues', 'Issues'), tab('api', 'API'), tab('settings', 'Settings')))
+    h('nav', { class: 'tabs', 'aria-label': 'Project' }, tab('sessions', 'Sessions'), tab('issues', 'Issues'), tab('releases', 'Releases'), tab('api', 'API'), tab('settings', 'Settings')))
 }
 
 setSignedOutHandler(() => {

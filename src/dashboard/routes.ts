@@ -13,6 +13,7 @@ import { publicBase } from '../http/public-url.ts'
 import { recordingRoutes } from '../recording/routes.ts'
 import { sessionReadRoutes } from '../sessions/routes.ts'
 import { issueReadRoutes } from '../issues/routes.ts'
+import { releaseReadRoutes } from '../releases/routes.ts'
 import { IssueStatusBody } from '../issues/schema.ts'
 import { changeStatus } from '../issues/service.ts'
 import { ProjectParams } from '../projects/schema.ts'
@@ -124,6 +125,7 @@ export const dashboardApi = (auth: AdminAuth): FastifyPluginCallbackTypebox => (
   void app.register(sessionReadRoutes, { prefix, access: projectInPath })
   void app.register(recordingRoutes, { prefix, access: projectInPath })
   void app.register(issueReadRoutes, { prefix, access: projectInPath })
+  void app.register(releaseReadRoutes, { prefix, access: projectInPath })
 
   app.get('/projects/:projectId/issues/:id/histogram', { schema: { ...hide, params: IssueInProjectParams } }, async (request) =>
     issueHistogram(app.db, await getProject(app.db, request.params.projectId), request.params.id))

@@ -115,3 +115,19 @@ export async function recentErrorIssues(db: Db, projectId: string, limit: number
   return rows.map((r) => r.id)
 }
 
+
+/** The issues a release opened (their first event came from it), most recently first seen first, at most `limit`. */
+export function releaseIssues(db: Db, projectId: string, release: string, environment: string, limit: number): Promise<IssueRow[]> {
+  return db.selectFrom('issues').select(issueColumns).where('project_id', '=', projectId).where('release', '=', release)
+    .where('environment', '=', environment).orderBy('first_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
+}
+
+/** How many issues each of these releases opened (issue_release_totals), by `release\0environment`. */
+export async function releaseIssueCounts(db: Db, projectId: string, releases: readonly string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>()
+  if (releases.length === 0) return counts
+  const found = await db.selectFrom('issue_release_totals').select(['release', 'environment', 'issues'])
+    .where('project_id', '=', projectId).where('release', 'in', [...new Set(releases)]).execute()
+  for (const r of found) counts.set(`${r.release}\u0000${r.environment}`, r.issues)
+  return counts
+}

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { ISSUE_VISITS, ISSUE_VISITS_WINDOW } from './limits.ts'
 import { MAX_ISSUE_ID_LENGTH } from '../contract/limits.ts'
-import { nextField, Nullable, pageQuery, periodQuery, ref } from '../util/schema.ts'
+import { nextField, Nullable, pageFields, pageQuery, periodQuery, ref } from '../util/schema.ts'
 import { EventSchema, ProjectSchema, SessionSchema } from '../contract/index.ts'
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description })
@@ -38,9 +38,7 @@ export type IssueListQuery = Static<typeof IssueListQuery>
 
 export const IssueListResponse = Type.Object({
   project: ref(ProjectSchema),
-  total: Type.Integer({ description: 'Issues matching the filter in total, ignoring limit and offset.' }),
-  limit: Type.Integer({ description: 'Limit applied.' }),
-  offset: Type.Integer({ description: 'Offset applied: the position of the first issue of the page, also of a page after a cursor.' }),
+  ...pageFields('issue', 'issues'),
   issues: Type.Array(ref(IssueSchema), { description: 'In the order `sort` names; by default most recent lastSeenAt first, then id descending.' }),
   ...nextField('issues'),
 }, { $id: 'IssueList', title: 'IssueList', additionalProperties: false })

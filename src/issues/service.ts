@@ -27,7 +27,7 @@ export interface IssueDetailResult {
   sessions: SessionView[]
 }
 
-function toIssueView(row: store.IssueRow): IssueView {
+export function toIssueView(row: store.IssueRow): IssueView {
   return {
     id: row.id,
     type: row.type,

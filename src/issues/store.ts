@@ -52,11 +52,13 @@ export interface IssueTarget {
  *
  * `known` holds what earlier batches of the same group commit found, so a popular issue is looked up
  * once per group rather than once per batch; the issues a batch creates are added to it and listed in
- * `created`, for the caller to take out again if the batch's savepoint is rolled back.
+ * `created`, for the caller to take out again if the batch's savepoint is rolled back. `origin` is the batch's release
+ * and environment, kept on the issues it creates.
  */
 export async function issueTargets(
   trx: Db, projectId: string, events: readonly EventRecord[], groups: readonly (EventGroup | null)[], now: number,
   known: { cache: Map<string, IssueTarget>; created: string[] } = { cache: new Map(), created: [] },
+  origin: { release: string | null; environment: string | null } = { release: null, environment: null },
 ): Promise<{ issueIds: (string | null)[]; targets: Map<string, IssueTarget> }> {
   const targets = new Map<string, IssueTarget>()
   const wanted = new Map<string, { group: EventGroup; type: string; first: number; last: number }>()
@@ -99,8 +101,11 @@ export async function issueTargets(
       project_id: projectId, id: issueId, grouping_version: w.group.version, type: w.type, title: w.group.title,
       culprit: w.group.culprit, first_seen_at: w.first, last_seen_at: w.last, events: 0, sessions: 0, status: 'open',
       resolved_at: null, created_at: now,
+      // The release its first event came from (a release's new issues); '' for no environment, as release health keys it.
+      release: origin.release, environment: origin.release === null ? null : origin.environment ?? '',
     }).execute()
     await addTotal(trx, projectId, 'open', 1)
+    if (origin.release !== null) await addReleaseTotal(trx, projectId, origin.release, origin.environment ?? '', 1)
     const created: IssueTarget = { issueId, created: true, status: 'open', resolvedAt: null }
     targets.set(fingerprint, created)
     known.cache.set(cacheKey(fingerprint), created)
@@ -255,8 +260,10 @@ export class IssueDeltas {
     for (const [key, { projectId, issueId }] of this.created) {
       if (this.issues.has(key)) continue
       await trx.deleteFrom('issue_fingerprints').where('project_id', '=', projectId).where('issue_id', '=', issueId).execute()
-      await trx.deleteFrom('issues').where('project_id', '=', projectId).where('id', '=', issueId).execute()
+      const gone = await trx.deleteFrom('issues').where('project_id', '=', projectId).where('id', '=', issueId)
+        .returning(['release', 'environment']).executeTakeFirst()
       await addTotal(trx, projectId, 'open', -1)
+      if (gone?.release != null) await addReleaseTotal(trx, projectId, gone.release, gone.environment ?? '', -1)
     }
     return changes
   }
@@ -308,6 +315,14 @@ const LINK_CHUNK = 500
 async function addTotal(trx: Db, projectId: string, status: IssueStatus, delta: number): Promise<void> {
   await trx.insertInto('issue_totals').values({ project_id: projectId, status, issues: delta })
     .onConflict((oc) => oc.columns(['project_id', 'status']).doUpdateSet((eb) => ({ issues: eb('issue_totals.issues', '+', eb.ref('excluded.issues')) })))
+    .execute()
+}
+
+/** Moves a release's count of new issues (issue_release_totals) by `delta`. */
+async function addReleaseTotal(trx: Db, projectId: string, release: string, environment: string, delta: number): Promise<void> {
+  await trx.insertInto('issue_release_totals').values({ project_id: projectId, release, environment, issues: delta })
+    .onConflict((oc) => oc.columns(['project_id', 'release', 'environment'])
+      .doUpdateSet((eb) => ({ issues: eb('issue_release_totals.issues', '+', eb.ref('excluded.issues')) })))
     .execute()
 }
 

@@ -29,6 +29,9 @@ export interface IssueTable {
   /** Its latest stored event (session and event id): null once every visit that held it is gone. */
   last_session_id: string | null
   last_event_id: string | null
+  /** The release and environment ('' for none) of its first event: a release's new issues. Null without a release. */
+  release: string | null
+  environment: string | null
 }
 
 /** Row shape of `issue_fingerprints`: many fingerprints may lead to one issue. */
@@ -52,6 +55,14 @@ export interface IssueDayTable {
   issue_id: string
   day: number
   events: number
+}
+
+/** Row shape of `issue_release_totals`: a release's new issues (issues.release), so a page of releases needs no count. */
+export interface IssueReleaseTotalTable {
+  project_id: string
+  release: string
+  environment: string
+  issues: number
 }
 
 /** Row shape of `issue_totals`: a project's issues per status, so the list's total needs no count. */

@@ -29,6 +29,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'sessions', description: 'Read API v1: recorded visits and their events (API key).' },
         { name: 'recording', description: 'Read API v1 extension: a session\'s screen recording (API key).' },
         { name: 'issues', description: 'Read API v1 extension: errors grouped across visits into issues (API key).' },
+        { name: 'releases', description: 'Read API v1 extension: release health from Sentry SDKs\' sessions and our SDK\'s visits (API key).' },
         { name: 'ingest', description: 'Write side for the browser SDK (ingest key).' },
         { name: 'sentry', description: 'Ingest from an unmodified Sentry SDK pointed at the project\'s DSN: errors, replays, feedback (DSN key).' },
         { name: 'sourcemaps', description: 'Source map upload for CI (upload key; the API key only reads).' },

@@ -3,6 +3,7 @@ import type { Database } from '../database.ts'
 import { invalidBody } from '../errors.ts'
 import { getProject, ipStorageOf } from '../projects/service.ts'
 import { eraseVisits, type EraseMatch } from '../visits/index.ts'
+import { eraseUserUnits } from '../releases/index.ts'
 import { canonicalIp, truncateIp, type IpStorage } from './ip.ts'
 import type { EraseBody, EraseResult } from './schema.ts'
 
@@ -26,7 +27,7 @@ export function eraseMatch(body: EraseBody): EraseMatch {
 
 /**
  * Erases what a project holds of one visitor (eraseVisits): the visits the request names, with their events
- * and recordings. An unknown project is a 404. `serverIpStorage` is config.ipStorage: when an address matched
+ * and recordings, and for a user also the Sentry sessions that name them in release health. An unknown project is a 404. `serverIpStorage` is config.ipStorage: when an address matched
  * nothing because the project does not store full addresses, the answer's note says so.
  */
 export async function eraseVisitor(
@@ -35,6 +36,8 @@ export async function eraseVisitor(
   const project = await getProject(db, projectId)
   const match = eraseMatch(body)
   const erased = await eraseVisits(db, project.id, match, { onProgress })
+  // Sentry SDKs' sessions name the user by `did`: they leave release health with the user's visits.
+  if ('userId' in match) await eraseUserUnits(db, project.id, match.userId)
   return { erased, note: erased === 0 && 'ip' in match ? ipNote(match.ip, ipStorageOf(project, serverIpStorage)) : null }
 }
 

@@ -4,6 +4,7 @@ import { deleteDeliveriesBefore } from '../alerts/store.ts'
 import type { Database } from '../database.ts'
 import { listProjects, retentionCutoff } from '../projects/service.ts'
 import { deleteExpired } from '../visits/index.ts'
+import { expireUnits } from '../releases/index.ts'
 
 
 export interface SweepReport {
@@ -32,6 +33,8 @@ export async function sweep(
       await new Promise((resolve) => setImmediate(resolve))
     }
     deleted += inProject
+    // Sentry sessions and aggregates count in release health no longer than the visits do (ours go with their visits).
+    while (await expireUnits(db, project.id, cutoff, SWEEP_BATCH) > 0) await new Promise((resolve) => setImmediate(resolve))
     // Webhook deliveries carry issue titles, visitor text: they live no longer than the sessions they came from.
     await deleteDeliveriesBefore(db, project.id, cutoff)
   }

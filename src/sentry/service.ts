@@ -11,13 +11,15 @@ import type { InflateBudget } from '../http/inflate.ts'
 import type { IngestBody, IngestEvent } from '../contract/index.ts'
 import { ingestBatch, visitorOf, type IngestRequest, type Visitor } from '../ingest/service.ts'
 import type { IpStorage } from '../privacy/ip.ts'
-import { ipStorageOf, type ProjectContext } from '../projects/service.ts'
+import { ipStorageOf, retentionCutoff, type ProjectContext } from '../projects/service.ts'
+import { countSentryUnits } from '../releases/index.ts'
 import type { CheckedChunk, RecordingLimits } from '../recording/service.ts'
 import { recentSessionKey, type Writer } from '../visits/index.ts'
 import { jsonObject, type Envelope, type EnvelopeItem } from './envelope.ts'
 import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId, type MappedEvent, type VisitLabels } from './event.ts'
 import { sentryTime } from './values.ts'
 import { recordingChunk } from './replay.ts'
+import { sessionUnits } from './sessions.ts'
 
 /** What envelope ingest needs of the service. */
 export interface SentryDeps {
@@ -57,7 +59,7 @@ const EVENT_ITEMS = new Set(['event', 'feedback', 'user_report', 'replay_event']
 
 /**
  * Stores what an envelope carries that Sessionwatch keeps (docs/sentry.md): events, feedback and user reports as
- * events of a visit, replay segments as the visit's recording; every other item (sessions, client reports,
+ * events of a visit, replay segments as the visit's recording, sessions in release health; every other item (client reports,
  * transactions, spans, logs, profiles, attachments, unknown types) is counted and dropped. The whole envelope is
  * read and checked before anything is written — replay segments inflated and parsed too — so a 400 or a 413 (a
  * decompression bomb among its segments) stores nothing; each stored item is then one durable write, with ids from
@@ -89,6 +91,12 @@ export async function ingestEnvelope(
       const segment = segments.get(item) ?? null
       const stored = segment !== null && await storeSegment(deps, project, segment, request, sentAt, now)
       count(stored ? result.stored : result.dropped, item.type)
+      continue
+    } else if (item.type === 'session' || item.type === 'sessions') {
+      // Release health (src/releases): counted once however often the item is sent; one without a release is dropped.
+      const units = sessionUnits(item, now, header)
+      if (units.length > 0) await countSentryUnits(deps.db, project.id, units, retentionCutoff(project, now))
+      count(units.length > 0 ? result.stored : result.dropped, item.type)
       continue
     } else if (item.type === 'replay_event') {
       // Stored with its recording (above): an event without one says nothing the recording's visit will not.

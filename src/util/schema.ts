@@ -111,6 +111,13 @@ export const pageQuery = (noun: string) => ({
   })),
 })
 
+/** `total`, `limit` and `offset` of a list answer of `nouns` (one of them: `noun`), as every list of the API tells them. */
+export const pageFields = (noun: string, nouns: string) => ({
+  total: Type.Integer({ description: `${nouns[0]?.toUpperCase() ?? ''}${nouns.slice(1)} matching the filter in total, ignoring limit and offset.` }),
+  limit: Type.Integer({ description: 'Limit applied.' }),
+  offset: Type.Integer({ description: `Offset applied: the position of the first ${noun} of the page, also of a page after a cursor.` }),
+})
+
 /** `next` of a list answer: the cursor of the page after this one (the `after` parameter), null on the last page. */
 export const nextField = (noun: string) => ({
   next: Nullable(Type.String({

@@ -6,6 +6,7 @@ import { retrying } from '../db/errors.ts'
 import { DAY_MS } from '../util/time.ts'
 import { DayDeltas, forgetTexts, termsOf } from '../search/index.ts'
 import { byKey } from '../issues/index.ts'
+import { forgetVisitUnits } from '../releases/index.ts'
 
 interface SessionRef {
   id: string
@@ -35,6 +36,7 @@ export async function deleteSessions(
   // Only the visits this call deleted leave their issues' counts: after the sessions, so every writer
   // locks a visit's session row before its issues, and before the events, which they are counted from.
   await forgetVisits(db, projectId, deleted.map((r) => r.id))
+  await forgetVisitUnits(db, projectId, deleted.map((r) => r.id))
   await db.deleteFrom('events').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
   await deleteChunks(db, projectId, ids)
   await forgetSearch(db, projectId, deleted)

@@ -15,6 +15,7 @@ import { deleteSessions } from './delete.ts'
 import type { SessionTable } from './tables.ts'
 import { factColumns, keepFacts } from './facts.ts'
 import { IssueDeltas, issueTargets, type IssueChange, type IssueTarget } from '../issues/index.ts'
+import { VisitOutcomes, visitOutcome } from '../releases/index.ts'
 import { DayDeltas, indexBatch, insertTexts, moveTerms, rememberTexts, type IndexedTexts } from '../search/index.ts'
 import { appendChunks, type RecordingResult } from './write-chunks.ts'
 import { correctCounters, GroupEvents, insertedRows, insertEvents } from './write-events.ts'
@@ -67,7 +68,7 @@ async function storeLive(trx: Db, job: WriteJob, { row, base }: Reservation, day
   const { projectId, seed, events } = job
   const n = events.length
   const counts = countTypes(events.map((e) => e.type))
-  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known)
+  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known, seed)
   await indexBatch(trx, job, row, { ...row, tags: seed.tags }, base, days, issues.texts)
   const placement = { projectId, sessionId: row.id, base, events, issueIds }
   const result: AppendResult = { sessionId: row.id, accepted: n, duplicates: 0 }
@@ -94,7 +95,7 @@ async function appendGeneral(
   const sessionId = session?.id ?? (await createSession(trx, projectId, seed, startedAt, lastSeenAt, days, job.now))
   const locked = await reserveSeq(trx, projectId, sessionId, events.length)
   const base = locked.next_seq - events.length
-  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known)
+  const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known, seed)
   const placement = { projectId, sessionId, base, events, issueIds }
   const rows = await insertedRows(trx, placement, await insertEvents(trx, placement))
   if (targets.size > 0) issues.deltas.add(projectId, sessionId, rows, targets, issues.job)
@@ -207,6 +208,7 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   const known = { cache: new Map<string, IssueTarget>(), created: [] as string[] }
   const outcomes: Outcome[] = []
   const texts: IndexedTexts[] = []
+  const health = new VisitOutcomes()
   // Each stored batch's issue counts, merged in job order once the group's events are in (a live batch's are counted
   // only then, when the group writes its events together).
   const stored: IssueDeltas[] = []
@@ -229,6 +231,7 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
       stored.push(batchIssues)
       texts.push(...batchTexts)
       outcomes.push({ result })
+      health.add(job.projectId, result.sessionId, job.seed, visitOutcome(job.events))
     } catch (error) {
       if (!isolated) throw failure(error)
       // A deadlock, an outage or a full disk is no fault of this batch: the whole group fails
@@ -244,6 +247,8 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   await events?.insert(trx).catch((error: unknown) => { throw failure(error) })
   for (const batch of stored) batch.mergeInto(issues)
   await insertTexts(trx, texts)
+  // After every batch's session row is up to date: a visit counts with the release and user its row now has.
+  await health.apply(trx)
   // The hot rows last (a day's counters, an issue's): each is locked from its update until the commit, and a
   // concurrent group (another lane, another process) that needs it waits that long.
   await days.apply(trx)

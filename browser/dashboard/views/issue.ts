@@ -37,7 +37,7 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
     h('p', {}, h('a', { href: `${projectHash}/issues` }, `‹ ${project.name}: issues`)),
     h('h1', { class: 'broken' }, h('span', { class: 'badge error' }, badgeText(detail.issue.type, null)), ' ', h('span', { id: 'issue-title' }, detail.issue.title)),
     facts, actions,
-    h('h2', {}, 'Occurrences, last 30 days'), chart(histogram.days))
+    h('h2', {}, 'Occurrences, last 30 days'), dayChart('issue-histogram', 'events', histogram.days.map((d) => ({ day: d.day, count: d.events }))))
   show(detail.issue)
 
   main.append(h('h2', {}, 'Latest event'))
@@ -67,11 +67,12 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
 const fact = (term: string, value: Node | string) => h('div', {}, h('dt', {}, term), h('dd', {}, value))
 
 /** Bars of events per day; each bar says its day and count on hover and to screen readers. */
-function chart(days: { day: string; events: number }[]): HTMLElement {
-  const max = Math.max(1, ...days.map((d) => d.events))
-  return h('div', { class: 'histogram', id: 'issue-histogram', role: 'img', 'aria-label': `${days.reduce((n, d) => n + d.events, 0)} events in ${days.length} days` },
+/** A bar per day of `noun`s (an issue's events, a release's sessions). */
+export function dayChart(id: string, noun: string, days: { day: string; count: number }[]): HTMLElement {
+  const max = Math.max(1, ...days.map((d) => d.count))
+  return h('div', { class: 'histogram', id, role: 'img', 'aria-label': `${days.reduce((n, d) => n + d.count, 0)} ${noun} in ${days.length} days` },
     ...days.map((d) => h('span', {
-      class: 'bar', title: `${d.day}: ${d.events} events`,
-      style: `height:${Math.round((d.events / max) * 100)}%`,
+      class: 'bar', title: `${d.day}: ${d.count} ${noun}`,
+      style: `height:${Math.round((d.count / max) * 100)}%`,
     })))
 }

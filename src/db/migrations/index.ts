@@ -20,6 +20,7 @@ import { uploadKeys } from './0017_upload_keys.ts'
 import { adminSessions } from './0018_admin_sessions.ts'
 import { webhookSecrets } from './0019_webhook_secrets.ts'
 import { dropSessionListJson } from './0020_drop_session_list_json.ts'
+import { releaseHealth } from './0021_release_health.ts'
 import { eventFrames } from './0022_event_frames.ts'
 
 /**
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, (target: Target) => Migration> = {
   '0018_admin_sessions': adminSessions,
   '0019_webhook_secrets': webhookSecrets,
   '0020_drop_session_list_json': dropSessionListJson,
+  '0021_release_health': releaseHealth,
   '0022_event_frames': eventFrames,
 }
 

@@ -149,6 +149,17 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/issues')), ['/api/v1/issues', '/api/v1/issues/{id}'])
   })
 
+  it('documents the releases extension with the API key: list and get', () => {
+    const list = doc.paths['/api/v1/releases']?.get
+    const get = doc.paths['/api/v1/releases/{release}']?.get
+    assert.equal(list?.operationId, 'listReleases')
+    assert.equal(get?.operationId, 'getRelease')
+    assert.deepEqual(list.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
+    assert.deepEqual((list.parameters ?? []).map((p) => p.name).sort(), ['after', 'environment', 'from', 'limit', 'offset', 'to'])
+    assert.deepEqual((get.parameters ?? []).map((p) => p.name).sort(), ['environment', 'release'])
+    assert.deepEqual(Object.keys(get.responses).sort(), ['200', '400', '401', '404', '431', '503'])
+  })
+
   it('serves a readable HTML reference at /api/v1/docs', async () => {
     const res = await t.app.inject({ url: '/api/v1/docs' })
     const page = res.statusCode === 302 ? await t.app.inject({ url: String(res.headers.location) }) : res

@@ -63,8 +63,8 @@ for (const engine of testEngines()) {
       assert.ok(events.some((e) => e.type === 2) && JSON.stringify(events).includes('Sentry shop'), 'the page as recorded')
     })
 
-    it('a session item is dropped, a truncated envelope keeps what came before the cut', async () => {
-      assert.deepEqual(await send('session.envelope'), { stored: {}, dropped: { session: 1 } })
+    it('a session item is kept for release health, a truncated envelope keeps what came before the cut', async () => {
+      assert.deepEqual(await send('session.envelope'), { stored: { session: 1 }, dropped: {} })
       const truncated = await send('truncated.envelope')
       assert.deepEqual([truncated.stored, truncated.dropped], [{}, { replay_event: 1 }])
       assert.match(truncated.stopped ?? '', /item 1 \(replay_recording\) is truncated/)
