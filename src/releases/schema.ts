@@ -22,7 +22,7 @@ export const ReleaseSchema = Type.Object({
 }, { $id: 'Release', title: 'Release', additionalProperties: false })
 
 const EnvironmentQuery = Type.Optional(Type.String({
-  minLength: 1, maxLength: MAX_ENVIRONMENT_LENGTH, description: 'Only this environment (as the SDK named it).',
+  maxLength: MAX_ENVIRONMENT_LENGTH, description: 'Only this environment (as the SDK named it); empty: the sessions that named none.',
 }))
 
 export const ReleaseListQuery = Type.Object({
@@ -48,9 +48,10 @@ export const ReleaseParams = Type.Object({
 export const ReleaseDetailQuery = Type.Object({ environment: EnvironmentQuery })
 export type ReleaseDetailQuery = Static<typeof ReleaseDetailQuery>
 
+/** The release's row of the list, its fields at the top as the list's are, then its days and issues. */
 export const ReleaseDetailResponse = Type.Object({
   project: ref(ProjectSchema),
-  release: ref(ReleaseSchema),
+  ...ReleaseSchema.properties,
   days: Type.Array(Type.Object({
     day: Type.String({ format: 'date', description: 'A UTC day.' }),
     sessions: Type.Integer({ description: 'Sessions that started on it.' }),

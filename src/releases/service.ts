@@ -64,7 +64,7 @@ export async function getRelease(db: Db, project: ProjectContext, release: strin
   ])
   return {
     project: publicProject(project),
-    release: toReleaseView(row, issues.length < RELEASE_ISSUES ? issues.length
+    ...toReleaseView(row, issues.length < RELEASE_ISSUES ? issues.length
       : (await releaseIssueCounts(db, project.id, [row.release])).get(issueKey(row)) ?? 0),
     days: days.map((d) => ({ day: toIso(d.day * DAY_MS).slice(0, 10), sessions: d.sessions, crashed: d.crashed, errored: d.errored })),
     issues: issues.map(toIssueView),

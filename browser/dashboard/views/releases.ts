@@ -35,7 +35,8 @@ export async function renderReleases(body: HTMLElement, project: ProjectSummary,
 
 const releaseHash = (project: ProjectSummary, r: ReleaseItem): string => {
   const q = new URLSearchParams({ release: r.release })
-  if (r.environment !== null) q.set('environment', r.environment)
+  // Always named, empty for none: a release may have sessions in an environment and without one.
+  q.set('environment', r.environment ?? '')
   return `#/p/${encodeURIComponent(project.id)}/releases?${q.toString()}`
 }
 
@@ -57,7 +58,7 @@ function row(project: ProjectSummary, r: ReleaseItem): HTMLElement {
 async function renderRelease(body: HTMLElement, project: ProjectSummary, release: string, environment: string | null): Promise<void> {
   const q = environment === null ? '' : `?environment=${encodeURIComponent(environment)}`
   const detail = await api<ReleaseDetail>('GET', `/projects/${encodeURIComponent(project.id)}/releases/${encodeURIComponent(release)}${q}`)
-  const r = detail.release
+  const r = detail
   const projectHash = `#/p/${encodeURIComponent(project.id)}`
   body.append(
     h('p', {}, h('a', { href: `${projectHash}/releases` }, '‹ All releases')),

@@ -17,7 +17,7 @@ interface Release {
   users: number; crashFreeUsers: number | null; firstSeenAt: string; lastSeenAt: string; newIssues: number
 }
 interface ReleaseList { total: number; limit: number; offset: number; next: string | null; releases: Release[] }
-interface ReleaseDetail { release: Release; days: { day: string; sessions: number; crashed: number }[]; issues: { id: string; title: string }[] }
+type ReleaseDetail = Release & { days: { day: string; sessions: number; crashed: number }[]; issues: { id: string; title: string }[] }
 
 const fixtures = path.resolve(import.meta.dirname, '..', '..', 'fixtures', 'sentry')
 /**
@@ -144,14 +144,21 @@ for (const engine of testEngines()) {
       const res = await t.get(`/api/v1/releases/${encodeURIComponent('1.0.0')}?environment=production`)
       assert.equal(res.statusCode, 200, res.body)
       const detail = json<ReleaseDetail>(res)
-      assert.equal(detail.release.sessions, 3)
+      assert.equal(detail.sessions, 3, 'the row\'s fields at the top, as the list\'s')
+      assert.equal(detail.release, '1.0.0')
       assert.deepEqual(detail.days.map((d) => d.sessions), [3])
       assert.ok(detail.issues.some((i) => i.title.includes('boom in 1.0.0')))
       const several = await t.get('/api/v1/releases/1.0.0')
       assert.equal(several.statusCode, 400)
       assert.equal(json<{ parameter: string }>(several).parameter, 'environment')
       const shop = json<ReleaseDetail>(await t.get(`/api/v1/releases/${encodeURIComponent('shop@1.2.3')}`))
-      assert.equal(shop.release.environment, 'test')
+      assert.equal(shop.environment, 'test')
+      // A release with sessions in an environment and without one: `environment=` (empty) names the latter.
+      await t.ingest(batch('visit-bare', [{ type: 'CLICK', message: 'a', createdAt: t0 }], { release: '3.0.0' }))
+      await ours('visit-prod', '3.0.0', [{ type: 'CLICK', message: 'a', createdAt: t0 }])
+      assert.equal((await t.get('/api/v1/releases/3.0.0')).statusCode, 400)
+      const bare = json<ReleaseDetail>(await t.get('/api/v1/releases/3.0.0?environment='))
+      assert.deepEqual([bare.environment, bare.sessions], [null, 1])
       for (const url of ['/api/v1/releases/nope', '/api/v1/releases/1.0.0?environment=nowhere']) {
         const missing = await t.get(url)
         assert.equal(missing.statusCode, 404)
