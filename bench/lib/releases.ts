@@ -9,7 +9,7 @@ export const BENCH_RELEASES = 40
 
 /**
  * Release health of the benchmark project, added once beside its sessions and issues: every visit gets a release by
- * its start (`shop@1.<k>`, 40 over the 33 days) and production; its release unit, of one of 5,000 users, and the counters
+ * its start (`shop@1.<k>`, 40 over the 33 days) and production: its release unit, of one of 5,000 users, and the counters
  * are then built as the store builds them (src/releases): one visit one session, errored with a handled ERROR,
  * crashed with an unhandled one; distinct users per release; sessions per UTC day; and every issue opened by one release.
  */
@@ -23,15 +23,15 @@ export async function ensureReleases(db: Kysely<Database>, engine: Engine, datas
   const lo = bounds.lo
   const span = Math.max(1, bounds.hi - lo + 1)
   const k = `((started_at - ${lo}) * ${BENCH_RELEASES} / ${span})`
-  await sql.raw(`update sessions set release = 'shop@1.' || ${k}, environment = 'production' where project_id = '${p}'`).execute(db)
-  // The users are the release units' alone: giving every visit a user_id would change what the list and search scenarios read.
+  // The releases and users are the release units' alone: writing them into every visit's row would change what the list
+  // and search scenarios read (and, on PostgreSQL, leave a second version of every row until a vacuum).
   const user = `'user-' || ((started_at * 7 + length(id)) % 5000)`
   // Crashed: an unhandled ERROR ('Uncaught …'); errored: a handled one. The bench's ERRORs are handled; one visit in 40 crashed.
   const outcome = `case when s.started_at % 40 = 0 then 'crashed' when s.events_errors > 0 and exists (select 1 from events e
     where e.project_id = s.project_id and e.session_id = s.id and e.type = 'ERROR') then 'errored' else 'healthy' end`
   await sql.raw(`insert into release_units (project_id, unit, source, release, environment, user_key, day, started_at, seen_at,
       sessions, errored, crashed, abnormal)
-    select project_id, 'v:' || id, 'visit', release, environment, ${user}, start_day, started_at, last_seen_at, 1,
+    select project_id, 'v:' || id, 'visit', 'shop@1.' || ${k}, 'production', ${user}, start_day, started_at, last_seen_at, 1,
       case when o = 'errored' then 1 else 0 end, case when o = 'crashed' then 1 else 0 end, 0
     from (select s.*, ${outcome} as o from sessions s where s.project_id = '${p}') x`).execute(db)
   await sql.raw(`insert into release_users (project_id, release, environment, user_key, sessions, crashed)
