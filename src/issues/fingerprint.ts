@@ -126,7 +126,7 @@ const NAMED = /^((?:[A-Za-z_$][\w$]*)?(?:Error|Exception))(?::\s|$)/
 /**
  * The first line of a V8 stack names the error, whatever its name; Firefox and Safari stacks open with a frame (`fn@…`).
  * A server SDK's name may be qualified as its language writes it: `json.decoder.JSONDecodeError`, `Shop::Declined`,
- * `App\\Exception\\Declined`, `com.shop.Declined$Card`.
+ * `App\Exception\Declined`, `com.shop.Declined$Card`.
  */
 const STACK_HEAD = /^([A-Za-z_$][\w$]*(?:(?:\.|::|\\)[A-Za-z_$][\w$]*)*)(?::\s|$)/
 

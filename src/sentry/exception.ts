@@ -44,7 +44,7 @@ export function errorOf(exceptions: readonly Json[], server: boolean): ErrorPart
 }
 
 /**
- * The exception's type as its language names it: whole in `type` (`Shop::PaymentDeclined`, `App\\Exception\\Declined`),
+ * The exception's type as its language names it: whole in `type` (`Shop::PaymentDeclined`, `App\Exception\Declined`),
  * or split into `module` and `type` (Python's `json.decoder` and `JSONDecodeError`, Java's `com.shop` and `Declined$Card`).
  */
 export function typeOf(exception: Json): string | undefined {

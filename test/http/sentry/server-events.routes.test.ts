@@ -25,6 +25,14 @@ const EXPECTED: Record<ServerSdk, { type: string; chain: [string, string]; scrip
 
 // As long as the recorded 127.0.0.1: Python's items state their length in bytes.
 const ALICE_IP = '192.0.2.7'
+
+/** What the project holds: each visit's and each issue's event counts, by id (a resend may reorder the lists). */
+async function stored(t: TestApp): Promise<unknown> {
+  const sessions = json<{ sessions: { id: string; events: unknown }[] }>(await t.get('/api/v1/sessions?limit=100')).sessions
+  const issues = json<{ issues: { id: string; events: number; sessions: number }[] }>(await t.get('/api/v1/issues?limit=100')).issues
+  const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)
+  return { sessions: sessions.sort(byId).map((s) => [s.id, s.events]), issues: issues.sort(byId).map((i) => [i.id, i.events, i.sessions]) }
+}
 const asAlice = (text: string) => text.replaceAll('"ip_address":"127.0.0.1"', `"ip_address":"${ALICE_IP}"`).replaceAll('"REMOTE_ADDR":"127.0.0.1"', `"REMOTE_ADDR":"${ALICE_IP}"`)
 
 for (const engine of testEngines()) {
@@ -38,12 +46,16 @@ for (const engine of testEngines()) {
       let issues: Map<string, Issue>
       const errorAt = (path: string) => events.find((e) => e.type === 'ERROR' && e.url?.endsWith(path))
 
-      before(async () => {
-        t = await startTestApp(engine)
+      const replayAll = async () => {
         for (const request of recordedRequests(sdk)) {
           const res = await replayRecorded(t, sdk, request, { edit: asAlice, remoteAddress: '10.1.2.3' })
           assert.equal(res.statusCode, 200, `${request.file}: ${res.body}`)
         }
+      }
+
+      before(async () => {
+        t = await startTestApp(engine)
+        await replayAll()
         visits = json<{ sessions: Visit[] }>(await t.get('/api/v1/sessions?limit=100')).sessions
         const found = visits.find((v) => v.user?.id === 'user-42')
         assert.ok(found, `alice has a visit: ${JSON.stringify(visits.map((v) => [v.user, v.ip]))}`)
@@ -52,6 +64,12 @@ for (const engine of testEngines()) {
         issues = new Map(json<{ issues: Issue[] }>(await t.get('/api/v1/issues?limit=100')).issues.map((i) => [i.id, i]))
       })
       after(() => t.close())
+
+      it('answers every recorded request 200, and stores nothing twice when they are all sent again', async () => {
+        const before = await stored(t)
+        await replayAll()
+        assert.deepEqual(await stored(t), before)
+      })
 
       it('places her events in her visit with her address and browser, and a script\'s crash in a visit of its own', () => {
         assert.equal(alice.ip, ALICE_IP)
