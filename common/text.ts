@@ -1,8 +1,16 @@
 /*
- * Text rules the service and the browser SDK share: truncation with a visible marker, and masking of payment card
- * numbers (scrub.ts masks them with the secrets, in one pass), so the page and the server mask alike. Pure and
+ * Text rules the service and the browser bundles share: truncation with a visible marker, masking of payment card
+ * numbers (scrub.ts masks them with the secrets, in one pass), so the page and the server mask alike, and how a stack
+ * heads a cause. Pure and
  * dependency-free (no Node, no DOM, no imports): the SDK bundles it, and it must never throw.
  */
+
+/**
+ * The line that opens each cause of a chained error in a stack, Java's way: the service stores a Sentry exception chain
+ * as one stack (src/sentry/exception.ts), the error thrown first, then `Caused by: Type: message` and its frames; the
+ * dashboard heads each cause with that line.
+ */
+export const CAUSED_BY = 'Caused by: '
 
 /** Marks where a value was cut; the count says how much is missing. */
 export const truncationMarker = (dropped: number): string => `…[truncated ${dropped} chars]`

@@ -97,6 +97,8 @@ function groupedFrames(event: GroupingInput, mapped: readonly (Frame | null)[]):
     return chain
   }
   for (const [i, rawFrame] of (event.stack === null ? [] : parseStack(event.stack)).entries()) {
+    // Its section full, a frame needs no in-app test: ingest groups every error, most of them one section deep.
+    if ((chain[rawFrame.cause ?? 0]?.length ?? 0) === GROUPING_FRAMES) continue
     const map = mapped[i] ?? null
     const frame = map ?? rawFrame
     if (frame.file !== null && isInApp(frame.file)) add(rawFrame.cause, frameName(frame.function, map !== null), normalizePath(frame.file))

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache'
+import { CAUSED_BY } from '../../common/text.ts'
 import { MAX_STACK_LINE_LENGTH, STACK_CACHE_BYTES } from './limits.ts'
 import { LRU_ENTRY_BYTES, OBJECT_BYTES, stringBytes } from '../util/memory.ts'
 
@@ -14,11 +15,6 @@ export interface Frame {
   cause?: number
 }
 
-/**
- * The line that opens each cause of a chained error in a stack, Java's way: a Sentry event's exception chain is
- * stored as one stack (src/sentry/event.ts), the error thrown first, then `Caused by: Type: message` and its frames.
- */
-export const CAUSED_BY = 'Caused by: '
 
 /** The heads (`Type: message`) of a stack's causes, in order: empty for an error with no chain. */
 export function causeHeads(stack: string): string[] {

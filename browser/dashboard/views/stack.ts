@@ -1,4 +1,5 @@
 import type { SessionEvent } from '../api.ts'
+import { CAUSED_BY } from '../../../common/text.ts'
 import { h } from '../dom.ts'
 
 type Frame = NonNullable<SessionEvent['frames']>[number]
@@ -26,8 +27,6 @@ export function stackBlock(e: SessionEvent, id?: string): HTMLElement | null {
   })
   return h('div', { class: 'stack-block', id }, h('ol', { class: 'frames' }, ...items), raw)
 }
-
-const CAUSED_BY = 'Caused by: '
 
 /** A frame; `maps` when some frame of the stack was source-mapped, so that an unmapped one says it has no map. */
 function frameItem(f: Frame, maps: boolean): HTMLElement {
