@@ -103,6 +103,7 @@ export const RecordingChunkQuery = Type.Object({
   chunk: Type.String({ ...RecordingUpload.properties.id, description: 'The chunk id, unique within the session; a retried upload with the same id is stored once.' }),
   sentAt: Type.Optional(Type.Integer({ minimum: 0, description: 'The visitor clock when the chunk was sent, in epoch milliseconds; corrects its times for clock skew.' })),
   page: IngestBody.properties.page,
+  mode: RecordingUpload.properties.mode,
 }, { additionalProperties: false })
 export type RecordingChunkQuery = Static<typeof RecordingChunkQuery>
 

@@ -81,7 +81,7 @@ const rawChunkRoute: FastifyPluginCallbackTypebox = (raw, _opts, done) => {
       summary: 'Store one screen recording chunk, sent as its gzip bytes',
       description: 'Used by the browser SDK\'s recorder: the body is the gzip-compressed JSON array of rrweb events itself (or the '
         + 'plain JSON array, which the service compresses: a closing page\'s last events), with any Content-Type or none (so neither fetch nor sendBeacon needs a CORS preflight); the query says what a batch\'s '
-        + 'fields would (`sessionKey`, `chunk` for the chunk id, `sentAt`, `page`). Stored exactly as a batch\'s `recording` '
+        + 'fields would (`sessionKey`, `chunk` for the chunk id, `sentAt`, `page`, `mode`). Stored exactly as a batch\'s `recording` '
         + 'entry would be: checked to hold rrweb events, dropped and counted over RECORDING_MAX_CHUNK_BYTES or past the '
         + 'session\'s RECORDING_MAX_SESSION_BYTES, stored once per chunk id however often it is retried.',
       security: [{ ingestKeyHeader: [] }],
@@ -95,7 +95,7 @@ const rawChunkRoute: FastifyPluginCallbackTypebox = (raw, _opts, done) => {
     const visitor = visitorOf(normalizeIp(request.ip), request.headers['user-agent'] || null, raw.geo, ipStorageOf(project, raw.config.ipStorage))
     // A chunk holds no events: it counts against the rate, not the quota, and is refused once the quota is spent.
     return raw.ingestLimits.admit(request, project, 0, () => ingestBatch(raw.db, raw.writer, project, {
-      sessionKey: q.sessionKey, batchId: q.chunk, events: [], recording: [{ id: q.chunk, data: request.body as Buffer<ArrayBuffer> }],
+      sessionKey: q.sessionKey, batchId: q.chunk, events: [], recording: [{ id: q.chunk, data: request.body as Buffer<ArrayBuffer>, ...(q.mode !== undefined && { mode: q.mode }) }],
       ...(q.sentAt !== undefined && { sentAt: q.sentAt }), ...(q.page !== undefined && { page: q.page }),
     }, visitor, raw.config.recording, Date.now()))
   })
