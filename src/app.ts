@@ -24,6 +24,9 @@ import { registerIngestLimits } from './limits/ingest.ts'
 import { registerOpenApi } from './openapi/plugin.ts'
 import { recordingRoutes } from './recording/routes.ts'
 import { recordingSchemas } from './recording/schema.ts'
+import type { Recordings } from './recording/service.ts'
+import { openStores, type RecordingStores } from './recording/store/index.ts'
+import { startRecordingUpkeep } from './recording/upkeep.ts'
 import { startSweeper } from './retention/sweeper.ts'
 import { sharedSchemas } from './sessions/schema.ts'
 import { issueReadRoutes } from './issues/routes.ts'
@@ -48,6 +51,8 @@ declare module 'fastify' {
     databaseStatus: DatabaseStatus
     /** Maps stack frames through the uploaded source maps: getSession's `frames`, and grouping at ingest. */
     sourceMaps: SourceMapResolver
+    /** The recording limits and stores (RECORDINGS_URL): where chunks are written and read. */
+    recordings: Recordings
   }
 }
 
@@ -92,12 +97,15 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
       await app.close()
       throw error
     })
+  let stores: RecordingStores | null = null
   try {
     app.decorate('db', database.db)
     app.decorate('databaseStatus', status)
     app.decorate('geo', openCountryLookup(config.geoipDatabase))
     app.decorate('config', config)
     app.decorate('sourceMaps', createResolver(database.db, { cacheBytes: config.sourceMapCacheBytes }))
+    stores = await openStores(database.db, config.recordings)
+    app.decorate('recordings', { ...config.recording, stores })
     app.decorateRequest('project', null)
     const writer = createWriter(database.db, { onCommitted: () => { status.written() }, lanes: config.database.writers })
     app.decorate('writer', writer)
@@ -128,17 +136,21 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     await app.register(healthRoutes)
     const stopSweeper = startSweeper(base, config.retentionSweepSeconds)
     const stopWebhooks = startWebhookWorker(base, webhooks)
+    const stopUpkeep = startRecordingUpkeep(base)
     // In this order: no new sweep, no delivery in flight (their claims handed back), every accepted batch
     // committed, then the database closed.
     app.addHook('onClose', async () => {
       await stopSweeper()
       await stopWebhooks()
+      await stopUpkeep()
       await writer.close()
+      await stores?.close()
       await database.close()
     })
     await app.ready()
   } catch (error) {
     await app.close()
+    await stores?.close()
     await database.close()
     throw error
   }

@@ -1,3 +1,5 @@
+import { openStores, type RecordingStores } from './recording/store/index.ts'
+import { purgeTrash } from './recording/upkeep.ts'
 import fs from 'node:fs'
 import readline from 'node:readline'
 import type { Kysely } from 'kysely'
@@ -98,7 +100,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     // Over HTTP from a build machine, it needs no database.
     if (command === 'sourcemaps' && rest[0] === 'upload') return await sourcemapsUpload(config, rest.slice(1), { print, note, withDatabase })
-    return await withDatabase(config, (db) => runCommand(db, config, command, rest))
+    return await withDatabase(config, async (db) => {
+      const stores = await openStores(db, config.recordings)
+      try {
+        return await runCommand(db, config, stores, command, rest)
+      } finally {
+        await stores.close()
+      }
+    })
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`sessionwatch: ${error.message}\n\n${USAGE}\n`)
@@ -129,7 +138,7 @@ const print = (line: string): void => { process.stdout.write(`${line}\n`) }
 const note = (line: string): void => { process.stderr.write(`${line}\n`) }
 
 /** Every command gets the one frozen Config `main` parsed, as `serve` does: nothing here reads the environment. */
-async function runCommand(db: Kysely<Database>, config: Config, command: string, rest: string[]): Promise<number> {
+async function runCommand(db: Kysely<Database>, config: Config, stores: RecordingStores, command: string, rest: string[]): Promise<number> {
   const sub = rest[0]
   if (command === 'project' && sub === 'create') {
     const { values } = args(rest.slice(1), { ...PROJECT_FIELDS, json: { type: 'boolean' } })
@@ -179,7 +188,7 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
   if (command === 'export') {
     const { values } = args(rest, { project: { type: 'string' }, date: { type: 'string' }, 'no-recording': { type: 'boolean' } })
     const project = await projects.getProject(db, required(values, 'project'))
-    const count = await exportSessions(db, project, { date: values.date, recording: values['no-recording'] !== true }, writeLine, note)
+    const count = await exportSessions(db, project, { date: values.date, recording: values['no-recording'] !== true, stores }, writeLine, note)
     note(`exported ${count} sessions`)
     return 0
   }
@@ -192,7 +201,7 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     const lines = readline.createInterface({ input, crlfDelay: Infinity })
     // Grouped as ingest groups them: through the project's source maps.
     const mapFrames = sourceMapMapper(createResolver(db, { cacheBytes: config.sourceMapCacheBytes }), project.id)
-    const report = await importSessions(db, project, lines, config.recording, { progress: note, mapFrames, ipStorage: config.ipStorage })
+    const report = await importSessions(db, project, lines, { ...config.recording, stores }, { progress: note, mapFrames, ipStorage: config.ipStorage })
     for (const bad of report.bad) note(`line ${bad.line}: ${bad.reason}`)
     note(`imported ${report.imported} sessions (${report.events} new events, ${report.duplicates} already stored); `
       + `${report.bad.length} bad lines skipped`)
@@ -231,6 +240,7 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
   if (command === 'retention' && sub === 'run') {
     args(rest.slice(1), {})
     const report = await sweep(db, Date.now(), (id, n) => { note(`${id}: deleted ${n} expired sessions…`) })
+    await purgeTrash(db, stores)
     print(`retention: deleted ${report.deleted} expired sessions across ${report.projects} projects`)
     return 0
   }
@@ -239,7 +249,7 @@ async function runCommand(db: Kysely<Database>, config: Config, command: string,
     const project = required(values, 'project')
     const given = (['user', 'session', 'ip'] as const).filter((name) => values[name] !== undefined)
     if (given.length !== 1) throw new UsageError(`erase takes exactly one of --user, --session and --ip (got ${given.length === 0 ? 'none' : given.map((g) => `--${g}`).join(' and ')})`)
-    const result = await eraseVisitor(db, project, { userId: values.user, sessionId: values.session, ip: values.ip }, config.ipStorage, (n) => {
+    const result = await eraseVisitor(db, stores, project, { userId: values.user, sessionId: values.session, ip: values.ip }, config.ipStorage, (n) => {
       if (n >= SWEEP_BATCH) note(`erased ${n} visits…`)
     })
     if (result.note !== null) note(result.note)

@@ -1,10 +1,11 @@
 import path from 'node:path'
 import { byteSize } from './util/limits.ts'
-import { DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_INGEST_RATE_LIMIT, DEFAULT_PARALLEL_WORKERS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, MAX_CHUNK_BYTES_SETTING, MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE } from './settings.ts'
+import { DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT, DEFAULT_RECORDINGS_FOLDER, DEFAULT_RECORDINGS_MIN_FREE, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_INGEST_RATE_LIMIT, DEFAULT_PARALLEL_WORKERS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, MAX_CHUNK_BYTES_SETTING, MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE } from './settings.ts'
 import { DEFAULT_MAX_CHUNK_BYTES, IP_STORAGE_MODES, MAX_INGEST_RATE_LIMIT } from '../common/limits.ts'
 import { MAX_BATCH_BYTES } from './contract/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
 import { UPLOAD_KEY_PREFIX } from './projects/keys.ts'
+import { parseStoreUrl, type RecordingsConfig, type StoreUrl } from './recording/store/url.ts'
 
 /** Which storage engine a database URL selects. */
 export type Engine = 'sqlite' | 'postgres'
@@ -36,6 +37,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Compressed bytes allowed per recording chunk and per session; beyond them chunks are dropped and counted. */
   readonly recording: { readonly maxChunkBytes: number; readonly maxSessionBytes: number }
+  /** RECORDINGS_URL, S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, RECORDINGS_MIN_FREE: where chunks live (docs/scaling.md). */
+  readonly recordings: RecordingsConfig
   /** The dashboard password; null means the one generated on first start (kept hashed in the database). */
   readonly adminPassword: string | null
   /**
@@ -177,6 +180,20 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const ingestRateLimit = read('INGEST_RATE_LIMIT', DEFAULT_INGEST_RATE_LIMIT, (raw) =>
     /^\d+$/.test(raw) && Number(raw) <= MAX_INGEST_RATE_LIMIT
       ? ok(Number(raw)) : bad(`must be a whole number of requests per second from 0 (no limit) to ${MAX_INGEST_RATE_LIMIT} (a project may set its own)`))
+  // Beside an SQLite file by default, so the database stays small; PostgreSQL may serve several hosts, which a
+  // local folder would not, so there the database keeps them unless told otherwise.
+  const defaultStore = typeof database !== 'string' && database.engine === 'sqlite' && database.location !== ':memory:'
+    ? `file:${path.join(path.dirname(database.location), DEFAULT_RECORDINGS_FOLDER)}` : 'database:'
+  const store = read<StoreUrl>('RECORDINGS_URL', parseStoreUrl(defaultStore, (p) => p) as StoreUrl, (raw) => {
+    const parsed = parseStoreUrl(raw, (p) => path.resolve(cwd, p))
+    return typeof parsed === 'string' ? bad(parsed) : ok(parsed)
+  })
+  const s3Endpoint = read<string | null>('S3_ENDPOINT', null, parsePublicUrl)
+  const s3Region = env.S3_REGION?.trim() ? env.S3_REGION.trim() : null
+  const forcePathStyle = read('S3_FORCE_PATH_STYLE', false, parseBoolean)
+  const minFreeShare = read('RECORDINGS_MIN_FREE', DEFAULT_RECORDINGS_MIN_FREE, (raw) =>
+    /^\d+(?:\.\d+)?%?$/.test(raw) && Number(raw.replace('%', '')) < 100
+      ? ok(Number(raw.replace('%', '')) / 100) : bad('must be a percentage of the disk from 0 to 99, such as 5%'))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
@@ -189,6 +206,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     retentionSweepSeconds,
     logLevel,
     recording: Object.freeze({ maxChunkBytes, maxSessionBytes }),
+    recordings: Object.freeze({ store, s3: Object.freeze({ endpoint: s3Endpoint, region: s3Region, forcePathStyle }), minFreeShare }),
     adminPassword,
     publicUrl,
     webhooks: Object.freeze({ allowPrivate }),

@@ -3,7 +3,8 @@ import type { DatabaseConfig } from './config.ts'
 import { openDatabase as open, type DatabaseHandle as Handle, type OpenOptions } from './db/connect.ts'
 import type { WebhookDeliveryTable, WebhookTable } from './alerts/table.ts'
 import type { ProjectTable } from './projects/table.ts'
-import type { EventTable, RecordingChunkTable, SessionTable } from './visits/tables.ts'
+import type { EventTable, RecordingChunkTable, RecordingTrashTable, SessionTable } from './visits/tables.ts'
+import type { RecordingStoreTable } from './recording/store/table.ts'
 import type { IssueDayTable, IssueFingerprintTable, IssueReleaseTotalTable, IssueSessionTable, IssueTable, IssueTotalTable } from './issues/tables.ts'
 import type { SessionDayTable, SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable } from './search/tables.ts'
 import type { SourceMapTable } from './sourcemaps/table.ts'
@@ -24,6 +25,8 @@ export interface Database {
   term_bits: TermBitsTable
   events: EventTable
   recording_chunks: RecordingChunkTable
+  recording_trash: RecordingTrashTable
+  recording_stores: RecordingStoreTable
   issues: IssueTable
   issue_fingerprints: IssueFingerprintTable
   issue_sessions: IssueSessionTable

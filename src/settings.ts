@@ -66,3 +66,7 @@ export const DEFAULT_LOG_LEVEL = 'info'
  */
 export const MIN_HEAP_GROWTH_PERCENT = 10
 export const MAX_HEAP_GROWTH_PERCENT = 300
+/** Default of RECORDINGS_MIN_FREE: the share of the `file:` recordings' filesystem kept free by deleting the oldest recordings. */
+export const DEFAULT_RECORDINGS_MIN_FREE = 0.05
+/** Name of the folder beside an SQLite file that holds recordings by default (RECORDINGS_URL unset). */
+export const DEFAULT_RECORDINGS_FOLDER = 'recordings'

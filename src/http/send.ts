@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream'
+import { buffer } from 'node:stream/consumers'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { MAX_CHUNK_JSON_BYTES, MAX_REQUEST_INFLATED_BYTES } from '../contract/limits.ts'
 import { inflate, InflateBudget } from './inflate.ts'
@@ -31,10 +32,12 @@ export function joinList(before: string, items: readonly string[], after: string
  * otherwise, within the bounds of any inflation (a chunk stored before they held may be beyond them: 413, and
  * the client can take it compressed); privately cacheable for a day.
  */
-export async function sendGzippedJson(request: FastifyRequest, reply: FastifyReply, data: Buffer): Promise<FastifyReply> {
+export async function sendGzippedJson(request: FastifyRequest, reply: FastifyReply, stored: Buffer | Readable): Promise<FastifyReply> {
   void reply.type('application/json; charset=utf-8').header('Vary', 'Accept-Encoding')
     .header('Cache-Control', 'private, max-age=86400')
-  if (acceptsGzip(request.headers['accept-encoding'])) return reply.header('Content-Encoding', 'gzip').send(data)
+  // Streamed from its store as it is; inflating needs it whole (a chunk is bounded by RECORDING_MAX_CHUNK_BYTES).
+  if (acceptsGzip(request.headers['accept-encoding'])) return reply.header('Content-Encoding', 'gzip').send(stored)
+  const data = Buffer.isBuffer(stored) ? stored : await buffer(stored)
   const limits = {
     maxBytes: MAX_CHUNK_JSON_BYTES, budget: new InflateBudget(MAX_REQUEST_INFLATED_BYTES), what: 'The stored data',
     outcome: 'ask for it with Accept-Encoding: gzip',

@@ -55,7 +55,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const project = await ingestProject(request, request.body.key)
     const visitor = visitorOf(normalizeIp(request.ip), request.headers['user-agent'] || null, app.geo, ipStorageOf(project, app.config.ipStorage))
     return app.ingestLimits.admit(request, project, request.body.events.length, () => ingestBatch(app.db, app.writer, project, request.body, visitor,
-      app.config.recording, Date.now(), sourceMapMapper(app.sourceMaps, project.id)))
+      app.recordings, Date.now(), sourceMapMapper(app.sourceMaps, project.id)))
   })
 
   await app.register(rawChunkRoute)
@@ -97,7 +97,7 @@ const rawChunkRoute: FastifyPluginCallbackTypebox = (raw, _opts, done) => {
     return raw.ingestLimits.admit(request, project, 0, () => ingestBatch(raw.db, raw.writer, project, {
       sessionKey: q.sessionKey, batchId: q.chunk, events: [], recording: [{ id: q.chunk, data: request.body as Buffer<ArrayBuffer>, ...(q.mode !== undefined && { mode: q.mode }) }],
       ...(q.sentAt !== undefined && { sentAt: q.sentAt }), ...(q.page !== undefined && { page: q.page }),
-    }, visitor, raw.config.recording, Date.now()))
+    }, visitor, raw.recordings, Date.now()))
   })
   done()
 }

@@ -6,7 +6,8 @@ import { normalizeEvent } from '../events/normalize.ts'
 import { cleanText } from '../events/text.ts'
 import type { EventRecord, IngestBody, IngestEvent, SdkFrames } from '../contract/index.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
-import { decodeChunks, type ChunkUpload, type RecordingLimits } from '../recording/service.ts'
+import { decodeChunks, type ChunkUpload, type Recordings } from '../recording/service.ts'
+import { discardChunks, storeChunks } from '../recording/store/index.ts'
 import { parseInstant } from '../util/time.ts'
 import { extractUtm } from './enrich.ts'
 
@@ -49,16 +50,17 @@ export type IngestResult = Omit<AppendResult, 'sessionId'> & { sessionId: string
  * event, which an empty batch does not have); it answers with the live session, if any.
  */
 export async function ingestBatch(
-  db: Db, writer: Writer, project: ProjectContext, body: IngestRequest, visitor: Visitor, limits: RecordingLimits, now: number,
+  db: Db, writer: Writer, project: ProjectContext, body: IngestRequest, visitor: Visitor, recordings: Recordings, now: number,
   mapFrames?: FrameMapper,
 ): Promise<IngestResult> {
   const skew = clockSkew(body.sentAt, now)
   const events = await records(body, skew, now, project.maskFields)
-  const chunks = await decodeChunks(body.recording ?? [], limits, (t) => serverTime(t, skew, now), now)
-  if (events.length === 0 && chunks.length === 0) {
+  const decoded = await decodeChunks(body.recording ?? [], recordings, (t) => serverTime(t, skew, now), now)
+  if (events.length === 0 && decoded.length === 0) {
     return { sessionId: await liveSessionId(db, project.id, body.sessionKey, retentionCutoff(project, now)), accepted: 0, duplicates: 0 }
   }
-  const recorded = chunks.filter((c) => c.data !== null)
+  const chunks = await storeChunks(recordings.stores, project.id, decoded)
+  const recorded = chunks.filter((c) => c.dropped === null)
   const landing = body.events.find((e) => e.type === 'NAVIGATION' && e.url)?.url ?? body.page
   const userAgent = visitor.userAgent === null ? null : cleanText(visitor.userAgent.slice(0, MAX_USER_AGENT_LENGTH))
   const { browser, os } = userAgent === null ? { browser: null, os: null } : userAgentFamilies(userAgent)
@@ -83,7 +85,10 @@ export async function ingestBatch(
   }
   return writer.submit({
     projectId: project.id, seed, events, groups: await groupEvents(events, mapFrames), cutoff: retentionCutoff(project, now), now,
-    ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: limits.maxSessionBytes } }),
+    ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: recordings.maxSessionBytes } }),
+  }).catch(async (error: unknown) => {
+    await discardChunks(recordings.stores, chunks)
+    throw error
   })
 }
 

@@ -10,6 +10,6 @@ import { eraseVisitor } from './service.ts'
 export const eraseRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
   app.post('/', {
     schema: { hide: true, params: ProjectParams, body: EraseBody, response: { 200: EraseResult } },
-  }, (request) => eraseVisitor(app.db, request.params.projectId, request.body, app.config.ipStorage))
+  }, (request) => eraseVisitor(app.db, app.recordings.stores, request.params.projectId, request.body, app.config.ipStorage))
   done()
 }

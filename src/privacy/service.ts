@@ -1,3 +1,5 @@
+import type { RecordingStores } from '../recording/store/index.ts'
+import { purgeTrash } from '../recording/upkeep.ts'
 import type { Kysely } from 'kysely'
 import type { Database } from '../database.ts'
 import { invalidBody } from '../errors.ts'
@@ -28,16 +30,19 @@ export function eraseMatch(body: EraseBody): EraseMatch {
 /**
  * Erases what a project holds of one visitor (eraseVisits): the visits the request names, with their events
  * and recordings, and for a user also the Sentry sessions that name them in release health. An unknown project is a 404. `serverIpStorage` is config.ipStorage: when an address matched
- * nothing because the project does not store full addresses, the answer's note says so.
+ * nothing because the project does not store full addresses, the answer's note says so. The recordings' objects are
+ * deleted from their stores before it answers; a store that is down keeps them in the trash, which the upkeep retries.
  */
 export async function eraseVisitor(
-  db: Kysely<Database>, projectId: string, body: EraseBody, serverIpStorage: IpStorage, onProgress?: (erased: number) => void,
+  db: Kysely<Database>, stores: RecordingStores, projectId: string, body: EraseBody, serverIpStorage: IpStorage,
+  onProgress?: (erased: number) => void,
 ): Promise<EraseResult> {
   const project = await getProject(db, projectId)
   const match = eraseMatch(body)
   const erased = await eraseVisits(db, project.id, match, { onProgress })
   // Sentry SDKs' sessions name the user by `did`: they leave release health with the user's visits.
   if ('userId' in match) await eraseUserUnits(db, project.id, match.userId)
+  await purgeTrash(db, stores)
   return { erased, note: erased === 0 && 'ip' in match ? ipNote(match.ip, ipStorageOf(project, serverIpStorage)) : null }
 }
 

@@ -198,6 +198,7 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
     mask_fields: storedMaskFields(input.maskFields ?? []),
     ingest_rate_limit: input.ingestRateLimit ?? null,
     daily_event_quota: input.dailyEventQuota ?? null,
+    recording_budget: null,
   }
   const stored = await store.insertProject(db, row)
   return { id: row.id, name: row.name, domain: row.domain, apiKey, uploadKey, ingestKey, sentryProjectId: stored.number, dsnKey: stored.dsn_key }

@@ -10,7 +10,7 @@ export type ProjectRow = Selectable<ProjectTable>
 const columns = [
   'id', 'name', 'domain', 'retention_days', 'api_key_hash', 'api_key_prefix', 'ingest_key', 'created_at', 'ip_storage', 'mask_fields', 'number', 'dsn_key',
   'upload_key_hash', 'upload_key_prefix',
-  'ingest_rate_limit', 'daily_event_quota',
+  'ingest_rate_limit', 'daily_event_quota', 'recording_budget',
 ] as const
 
 /*

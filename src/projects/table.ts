@@ -32,4 +32,6 @@ export interface ProjectTable {
   ingest_rate_limit: number | null
   /** Events accepted per UTC day (src/limits/quota.ts); null is no quota. */
   daily_event_quota: number | null
+  /** Compressed recording bytes kept at most (src/recording/budget.ts); null is no budget. */
+  recording_budget: number | null
 }

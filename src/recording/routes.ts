@@ -47,7 +47,7 @@ export const recordingRoutes: FastifyPluginCallbackTypebox<{ access: ReadAccess 
       },
     },
   }, async (request, reply) => {
-    const data = await service.getChunk(app.db, projectOf(request), request.params.id, request.params.chunkId)
+    const data = await service.getChunk(app.db, app.recordings.stores, projectOf(request), request.params.id, request.params.chunkId)
     return sendGzippedJson(request, reply, data)
   })
   done()

@@ -1,6 +1,6 @@
 import Type from 'typebox'
 import { MAX_CHUNK_ID_LENGTH } from '../contract/limits.ts'
-import { RecordingUpload } from '../contract/index.ts'
+import { RecordingMode, RecordingUpload } from '../contract/index.ts'
 import { SessionParams } from '../sessions/schema.ts'
 
 export const RecordingSummary = Type.Object({
@@ -9,8 +9,17 @@ export const RecordingSummary = Type.Object({
   bytes: Type.Integer({ description: 'Compressed bytes stored, counted against RECORDING_MAX_SESSION_BYTES.' }),
   droppedChunks: Type.Integer({
     description: 'Chunks refused by the size limits (RECORDING_MAX_CHUNK_BYTES per chunk, RECORDING_MAX_SESSION_BYTES '
-      + 'per session). Each chunk id is counted once, however often it is retried.',
+      + 'per session), or because the recording store\'s disk was full. Each chunk id is counted once, however often it is retried.',
   }),
+  mode: Type.Union([RecordingMode, Type.Null()], {
+    description: 'How the visit was recorded: `whole` (from its start) or `onError` (the SDK\'s `record: \'onError\'`, or a Sentry '
+      + 'replay buffered until an error: the replay starts shortly before the first error). null: no chunk was stored.',
+  }),
+  evicted: Type.Boolean({
+    description: 'Whether the project\'s recording budget or the disk floor (RECORDINGS_MIN_FREE) deleted this visit\'s recording, '
+      + 'oldest first. The visit and its events stay; `chunks` and `bytes` count what is left.',
+  }),
+  evictedBytes: Type.Integer({ description: 'Compressed bytes of recording deleted by a budget or the disk floor (0: none).' }),
 }, { $id: 'RecordingSummary', title: 'RecordingSummary', additionalProperties: false })
 
 export const ChunkMeta = Type.Object({

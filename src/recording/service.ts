@@ -7,9 +7,11 @@ import { CorruptData, inflate, InflateBudget } from '../http/inflate.ts'
 import { publicProject, type Project, type ProjectContext } from '../projects/service.ts'
 import { toIso } from '../util/time.ts'
 import { MAX_CHUNK_JSON_BYTES, MAX_REQUEST_INFLATED_BYTES } from '../contract/limits.ts'
-import type { RecordingUpload } from '../contract/index.ts'
+import type { RecordingMode, RecordingUpload } from '../contract/index.ts'
 import * as visits from '../visits/index.ts'
 import type { ChunkRecord } from '../visits/index.ts'
+import type { Readable } from 'node:stream'
+import { openChunk, type RecordingStores } from './store/index.ts'
 
 const gzip = promisify(gzipCb)
 
@@ -22,14 +24,19 @@ const FULL_SNAPSHOT = 2
 const INCREMENTAL_SNAPSHOT = 3
 
 /** A chunk as a batch carries it (base64 text) or as POST /ingest/v1/recording carries it (the bytes themselves). */
-export type ChunkUpload = { id: RecordingUpload['id']; data: RecordingUpload['data'] | Buffer<ArrayBuffer> } | CheckedChunk
+export type ChunkUpload = Omit<RecordingUpload, 'data'> & { data: RecordingUpload['data'] | Buffer<ArrayBuffer> } | CheckedChunk
 
 /** A chunk inflated, parsed and compressed already (a Sentry replay segment): stored as it is, not read again. */
-export interface CheckedChunk { id: string; gzip: NonNullable<ChunkRecord['data']>; summary: Summary }
+export interface CheckedChunk { id: string; gzip: NonNullable<ChunkRecord['data']>; summary: Summary; mode?: RecordingMode }
 
 export interface RecordingLimits {
   maxChunkBytes: number
   maxSessionBytes: number
+}
+
+/** What storing recordings takes: the configured limits, and the stores chunks are written to and read from. */
+export interface Recordings extends RecordingLimits {
+  readonly stores: RecordingStores
 }
 
 /**
@@ -88,6 +95,7 @@ async function decodeChunk(
   return {
     id: upload.id, started_at: toServerTime(summary.first), ended_at: toServerTime(summary.last), events: summary.count,
     full_snapshot: summary.fullSnapshot ? 1 : 0, bytes: stored.length, data: stored, dropped: null,
+    ...(upload.mode !== undefined && { mode: upload.mode }),
   }
 }
 
@@ -165,20 +173,21 @@ function opensWithSnapshot(events: readonly { type: number }[]): boolean {
 export interface RecordingView {
   project: Project
   sessionId: string
-  recording: { available: boolean; chunks: number; bytes: number; droppedChunks: number }
+  recording: { available: boolean; chunks: number; bytes: number; droppedChunks: number; mode: string | null; evicted: boolean; evictedBytes: number }
   chunks: { id: string; startedAt: string; endedAt: string; events: number; bytes: number; fullSnapshot: boolean }[]
 }
 
 /** A session's recording: its counters and the list of stored chunks. Unknown, expired and foreign sessions are 404 alike. */
 export async function getRecording(db: Db, project: ProjectContext, id: string, now = Date.now()): Promise<RecordingView> {
   const row = await visits.liveSession(db, project, id, now)
-  const chunks = await visits.listChunks(db, project.id, id)
+  const [chunks, kept] = await Promise.all([visits.listChunks(db, project.id, id), visits.recordingKept(db, project.id, id)])
   return {
     project: publicProject(project),
     sessionId: id,
     recording: {
       available: row.recording_chunks > 0, chunks: row.recording_chunks,
       bytes: row.recording_bytes, droppedChunks: row.recording_dropped,
+      mode: kept.recording_mode, evicted: kept.recording_evicted > 0, evictedBytes: kept.recording_evicted,
     },
     chunks: chunks.map((c) => ({
       id: c.id, startedAt: toIso(c.started_at), endedAt: toIso(c.ended_at), events: c.events, bytes: c.bytes,
@@ -187,11 +196,18 @@ export async function getRecording(db: Db, project: ProjectContext, id: string, 
   }
 }
 
-/** One chunk's gzip data, as stored. */
-export async function getChunk(db: Db, project: ProjectContext, id: string, chunkId: string, now = Date.now()): Promise<Buffer> {
+/** One chunk's gzip data, as stored, streamed from its store. */
+export async function getChunk(
+  db: Db, stores: RecordingStores, project: ProjectContext, id: string, chunkId: string, now = Date.now(),
+): Promise<Readable> {
   await visits.liveSession(db, project, id, now)
-  const data = await visits.chunkData(db, project.id, id, chunkId)
-  if (!data) throw notFound(`Recording chunk "${chunkId}" of session "${id}" not found`)
+  const source = await visits.chunkSource(db, project.id, id, chunkId)
+  if (!source) throw notFound(`Recording chunk "${chunkId}" of session "${id}" not found`)
+  const data = await openChunk(stores, source)
+  if (!data) {
+    throw notFound(`Recording chunk "${chunkId}" of session "${id}" is missing from its recording store: `
+      + 'the operator can list such chunks with `sessionwatch storage check`')
+  }
   return data
 }
 

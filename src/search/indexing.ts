@@ -89,6 +89,23 @@ export async function addTerms(trx: Db, projectId: string, row: TermRow, terms: 
   return all
 }
 
+/**
+ * Takes a term from the visits that have it (`rows` lists each one's terms, and follows the change): the reverse of
+ * addTerms, for a fact a visit loses while it stays (its recording evicted).
+ */
+export async function dropTerm(trx: Db, projectId: string, rows: readonly TermRow[], t: string, days: DayDeltas): Promise<void> {
+  const having = rows.filter((r) => termsOf(r).includes(t))
+  if (having.length === 0) return
+  await trx.deleteFrom('session_terms').where('project_id', '=', projectId).where('term', '=', t)
+    .where('session_id', 'in', having.map((r) => r.id)).execute()
+  for (const row of having) {
+    row.terms = JSON.stringify(termsOf(row).filter((x) => x !== t))
+    await trx.updateTable('sessions').set({ terms: row.terms }).where('project_id', '=', projectId).where('id', '=', row.id).execute()
+    days.addTerm(projectId, t, row.start_day, -1)
+    days.markTerm(projectId, t, row.num, false)
+  }
+}
+
 /** Counts a visit's terms on its new start day instead of the old one (a late event moved its start). */
 export function moveTerms(projectId: string, terms: readonly string[], from: number, to: number, days: DayDeltas): void {
   for (const t of terms) {

@@ -85,7 +85,7 @@ export const sentryRoutes: FastifyPluginCallbackTypebox = (app, _options, done) 
         const dsn = dsnParts(envelope.header.dsn)
         if (dsn !== null && dsn.projectId !== projectId) throw wrongProject(key ?? dsn.key, projectId)
         const result = await app.ingestLimits.admit(request, project, quotaEvents(envelope), () => ingestEnvelope({
-          db: app.db, writer: app.writer, geo: app.geo, recording: app.config.recording, ipStorage: app.config.ipStorage,
+          db: app.db, writer: app.writer, geo: app.geo, recording: app.recordings, ipStorage: app.config.ipStorage,
           mapFrames: sourceMapMapper(app.sourceMaps, project.id), isOwnUrl,
         }, project, envelope, { ip: normalizeIp(request.ip), userAgent: request.headers['user-agent'] || null, budget }, Date.now()))
         if (envelope.stopped !== null) void reply.header('X-Sentry-Error', sentryErrorHeader(envelope.stopped))

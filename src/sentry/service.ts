@@ -13,7 +13,7 @@ import { ingestBatch, visitorOf, type IngestRequest, type Visitor } from '../ing
 import type { IpStorage } from '../privacy/ip.ts'
 import { ipStorageOf, retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { countSentryUnits } from '../releases/index.ts'
-import type { CheckedChunk, RecordingLimits } from '../recording/service.ts'
+import type { CheckedChunk, Recordings } from '../recording/service.ts'
 import { recentSessionKey, type Writer } from '../visits/index.ts'
 import { jsonObject, type Envelope, type EnvelopeItem } from './envelope.ts'
 import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId, type MappedEvent, type VisitLabels } from './event.ts'
@@ -26,7 +26,7 @@ export interface SentryDeps {
   db: Db
   writer: Writer
   geo: CountryLookup
-  recording: RecordingLimits
+  recording: Recordings
   ipStorage: IpStorage
   mapFrames?: FrameMapper
   /** Whether a request URL is this server's own ingest (or Sentry's): such requests are not the page's. */
@@ -145,7 +145,10 @@ async function readSegment(
   const urls = Array.isArray(replayEvent.urls) ? replayEvent.urls.filter((u): u is string => typeof u === 'string') : []
   const page = labels.page ?? urls[0]
   const read = await recordingChunk(replayId, item.payload, replayEvent.segment_id, budget, page, deps.isOwnUrl)
-  return 'dropped' in read ? null : { replayId, labels, page, ...read }
+  if ('dropped' in read) return null
+  // replaysOnErrorSampleRate: the SDK kept the replay in a buffer until an error, as our SDK's record: 'onError' does.
+  if (replayEvent.replay_type === 'buffer') read.chunk.mode = 'onError'
+  return { replayId, labels, page, ...read }
 }
 
 /** A replay segment as a recording chunk of the replay's visit. False when dropped. */

@@ -3,13 +3,14 @@ import type { Compile } from 'typebox/compile'
 import type { Database } from '../database.ts'
 import { AppError } from '../errors.ts'
 import { type EventRecord, missingFields } from '../contract/index.ts'
-import { type ChunkRecord, chunksWithData, cleanFacts, createWriter, type EventRow, listEvents, sessionsAfter, type SessionSeed } from '../visits/index.ts'
+import { type ChunkRecord, chunkSources, cleanFacts, createWriter, type EventRow, listEvents, sessionsAfter, type SessionSeed } from '../visits/index.ts'
 import { normalizeEvent } from '../events/normalize.ts'
 import { groupEvents, type FrameMapper } from '../issues/index.ts'
 import { ipStorageOf, retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { storedIp, type IpStorage } from '../privacy/ip.ts'
 import { DEFAULT_IP_STORAGE } from '../settings.ts'
-import { decodeChunks, type RecordingLimits } from '../recording/service.ts'
+import { decodeChunks, type RecordingLimits, type Recordings } from '../recording/service.ts'
+import { discardChunks, readChunk, type RecordingStores, storeChunks } from '../recording/store/index.ts'
 import { toEventFields, toSessionView } from '../sessions/views.ts'
 import { DAY_MS, parseDate, parseInstant, toIso } from '../util/time.ts'
 import { TransferLine } from './schema.ts'
@@ -38,7 +39,7 @@ export interface Progress {
  * start first. Walks the sessions by keyset so memory stays flat whatever the project's size.
  */
 export async function exportSessions(
-  db: Kysely<Database>, project: ProjectContext, opts: { date?: string; now?: number; recording?: boolean },
+  db: Kysely<Database>, project: ProjectContext, opts: { date?: string; now?: number; recording?: boolean; stores: RecordingStores },
   write: (line: string) => Promise<void>, progress: Progress = () => undefined,
 ): Promise<number> {
   let from: number | undefined
@@ -57,7 +58,7 @@ export async function exportSessions(
       const { events: _counters, ...session } = toSessionView(row)
       const chunks = row.recording_chunks
       const recordingChunks = chunks > 0 && opts.recording !== false
-        ? (await chunksWithData(db, project.id, row.id)).map((c) => ({ id: c.id, data: c.data?.toString('base64') ?? '', startedAt: toIso(c.started_at) }))
+        ? await exportedChunks(db, opts.stores, project.id, row.id)
         : undefined
       await write(JSON.stringify({ ...session, recording: { available: chunks > 0, chunks }, events: events.map(transferEvent), recordingChunks }))
       count++
@@ -84,13 +85,13 @@ export interface ImportReport {
  * Imports NDJSON lines. Each line is checked in full, then stored in its own transaction, so a
  * bad line is reported by number and nothing of it is stored; good lines around it are kept.
  * Counters are recomputed from the events; re-importing the same lines stores nothing twice.
- * `limits` are the configured recording limits (config.recording), required so that an import
- * can never keep more than ingest would. The project's privacy settings apply as at ingest: its maskFields
+ * `recordings` are the configured recording limits and stores (app.recordings), required so that an import
+ * can never keep more than ingest would, and writes its chunks where ingest would. The project's privacy settings apply as at ingest: its maskFields
  * to the bodies, its IP storage (`ipStorage`: the server's IP_STORAGE, for a project without its own) to the
  * addresses, so an import never keeps more of a visitor than ingest would either.
  */
 export async function importSessions(
-  db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string> | Iterable<string>, limits: RecordingLimits,
+  db: Kysely<Database>, project: ProjectContext, lines: AsyncIterable<string> | Iterable<string>, recordings: Recordings,
   { progress = () => undefined, now = Date.now(), mapFrames, ipStorage = DEFAULT_IP_STORAGE }:
   { progress?: Progress; now?: number; mapFrames?: FrameMapper; ipStorage?: IpStorage } = {},
 ): Promise<ImportReport> {
@@ -102,10 +103,13 @@ export async function importSessions(
   const inFlight = new Set<Promise<void>>()
   const store = async (lineNo: number, { seed, events, recording }: ReturnType<typeof parseLine>) => {
     try {
-      const chunks = await importChunks(recording, limits, now)
+      const chunks = await storeChunks(recordings.stores, project.id, await importChunks(recording, recordings, now))
       const result = await writer.submit({
         projectId: project.id, seed: { ...seed, ip: storedIp(seed.ip, storage) }, events, groups: await groupEvents(events, mapFrames), cutoff, now,
-        ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: limits.maxSessionBytes } }),
+        ...(chunks.length > 0 && { recording: { chunks, maxSessionBytes: recordings.maxSessionBytes } }),
+      }).catch(async (error: unknown) => {
+        await discardChunks(recordings.stores, chunks)
+        throw error
       })
       report.imported++
       report.events += result.accepted
@@ -192,6 +196,19 @@ export function parseLine(text: string, checkLine: LineCheck, maskFields: readon
 }
 
 type TransferChunk = NonNullable<TransferLine['recordingChunks']>[number] & { at: number }
+
+/**
+ * A visit's chunks as an export line carries them, read from whichever store holds each. A chunk its store has lost is
+ * left out (`storage check` lists such chunks): the rest of the recording still replays.
+ */
+async function exportedChunks(db: Kysely<Database>, stores: RecordingStores, projectId: string, sessionId: string) {
+  const out: { id: string; data: string; startedAt: string }[] = []
+  for (const source of await chunkSources(db, projectId, sessionId)) {
+    const data = await readChunk(stores, source)
+    if (data !== null) out.push({ id: source.id, data: data.toString('base64'), startedAt: toIso(source.started_at) })
+  }
+  return out
+}
 
 /** Checks imported chunks like uploads, and puts each back at its exported time (its clock correction kept). */
 async function importChunks(chunks: TransferChunk[], limits: RecordingLimits, now: number): Promise<ChunkRecord[]> {

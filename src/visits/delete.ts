@@ -7,6 +7,7 @@ import { DAY_MS } from '../util/time.ts'
 import { DayDeltas, forgetTexts, termsOf } from '../search/index.ts'
 import { byKey } from '../issues/index.ts'
 import { forgetVisitUnits } from '../releases/index.ts'
+import { type BlobRef, trashBlobs } from './trash.ts'
 
 interface SessionRef {
   id: string
@@ -68,10 +69,12 @@ async function forgetSearch(db: Db, projectId: string, deleted: readonly { id: s
   forgetTexts(projectId, ids)
 }
 
-/** Removes the chunks of deleted sessions (retention, expired-session reuse). */
+/** Removes the chunks of deleted sessions (retention, erasure, expired-session reuse); their stores' objects go to the trash. */
 async function deleteChunks(db: Db, projectId: string, sessionIds: readonly string[]): Promise<void> {
   if (sessionIds.length === 0) return
-  await db.deleteFrom('recording_chunks').where('project_id', '=', projectId).where('session_id', 'in', sessionIds).execute()
+  const gone = await db.deleteFrom('recording_chunks').where('project_id', '=', projectId).where('session_id', 'in', sessionIds)
+    .returning(['store_id', 'blob']).execute()
+  await trashBlobs(db, gone.filter((g): g is BlobRef => g.store_id !== null && g.blob !== null), Date.now())
 }
 
 /**

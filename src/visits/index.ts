@@ -7,8 +7,10 @@
  */
 export * from './agent.ts'
 export * from './delete.ts'
+export * from './evict.ts'
 export * from './facts.ts'
 export * from './read.ts'
 export * from './write.ts'
 export * from './writer.ts'
 export * from './tables.ts'
+export * from './trash.ts'

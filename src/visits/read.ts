@@ -5,7 +5,7 @@ import { notFound } from '../errors.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { ERROR_TYPES } from '../contract/index.ts'
 import { liveSessions, term, type SessionRange } from '../search/index.ts'
-import { eventColumns, sessionColumns, type EventRow, type EventTable, type RecordingChunkTable, type SessionListRow } from './tables.ts'
+import { eventColumns, sessionColumns, type EventRow, type EventTable, type RecordingChunkTable, type SessionListRow, type SessionTable } from './tables.ts'
 
 
 
@@ -91,23 +91,33 @@ export type ChunkMetaRow = Pick<Selectable<RecordingChunkTable>, 'id' | 'started
 export function listChunks(db: Db, projectId: string, sessionId: string): Promise<ChunkMetaRow[]> {
   return db.selectFrom('recording_chunks')
     .select(['id', 'started_at', 'ended_at', 'events', 'bytes', 'full_snapshot'])
-    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('data', 'is not', null)
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('dropped', 'is', null)
     .orderBy('started_at').orderBy('id').execute()
 }
 
-/** The compressed data of one stored chunk. */
-export async function chunkData(db: Db, projectId: string, sessionId: string, chunkId: string): Promise<Buffer | null> {
-  if (!canMatch(chunkId)) return null
-  const row = await db.selectFrom('recording_chunks').select('data')
-    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('id', '=', chunkId)
-    .executeTakeFirst()
-  return row?.data ?? null
+/** How a visit was recorded, and what budgets took from its recording. */
+export async function recordingKept(db: Db, projectId: string, sessionId: string): Promise<Pick<SessionTable, 'recording_mode' | 'recording_evicted'>> {
+  const row = await db.selectFrom('sessions').select(['recording_mode', 'recording_evicted'])
+    .where('project_id', '=', projectId).where('id', '=', sessionId).executeTakeFirst()
+  return { recording_mode: row?.recording_mode ?? null, recording_evicted: row?.recording_evicted ?? 0 }
 }
 
-/** The stored chunks of a session with their data, in recording order (export). */
-export function chunksWithData(db: Db, projectId: string, sessionId: string): Promise<{ id: string; started_at: number; data: Buffer | null }[]> {
-  return db.selectFrom('recording_chunks').select(['id', 'started_at', 'data'])
-    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('data', 'is not', null)
+/** Where a stored chunk's compressed data is: inline (`data`), or in a store (`store_id`, `blob`). */
+export type ChunkSource = Pick<Selectable<RecordingChunkTable>, 'data' | 'store_id' | 'blob'>
+
+/** Where one stored chunk's data is; null for an unknown or dropped chunk. */
+export async function chunkSource(db: Db, projectId: string, sessionId: string, chunkId: string): Promise<ChunkSource | null> {
+  if (!canMatch(chunkId)) return null
+  const row = await db.selectFrom('recording_chunks').select(['data', 'store_id', 'blob'])
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('id', '=', chunkId).where('dropped', 'is', null)
+    .executeTakeFirst()
+  return row ?? null
+}
+
+/** The stored chunks of a session with where their data is, in recording order (export). */
+export function chunkSources(db: Db, projectId: string, sessionId: string): Promise<(ChunkSource & { id: string; started_at: number })[]> {
+  return db.selectFrom('recording_chunks').select(['id', 'started_at', 'data', 'store_id', 'blob'])
+    .where('project_id', '=', projectId).where('session_id', '=', sessionId).where('dropped', 'is', null)
     .orderBy('started_at').orderBy('id').execute()
 }
 

@@ -41,6 +41,10 @@ export interface SessionTable {
   recording_chunks: number
   recording_bytes: number
   recording_dropped: number
+  /** Compressed bytes of recording a budget or the disk floor deleted (0: none); the visit and its events stay. */
+  recording_evicted: number
+  /** How the SDK recorded the visit (`whole`, `onError`); set by its first stored chunk, null before. */
+  recording_mode: string | null
   /** Next receive-order number for this session's events. */
   next_seq: number
   /** The visit's number: its bit in term_bits (src/db/bits.ts), unique while it is stored (nextSessionNum). */
@@ -90,11 +94,21 @@ export interface RecordingChunkTable {
   full_snapshot: number
   /** Compressed size: what counts against the limits. */
   bytes: number
-  /** gzip of the JSON array of rrweb events; null when the chunk was dropped. */
+  /** gzip of the JSON array of rrweb events when it is kept in the database; null when it is in a store, or dropped. */
   data: Buffer | null
-  /** Why the chunk was dropped (chunk_too_large, session_limit), or null when stored. */
+  /** The recording store (`recording_stores`) and object key holding the data; null when the data is inline or dropped. */
+  store_id: number | null
+  blob: string | null
+  /** Why the chunk was dropped (chunk_too_large, session_limit, store_full), or null when stored. */
   dropped: string | null
   received_at: number
+}
+
+/** Row shape of `recording_trash`: an object whose chunk row is gone, waiting to be deleted from its store. */
+export interface RecordingTrashTable {
+  store_id: number
+  blob: string
+  trashed_at: number
 }
 
 /** The visitor facts' columns (facts.ts maps each fact to its columns, in this order; its unit test holds the two together). */

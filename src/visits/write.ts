@@ -122,7 +122,7 @@ async function createSession(
   const created = await trx.insertInto('sessions').values({
     project_id: projectId, id, session_key: seed.sessionKey, started_at: startedAt, start_day: dayOf(startedAt),
     last_seen_at: lastSeenAt, ...factColumns(seed),
-    events_total: 0, events_errors: 0, events_slow: 0, recording_chunks: 0, recording_bytes: 0, recording_dropped: 0,
+    events_total: 0, events_errors: 0, events_slow: 0, recording_chunks: 0, recording_bytes: 0, recording_dropped: 0, recording_evicted: 0, recording_mode: null,
     next_seq: 0, num: nextSessionNum(trx),
   }).onConflict((oc) => oc.columns(['project_id', 'session_key']).doNothing()).returning('id').executeTakeFirst()
   if (created) {

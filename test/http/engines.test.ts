@@ -24,7 +24,7 @@ describe('the engines answer byte for byte alike', { skip: engines.length < 2 ? 
   before(async () => {
     for (const engine of engines) {
       const t = await startTestApp(engine)
-      await importSessions(t.app.db, await getProject(t.app.db, t.project.id), lines, t.app.config.recording)
+      await importSessions(t.app.db, await getProject(t.app.db, t.project.id), lines, t.app.recordings)
       apps.push(t)
     }
   })

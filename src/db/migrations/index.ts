@@ -22,6 +22,7 @@ import { webhookSecrets } from './0019_webhook_secrets.ts'
 import { dropSessionListJson } from './0020_drop_session_list_json.ts'
 import { releaseHealth } from './0021_release_health.ts'
 import { eventFrames } from './0022_event_frames.ts'
+import { recordingStores } from './0023_recording_stores.ts'
 
 /**
  * The migrations, applied in key order on every start. Each is frozen once shipped: it imports nothing of the
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, (target: Target) => Migration> = {
   '0020_drop_session_list_json': dropSessionListJson,
   '0021_release_health': releaseHealth,
   '0022_event_frames': eventFrames,
+  '0023_recording_stores': recordingStores,
 }
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -74,7 +74,7 @@ for (const engine of testEngines()) {
         id: 'imported-visit', sessionKey: 'imported-visit-key', startedAt: at, lastSeenAt: at, ip: '2001:db8:85a3:8d3::7', country: 'DE',
         events: [{ id: 'e1', type: 'CLICK', createdAt: at, message: 'x', reqBody: '{"iban":"DE89370400440532013000"}' }],
       })
-      const report = await importSessions(t.app.db, await getProject(t.app.db, p.id), [line], t.app.config.recording, { ipStorage: 'full' })
+      const report = await importSessions(t.app.db, await getProject(t.app.db, p.id), [line], t.app.recordings, { ipStorage: 'full' })
       assert.equal(report.imported, 1, JSON.stringify(report.bad))
       const d = json<Detail>(await t.get('/api/v1/sessions/imported-visit', p.apiKey))
       assert.deepEqual([d.session.ip, d.session.country, d.events[0]?.reqBody], ['2001:db8:85a3::', 'DE', '{"iban":"***"}'])

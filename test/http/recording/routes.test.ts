@@ -137,7 +137,7 @@ for (const engine of testEngines()) {
     it('a session without a recording lists no chunks', async () => {
       const res = await t.ingest(batch('rec-none-1', [{ type: 'ERROR', message: 'x' }]))
       const rec = await recordingOf(json<IngestAnswer>(res).sessionId)
-      assert.deepEqual(rec.recording, { available: false, chunks: 0, bytes: 0, droppedChunks: 0 })
+      assert.deepEqual(rec.recording, { available: false, chunks: 0, bytes: 0, droppedChunks: 0, mode: null, evicted: false, evictedBytes: 0 })
       assert.deepEqual(rec.chunks, [])
     })
 

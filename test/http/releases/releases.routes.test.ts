@@ -167,8 +167,8 @@ for (const engine of testEngines()) {
     })
 
     it('erasure and retention take their sessions out of the counts', async () => {
-      await eraseVisitor(t.app.db, t.project.id, { userId: 'carol' }, 'full')
-      await eraseVisitor(t.app.db, t.project.id, { userId: 'sentry-user' }, 'full')
+      await eraseVisitor(t.app.db, t.app.recordings.stores, t.project.id, { userId: 'carol' }, 'full')
+      await eraseVisitor(t.app.db, t.app.recordings.stores, t.project.id, { userId: 'sentry-user' }, 'full')
       const r = await find('1.0.0')
       assert.deepEqual(r && [r.sessions, r.crashed, r.users], [2, 0, 2])
       assert.deepEqual(await find('2.0.0').then((x) => x && [x.sessions, x.users, x.crashFreeRate]), [0, 0, null])

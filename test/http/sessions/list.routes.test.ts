@@ -216,7 +216,7 @@ for (const engine of testEngines()) {
       }
       const bare = { id: 'bare', sessionKey: 'k-bare', startedAt: new Date(at - 5000).toISOString(), lastSeenAt: new Date(at - 5000).toISOString() }
       const imported = await importSessions(t.app.db, await getProject(t.app.db, other.id),
-        [JSON.stringify({ ...session, events: [] }), JSON.stringify({ ...bare, events: [] })], t.app.config.recording)
+        [JSON.stringify({ ...session, events: [] }), JSON.stringify({ ...bare, events: [] })], t.app.recordings)
       assert.deepEqual([imported.imported, imported.bad], [2, []])
       const none = { ip: null, country: null, userAgent: null, utm: null, entryUrl: null, browser: null, os: null, user: null, tags: null, release: null, environment: null }
       const counters = { events: { total: 0, errors: 0, slow: 0 } }

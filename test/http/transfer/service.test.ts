@@ -13,7 +13,7 @@ const linesOf = (lines: string[]): Iterable<string> => lines
 
 async function exportAll(t: TestApp, projectId: string, date?: string): Promise<string[]> {
   const out: string[] = []
-  await exportSessions(t.app.db, await getProject(t.app.db, projectId), { date }, (line) => { out.push(line); return Promise.resolve() })
+  await exportSessions(t.app.db, await getProject(t.app.db, projectId), { date, stores: t.app.recordings.stores }, (line) => { out.push(line); return Promise.resolve() })
   return out
 }
 
@@ -41,7 +41,7 @@ for (const engine of testEngines()) {
     it('round-trips losslessly: every getSession answer is the same after export → import', async () => {
       const lines = await exportAll(source, source.project.id)
       assert.equal(lines.length, 2)
-      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines), target.app.config.recording)
+      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines), target.app.recordings)
       assert.deepEqual(report, { imported: 2, events: 5, duplicates: 0, bad: [], expired: 0, droppedChunks: 0 })
       const list = json<{ sessions: { id: string }[] }>(await source.get('/api/v1/sessions')).sessions
       for (const { id } of list) {
@@ -78,7 +78,7 @@ for (const engine of testEngines()) {
 
     it('stores nothing twice when the same lines are imported again', async () => {
       const lines = await exportAll(source, source.project.id)
-      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines), target.app.config.recording)
+      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines), target.app.recordings)
       assert.equal(report.events, 0)
       assert.equal(report.duplicates, 5)
       assert.equal(json<{ total: number }>(await target.get('/api/v1/sessions')).total, 2)
@@ -93,7 +93,7 @@ for (const engine of testEngines()) {
           { id: '3', type: 'HTTP_ERROR', createdAt: t, url: 'u', method: 'GET', statusCode: null },
         ],
       })
-      await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf([line]), target.app.config.recording)
+      await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf([line]), target.app.recordings)
       const s = json<{ session: { events: unknown } }>(await target.get('/api/v1/sessions/imported-counters')).session
       assert.deepEqual(s.events, { total: 3, errors: 2, slow: 1 })
     })
@@ -113,7 +113,7 @@ for (const engine of testEngines()) {
         '',
         JSON.stringify(good('good-b')),
       ]
-      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines), target.app.config.recording)
+      const report = await importSessions(target.app.db, await getProject(target.app.db, target.project.id), linesOf(lines), target.app.recordings)
       assert.equal(report.imported, 2)
       assert.deepEqual(report.bad.map((b) => b.line), [2, 3, 4, 5, 6, 7, 8])
       assert.match(report.bad[1]?.reason ?? '', /events\.1: ERROR needs message/)
@@ -135,7 +135,7 @@ for (const engine of testEngines()) {
         ] } }] } })
         assert.equal((await postEnvelope(from, envelope({}, [[{ type: 'event' }, event]]))).statusCode, 200)
         const lines = await exportAll(from, from.project.id)
-        await importSessions(to.app.db, await getProject(to.app.db, to.project.id), linesOf(lines), to.app.config.recording)
+        await importSessions(to.app.db, await getProject(to.app.db, to.project.id), linesOf(lines), to.app.recordings)
         const [visit] = json<{ sessions: { id: string }[] }>(await from.get('/api/v1/sessions')).sessions
         const framesOf = async (t: TestApp) => json<{ events: { type: string; frames: unknown }[] }>(await t.get(`/api/v1/sessions/${visit?.id ?? ''}`))
           .events.find((e) => e.type === 'ERROR')?.frames
