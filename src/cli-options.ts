@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { IP_STORAGE_MODES } from '../common/limits.ts'
 import { isIpStorage } from './privacy/ip.ts'
 import type { NewProject } from './projects/service.ts'
+import { parseByteSize } from './util/limits.ts'
 
 /** A mistake in how the command was called: usage is printed with it. */
 export class UsageError extends Error {}
@@ -31,7 +32,7 @@ export function required(values: Record<string, unknown>, name: string): string 
 /** The options that set a project's fields, shared by `project create` and `project update`. */
 export const PROJECT_FIELDS = {
   name: { type: 'string' }, domain: { type: 'string' }, 'retention-days': { type: 'string' }, 'ip-storage': { type: 'string' }, 'mask-fields': { type: 'string' },
-  'rate-limit': { type: 'string' }, 'daily-quota': { type: 'string' },
+  'rate-limit': { type: 'string' }, 'daily-quota': { type: 'string' }, 'recording-budget': { type: 'string' },
 } as const
 
 /** The fields the options set; projects/service.ts validates their values and names what is wrong. */
@@ -51,6 +52,11 @@ export function projectFields(values: { [K in keyof typeof PROJECT_FIELDS]?: str
   if (quota !== undefined && quota !== 'none' && !/^\d+$/.test(quota)) {
     throw new UsageError(`--daily-quota must be a whole number of events per UTC day or none, not "${quota}"`)
   }
+  const budget = values['recording-budget']
+  const budgetBytes = budget === undefined || budget === 'none' ? null : parseByteSize(budget)
+  if (budget !== undefined && budget !== 'none' && (budgetBytes === null || budgetBytes < 1)) {
+    throw new UsageError(`--recording-budget must be a size such as 500MB or 2GiB (MB = 10^6 bytes, MiB = 2^20), or none, not "${budget}"`)
+  }
   return {
     ...(values.name !== undefined && { name: values.name }),
     ...(values.domain !== undefined && { domain: values.domain }),
@@ -60,5 +66,6 @@ export function projectFields(values: { [K in keyof typeof PROJECT_FIELDS]?: str
     ...(fields !== undefined && { maskFields: fields.split(',').map((f) => f.trim()).filter((f) => f !== '') }),
     ...(rate !== undefined && { ingestRateLimit: rate === 'default' ? null : Number(rate) }),
     ...(quota !== undefined && { dailyEventQuota: quota === 'none' ? null : Number(quota) }),
+    ...(budget !== undefined && { recordingBudget: budgetBytes }),
   }
 }

@@ -1,12 +1,7 @@
-import { openStores, type RecordingStores } from './recording/store/index.ts'
-import { purgeTrash } from './recording/upkeep.ts'
 import fs from 'node:fs'
 import readline from 'node:readline'
 import type { Kysely } from 'kysely'
 import { byteSize } from './util/limits.ts'
-import { DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, DEFAULT_IP_STORAGE } from './settings.ts'
-import { DEFAULT_MAX_CHUNK_BYTES } from '../common/limits.ts'
-import { MAX_SOURCEMAP_BYTES } from './sourcemaps/limits.ts'
 import { SWEEP_BATCH } from './visits/limits.ts'
 import { loadConfig, ConfigError, type Config } from './config.ts'
 import { openDatabase, type Database } from './database.ts'
@@ -14,6 +9,8 @@ import { AppError } from './errors.ts'
 import * as projects from './projects/service.ts'
 import * as webhooks from './alerts/service.ts'
 import { sweep } from './retention/service.ts'
+import { openStores, type RecordingStores } from './recording/store/index.ts'
+import { purgeTrash } from './recording/upkeep.ts'
 import { serve } from './server.ts'
 import { exportSessions, importSessions } from './transfer/service.ts'
 import { firstRun } from './first-run.ts'
@@ -27,59 +24,9 @@ import { sourceMapMapper } from './issues/index.ts'
 import { deleteMaps, listMaps } from './sourcemaps/service.ts'
 import { UploadError } from './sourcemaps/client.ts'
 import { sourcemapsUpload } from './cli-sourcemaps.ts'
+import { USAGE } from './cli-usage.ts'
+import { recordingUsage } from './visits/index.ts'
 
-const USAGE = `Usage: sessionwatch <command> [options]
-
-Commands:
-  serve                                   Run the service (what npm start runs)
-  project create --name NAME --domain DOMAIN [--retention-days N] [--ip-storage full|truncated|none]
-                 [--mask-fields a,b,c] [--rate-limit N] [--daily-quota N] [--json]
-                                          Create a project and print its keys
-  project update --project ID [--name NAME] [--domain DOMAIN] [--retention-days N]
-                 [--ip-storage full|truncated|none|default] [--mask-fields a,b,c]
-                 [--rate-limit N|default] [--daily-quota N|none] [--json]
-                                          Change a project; IP storage and masked fields apply to what arrives
-                                          from then on (default: follow IP_STORAGE; --mask-fields "" clears);
-                                          --rate-limit: ingest requests/s per process (0: none; default:
-                                          INGEST_RATE_LIMIT); --daily-quota: events per UTC day (none: no quota)
-  project list [--json]                   List projects (API keys are stored hashed: only prefixes show)
-  project rotate-key --project ID [--ingest | --upload] [--json]
-                                          Replace the API key (and the ingest key with --ingest), or with
-                                          --upload only the upload key (made if the project has none yet)
-  import --project ID FILE|-              Import NDJSON sessions (- reads standard input); recording chunks over
-                                          RECORDING_MAX_CHUNK_BYTES / RECORDING_MAX_SESSION_BYTES are dropped
-  export --project ID [--date YYYY-MM-DD] [--no-recording]
-                                          Write the project's sessions (with their screen recordings,
-                                          unless --no-recording) as NDJSON to standard output
-  sourcemaps upload (--project ID | --endpoint URL --key KEY) --url-prefix URL DIR [--release R]
-                                          Upload every *.map under DIR for the minified file beside it: its
-                                          URL is URL + its path in DIR (URL may be ~/path: any host). All maps
-                                          are checked first; one bad map stores none. Up to ${byteSize(MAX_SOURCEMAP_BYTES)} each.
-                                          --project writes straight to DATABASE_URL; --endpoint sends them to
-                                          a running service with its upload key (or SESSIONWATCH_ENDPOINT and
-                                          SESSIONWATCH_UPLOAD_KEY)
-  sourcemaps list --project ID [--json]   List the project's source maps
-  sourcemaps delete --project ID (--url URL | --all)
-                                          Delete the map of one minified file's URL, or all of the project's
-  retention run                           Delete every session past its project's retention now
-  erase --project ID (--user ID | --session ID | --ip IP) [--json]
-                                          Delete a visitor's visits with their events and recordings, as
-                                          retention deletes them; --ip matches the address as stored
-  issue resolve|ignore|reopen --project ID ISSUE_ID
-                                          Set an issue's status (a resolved issue reopens when it occurs again)
-  webhook add --project ID --url URL [--json]
-                                          Post the project's new issues and regressions to URL (Slack, Discord
-                                          and Mattermost incoming-webhook URLs work as they are); prints the
-                                          signing secret (secret with --json) once
-  webhook list --project ID [--json]      List the project's webhooks
-  webhook remove --project ID WEBHOOK_ID  Remove a webhook (its pending deliveries are not sent)
-  admin reset-password                    Set a new generated dashboard password and print it
-
-Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT}), HOST (${DEFAULT_HOST}), TRUST_PROXY,
-GEOIP_DB, RETENTION_SWEEP_SECONDS (${DEFAULT_SWEEP_SECONDS}), LOG_LEVEL (${DEFAULT_LOG_LEVEL}), ADMIN_PASSWORD (dashboard; unset: generated on
-first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_MAX_SESSION_BYTES (${DEFAULT_MAX_SESSION_BYTES}),
-PUBLIC_URL (links in webhook messages), WEBHOOK_ALLOW_PRIVATE (false), SOURCEMAP_CACHE_BYTES (${DEFAULT_SOURCEMAP_CACHE_BYTES}),
-IP_STORAGE (${DEFAULT_IP_STORAGE}).`
 
 // For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
 // code that serves /sdk.js and /sdk.mjs.
@@ -152,7 +99,7 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     const id = required(values, 'project')
     const changes = projectFields(values)
     if (Object.keys(changes).length === 0) {
-      throw new UsageError('project update needs a change: --name, --domain, --retention-days, --ip-storage, --mask-fields, --rate-limit or --daily-quota')
+      throw new UsageError('project update needs a change: --name, --domain, --retention-days, --ip-storage, --mask-fields, --rate-limit, --daily-quota or --recording-budget')
     }
     const updated = await projects.updateProject(db, id, changes)
     print(values.json ? JSON.stringify(updated) : `Updated: ${describeProject(updated, config)}`)
@@ -160,7 +107,8 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
   }
   if (command === 'project' && sub === 'list') {
     const { values } = args(rest.slice(1), { json: { type: 'boolean' } })
-    const list = (await projects.listProjects(db)).map((p) => withDsn(p, publicBase(config)))
+    const list = await Promise.all((await projects.listProjects(db))
+      .map(async (p) => ({ ...withDsn(p, publicBase(config)), recordingBytes: (await recordingUsage(db, p.id)).bytes })))
     if (values.json) print(JSON.stringify(list))
     else if (list.length === 0) print('No projects yet: sessionwatch project create --name NAME --domain DOMAIN')
     else for (const p of list) print(describeProject(p, config))

@@ -23,20 +23,28 @@ const projectFields = {
     minimum: 0, maximum: MAX_INGEST_RATE_LIMIT, description: 'Ingest requests per second per process; 0: no limit; null: the server\'s INGEST_RATE_LIMIT.',
   })),
   dailyEventQuota: Nullable(Type.Integer({ minimum: 1, maximum: MAX_DAILY_EVENT_QUOTA, description: 'Events accepted per UTC day; null: no quota.' })),
+  recordingBudget: Nullable(Type.Integer({
+    minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Compressed recording bytes kept, the oldest recordings deleted beyond it; null: no budget.',
+  })),
 }
 export const NewProjectBody = Type.Object({
   name: projectFields.name, domain: projectFields.domain, retentionDays: Type.Optional(projectFields.retentionDays),
   ipStorage: Type.Optional(projectFields.ipStorage), maskFields: Type.Optional(projectFields.maskFields),
   ingestRateLimit: Type.Optional(projectFields.ingestRateLimit), dailyEventQuota: Type.Optional(projectFields.dailyEventQuota),
+  recordingBudget: Type.Optional(projectFields.recordingBudget),
 }, { additionalProperties: false })
 export const ProjectPatchBody = Type.Partial(Type.Object(projectFields), { additionalProperties: false, minProperties: 1 })
 export type ProjectPatchBody = Static<typeof ProjectPatchBody>
 
-/** A project's daily event quota and what it has counted today (UTC). */
+/** A project's daily event quota and what it has counted today (UTC); its recording bytes, budget and what the budget evicted. */
 export const ProjectUsage = Type.Object({
   day: Type.String({ description: 'Today, UTC, YYYY-MM-DD.' }),
   events: Type.Integer({ description: 'Events the quota counted today; none are counted while the project has no quota.' }),
   dailyEventQuota: Nullable(Type.Integer()),
+  recordingBytes: Type.Integer({ description: 'Compressed recording bytes the project holds now, in every store.' }),
+  recordingBudget: Nullable(Type.Integer()),
+  evictedVisits: Type.Integer({ description: 'Visits whose recording the budget or the disk floor deleted (they and their events stay).' }),
+  evictedBytes: Type.Integer({ description: 'Compressed recording bytes those deletions freed.' }),
 }, { additionalProperties: false })
 export type ProjectUsage = Static<typeof ProjectUsage>
 

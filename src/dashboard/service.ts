@@ -4,7 +4,7 @@ import type { Db } from '../database.ts'
 import type { ProjectContext } from '../projects/service.ts'
 import { listSessionRows } from '../sessions/service.ts'
 import { findIssue, issueEventsPerDay } from '../issues/index.ts'
-import { visitHeadlines } from '../visits/index.ts'
+import { recordingUsage, visitHeadlines } from '../visits/index.ts'
 import { notFound } from '../errors.ts'
 import { DAY_MS, dayOf, toIso } from '../util/time.ts'
 import { toDetailView } from '../sessions/views.ts'
@@ -37,9 +37,14 @@ export async function dashboardSessions(db: Db, project: ProjectContext, query: 
 const clip = (text: string | null): string | null =>
   (text === null || text.length <= MAX_HEADLINE_LENGTH ? text : `${text.slice(0, MAX_HEADLINE_LENGTH - 1)}…`)
 
-/** The project's daily event quota and the events it counted today (UTC), for its settings page. */
+/** The project's daily event quota and the events it counted today (UTC), and its recording usage, for its settings page. */
 export async function projectUsage(db: Db, project: ProjectContext, now = Date.now()): Promise<ProjectUsage> {
-  return { day: toIso(now).slice(0, 10), events: await quotaUsage(db, project.id, now), dailyEventQuota: project.dailyEventQuota }
+  const recordings = await recordingUsage(db, project.id)
+  return {
+    day: toIso(now).slice(0, 10), events: await quotaUsage(db, project.id, now), dailyEventQuota: project.dailyEventQuota,
+    recordingBytes: recordings.bytes, recordingBudget: project.recordingBudget,
+    evictedVisits: recordings.evictedVisits, evictedBytes: recordings.evictedBytes,
+  }
 }
 
 /** Events of an issue per UTC day over the last `days` days, oldest first, days without any included. */

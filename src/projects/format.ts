@@ -35,11 +35,20 @@ export const describeUploadKey = (key: string): string => `  Upload key (secret,
  * One line of `project list`: the project, its retention, privacy settings and ingest limits, its key prefixes and its
  * DSN when known. `server` holds the defaults a project follows when it sets none.
  */
-export function describeProject(p: ProjectSummary & { dsn?: string }, server: { ipStorage: IpStorage; ingestRateLimit: number }): string {
+export function describeProject(p: ProjectSummary & { dsn?: string; recordingBytes?: number }, server: { ipStorage: IpStorage; ingestRateLimit: number }): string {
   const ip = p.ipStorage ?? `${server.ipStorage} (server default)`
   const masked = p.maskFields.length === 0 ? '' : `  masked fields ${p.maskFields.join(',')}`
   const perSecond = (n: number) => (n === 0 ? 'none' : `${n}/s`)
   const rate = p.ingestRateLimit === null ? `${perSecond(server.ingestRateLimit)} (server default)` : perSecond(p.ingestRateLimit)
   const quota = p.dailyEventQuota === null ? '' : `  daily quota ${p.dailyEventQuota} events`
-  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  rate limit ${rate}${quota}  API key ${p.apiKeyPrefix}…  ${p.uploadKeyPrefix === null ? 'no upload key' : `upload key ${p.uploadKeyPrefix}…`}  ingest key ${p.ingestKey}${p.dsn === undefined ? '' : `  Sentry DSN ${p.dsn}`}`
+  const recordings = `${p.recordingBytes === undefined ? '' : `  recordings ${sizeText(p.recordingBytes)}`}${p.recordingBudget === null ? '' : ` (budget ${sizeText(p.recordingBudget)})`}`
+  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  rate limit ${rate}${quota}${recordings}  API key ${p.apiKeyPrefix}…  ${p.uploadKeyPrefix === null ? 'no upload key' : `upload key ${p.uploadKeyPrefix}…`}  ingest key ${p.ingestKey}${p.dsn === undefined ? '' : `  Sentry DSN ${p.dsn}`}`
+}
+
+/** Bytes as a person reads them, in the decimal units `--recording-budget` takes (1 MB = 10^6 bytes). */
+export function sizeText(bytes: number): string {
+  for (const [unit, size] of [['TB', 1e12], ['GB', 1e9], ['MB', 1e6], ['kB', 1e3]] as const) {
+    if (bytes >= size) return `${(bytes / size).toFixed(bytes % size === 0 ? 0 : 1)} ${unit}`
+  }
+  return `${bytes} B`
 }

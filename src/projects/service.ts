@@ -29,6 +29,8 @@ export interface ProjectContext extends Project {
   ingestRateLimit: number | null
   /** Events accepted per UTC day; null is no quota (src/limits/quota.ts). */
   dailyEventQuota: number | null
+  /** Compressed recording bytes kept at most; null is no budget (src/recording/upkeep.ts). */
+  recordingBudget: number | null
 }
 
 /** The IP storage a project applies: its own, else the server's (config.ipStorage). */
@@ -72,13 +74,15 @@ export interface ProjectSummary extends Project {
   ingestRateLimit: number | null
   /** null: no quota. */
   dailyEventQuota: number | null
+  /** Compressed recording bytes kept at most, the oldest recordings deleted beyond it (src/recording/upkeep.ts); null: none. */
+  recordingBudget: number | null
 }
 
 const maskFieldsOf = (row: store.ProjectRow): string[] => (row.mask_fields === null ? [] : JSON.parse(row.mask_fields) as string[])
 
 const toContext = (row: store.ProjectRow): ProjectContext => ({
   id: row.id, name: row.name, domain: row.domain, retentionDays: row.retention_days, ipStorage: row.ip_storage, maskFields: maskFieldsOf(row),
-  ingestRateLimit: row.ingest_rate_limit, dailyEventQuota: row.daily_event_quota,
+  ingestRateLimit: row.ingest_rate_limit, dailyEventQuota: row.daily_event_quota, recordingBudget: row.recording_budget,
 })
 
 export interface NewProject {
@@ -93,6 +97,8 @@ export interface NewProject {
   ingestRateLimit?: number | null
   /** Events per UTC day; null (or left out at creation): no quota. */
   dailyEventQuota?: number | null
+  /** Compressed recording bytes; null (or left out at creation): no budget. */
+  recordingBudget?: number | null
 }
 
 /** Checks a new project's fields; returns every problem found. */
@@ -120,6 +126,10 @@ export function validateNewProject(input: NewProject): string[] {
   const quota = input.dailyEventQuota
   if (quota != null && (!Number.isInteger(quota) || quota < 1 || quota > MAX_DAILY_EVENT_QUOTA)) {
     problems.push(`dailyEventQuota must be a whole number of events from 1 to ${MAX_DAILY_EVENT_QUOTA}, or null for no quota (got ${String(quota)})`)
+  }
+  const budget = input.recordingBudget
+  if (budget != null && (!Number.isSafeInteger(budget) || budget < 1)) {
+    problems.push(`recordingBudget must be a whole number of bytes from 1, or null for no budget (got ${String(budget)})`)
   }
   return problems
 }
@@ -151,7 +161,7 @@ function storedMaskFields(fields: readonly string[]): string | null {
 }
 
 /**
- * Changes a project's name, domain, retention, privacy or ingest limits; returns it as listed. Shorter retention hides
+ * Changes a project's name, domain, retention, privacy, ingest limits or recording budget; returns it as listed. Shorter retention hides
  * older sessions at once; IP storage and masked fields apply to what arrives from now on; limits at once.
  */
 export async function updateProject(db: Db, id: string, input: Partial<NewProject>): Promise<ProjectSummary> {
@@ -160,6 +170,7 @@ export async function updateProject(db: Db, id: string, input: Partial<NewProjec
   const merged = {
     name: input.name ?? current.name, domain: input.domain ?? current.domain, retentionDays: input.retentionDays ?? current.retention_days,
     ipStorage: input.ipStorage, maskFields: input.maskFields, ingestRateLimit: input.ingestRateLimit, dailyEventQuota: input.dailyEventQuota,
+    recordingBudget: input.recordingBudget,
   }
   const problems = validateNewProject(merged)
   if (problems.length > 0) throw new AppError(400, 'invalid_parameter', problems.join('; '))
@@ -171,6 +182,7 @@ export async function updateProject(db: Db, id: string, input: Partial<NewProjec
     ...(input.maskFields !== undefined && { mask_fields: storedMaskFields(input.maskFields) }),
     ...(input.ingestRateLimit !== undefined && { ingest_rate_limit: input.ingestRateLimit }),
     ...(input.dailyEventQuota !== undefined && { daily_event_quota: input.dailyEventQuota }),
+    ...(input.recordingBudget !== undefined && { recording_budget: input.recordingBudget }),
   })
   if (!row) throw new AppError(404, 'not_found', `No project with id "${id}"`)
   return toSummary(row)
@@ -198,7 +210,7 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
     mask_fields: storedMaskFields(input.maskFields ?? []),
     ingest_rate_limit: input.ingestRateLimit ?? null,
     daily_event_quota: input.dailyEventQuota ?? null,
-    recording_budget: null,
+    recording_budget: input.recordingBudget ?? null,
   }
   const stored = await store.insertProject(db, row)
   return { id: row.id, name: row.name, domain: row.domain, apiKey, uploadKey, ingestKey, sentryProjectId: stored.number, dsnKey: stored.dsn_key }
@@ -250,6 +262,7 @@ const toSummary = (r: store.ProjectRow): ProjectSummary => ({
   id: r.id, name: r.name, domain: r.domain, retentionDays: r.retention_days,
   apiKeyPrefix: r.api_key_prefix, uploadKeyPrefix: r.upload_key_prefix, ingestKey: r.ingest_key, sentryProjectId: r.number, dsnKey: r.dsn_key, createdAt: new Date(r.created_at).toISOString(),
   ipStorage: r.ip_storage, maskFields: maskFieldsOf(r), ingestRateLimit: r.ingest_rate_limit, dailyEventQuota: r.daily_event_quota,
+  recordingBudget: r.recording_budget,
 })
 
 export const countProjects = (db: Db): Promise<number> => store.countProjects(db)

@@ -115,7 +115,7 @@ export async function updateProjectKeys(
 }
 
 export async function updateProject(
-  db: Db, id: string, fields: Partial<Pick<ProjectRow, 'name' | 'domain' | 'retention_days' | 'ip_storage' | 'mask_fields' | 'ingest_rate_limit' | 'daily_event_quota'>>,
+  db: Db, id: string, fields: Partial<Pick<ProjectRow, 'name' | 'domain' | 'retention_days' | 'ip_storage' | 'mask_fields' | 'ingest_rate_limit' | 'daily_event_quota' | 'recording_budget'>>,
 ): Promise<ProjectRow | undefined> {
   if (Object.keys(fields).length === 0) return findProjectById(db, id)
   const row = await db.updateTable('projects').set(fields).where('id', '=', id).returning(columns).executeTakeFirst()

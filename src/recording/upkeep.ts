@@ -69,23 +69,30 @@ export async function enforceBudget(db: Kysely<Database>, projectId: string, bud
 
 /**
  * While the `file:` store's filesystem has less than `minFreeShare` free, deletes the oldest recordings of all projects
- * together (by visit age), EVICT_BATCH visits a round, deleting their files before measuring again.
+ * together (by visit age), as many a round as the shortfall's bytes, deleting their files before measuring again.
  */
 export async function enforceFloor(db: Kysely<Database>, stores: RecordingStores, now: number): Promise<UpkeepReport> {
   const report: UpkeepReport = { purged: 0, evictedVisits: 0, evictedBytes: 0 }
   const store = stores.current?.store
   if (!store) return report
   for (let round = 0; round < FLOOR_ROUNDS; round++) {
-    const free = await store.freeShare()
-    if (free === null || free >= stores.config.minFreeShare) break
-    const candidates: { projectId: string; id: string }[] = []
+    const disk = await store.disk()
+    const needed = disk === null ? 0 : stores.config.minFreeShare * disk.total - disk.free
+    if (needed <= 0) break
+    const candidates: (visits.RecordedVisit & { projectId: string })[] = []
     for (const p of await listProjects(db)) {
-      for (const v of await visits.oldestRecorded(db, p.id, null, EVICT_BATCH)) candidates.push({ projectId: p.id, id: v.id })
+      for (const v of await visits.oldestRecorded(db, p.id, null, EVICT_BATCH)) candidates.push({ ...v, projectId: p.id })
     }
     if (candidates.length === 0) break
-    const oldest = candidates.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, EVICT_BATCH)
+    candidates.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    // The oldest, as many as free what the floor needs (files take a little more than their bytes: a round or two more).
     const byProject = new Map<string, string[]>()
-    for (const c of oldest) byProject.set(c.projectId, [...byProject.get(c.projectId) ?? [], c.id])
+    let freeing = 0
+    for (const c of candidates.slice(0, EVICT_BATCH)) {
+      if (freeing >= needed) break
+      byProject.set(c.projectId, [...byProject.get(c.projectId) ?? [], c.id])
+      freeing += c.bytes
+    }
     for (const [projectId, ids] of byProject) {
       report.evictedBytes += await visits.evictRecordings(db, projectId, ids, now)
       report.evictedVisits += ids.length

@@ -129,8 +129,20 @@ function nameControls(target: HTMLElement): void {
   for (const input of target.querySelectorAll<HTMLInputElement>('.switch input')) input.setAttribute('aria-label', 'Skip inactive periods')
 }
 
+/** How the replay was recorded, under the player: whole, or from shortly before the visit's first error. */
+export function replayNote(info: RecordingInfo | null): HTMLElement {
+  const text = info?.recording.mode === 'onError'
+    ? 'Recorded from an error: the replay starts shortly before the visit\'s first error (record: \'onError\').'
+    : 'Recorded whole, from the start of the visit.'
+  return h('p', { class: 'hint', id: 'replay-mode' }, text)
+}
+
 /** What the replay pane says when there is nothing to play, and why. */
 export function noReplay(info: RecordingInfo | null): HTMLElement {
+  if (info?.recording.evicted === true && info.recording.chunks === 0) {
+    return h('p', { class: 'empty', id: 'no-replay' }, 'This visit had a screen recording; it was deleted, oldest first, to keep the project within '
+      + 'its recording budget or the server\'s disk free. The visit and its events stay.')
+  }
   if (info && info.recording.droppedChunks > 0 && info.recording.chunks === 0) {
     return h('p', { class: 'empty' }, `No replay: ${info.recording.droppedChunks} recording chunks were over the size limits and were dropped.`)
   }

@@ -1,7 +1,7 @@
 import { REPLAY_JUMP_AFTER_MS } from '../../../common/limits.ts'
 import { api, type Headline, type ProjectSummary, type RecordingInfo, type SessionEvent, type SessionItem } from '../api.ts'
 import { clock, formatDuration, formatTime, h, pagePath, plural, timeTag } from '../dom.ts'
-import { mountReplay, noReplay, type Replay } from './replay.ts'
+import { mountReplay, noReplay, replayNote, type Replay } from './replay.ts'
 import { deleteVisitButton } from './erase.ts'
 import { badgeText, headlineText } from './sessions.ts'
 import { stackBlock } from './stack.ts'
@@ -108,6 +108,7 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
     playerBox.append(noReplay(recording))
     return
   }
+  playerBox.append(replayNote(recording))
   replay.markers([...errors, ...reports].map((e) => ({
     at: Date.parse(e.createdAt), tone: tone(e),
     label: `${badgeText(e.type, e.statusCode)} at ${clock(Date.parse(e.createdAt) - origin)}: ${headlineText(asHeadline(e))}`,

@@ -32,13 +32,22 @@ export function renderSettings(body: HTMLElement, project: ProjectSummary, defau
     placeholder: `Server default (${defaults.ingestRateLimit === 0 ? 'no limit' : `${defaults.ingestRateLimit}/s`})`,
   })
   const quota = h('input', { id: 'set-daily-quota', type: 'number', min: 1, max: MAX_DAILY_EVENT_QUOTA, value: project.dailyEventQuota ?? '', placeholder: 'No quota' })
+  // In MB (10^6 bytes), as `project update --recording-budget 500MB` writes it; empty: no budget.
+  const budget = h('input', {
+    id: 'set-recording-budget', type: 'number', min: 1, step: 'any', placeholder: 'No budget',
+    value: project.recordingBudget === null ? '' : project.recordingBudget / 1e6,
+  })
   const usage = h('p', { class: 'hint', id: 'set-usage' })
+  const recordings = h('p', { class: 'hint', id: 'set-recording-usage' })
   const showUsage = (): void => {
     api<ProjectUsage>('GET', `/projects/${encodeURIComponent(project.id)}/usage`).then((u) => {
       usage.textContent = u.dailyEventQuota === null
         ? 'No quota: events are not counted.'
         : `Today (${u.day}, UTC): ${u.events.toLocaleString('en')} of ${u.dailyEventQuota.toLocaleString('en')} events.`
-    }, () => { usage.textContent = '' })
+      recordings.textContent = `Recordings: ${megabytes(u.recordingBytes)}${u.recordingBudget === null ? '' : ` of ${megabytes(u.recordingBudget)}`}. `
+        + (u.evictedVisits === 0 ? 'None evicted.'
+          : `Evicted, oldest first: the recordings of ${u.evictedVisits.toLocaleString('en')} visits (${megabytes(u.evictedBytes)}); the visits and their events stay.`)
+    }, () => { usage.textContent = ''; recordings.textContent = '' })
   }
   showUsage()
   const message = h('p', { role: 'status', id: 'settings-message' })
@@ -58,6 +67,10 @@ export function renderSettings(body: HTMLElement, project: ProjectSummary, defau
     h('p', { class: 'hint' }, 'Events accepted per UTC day, all service processes together; once spent, ingest waits until the next UTC midnight. '
       + 'Empty: no quota.'),
     usage,
+    h('label', {}, 'Recording budget (MB)', budget),
+    h('p', { class: 'hint' }, 'Compressed recording bytes the project keeps; beyond it the oldest recordings are deleted within a minute. '
+      + 'Visits, events and issues are never deleted for it, and new recordings keep arriving. Empty: no budget.'),
+    recordings,
     h('button', { type: 'submit', class: 'primary' }, 'Save'), message)
   form.addEventListener('submit', (event) => {
     event.preventDefault()
@@ -67,6 +80,7 @@ export function renderSettings(body: HTMLElement, project: ProjectSummary, defau
       ipStorage: ipStorage.value === '' ? null : ipStorage.value,
       maskFields: maskFields.value.split(',').map((f) => f.trim()).filter((f) => f !== ''),
       ingestRateLimit: rate.value === '' ? null : Number(rate.value), dailyEventQuota: quota.value === '' ? null : Number(quota.value),
+      recordingBudget: budget.value === '' ? null : Math.round(Number(budget.value) * 1e6),
     }).then((saved) => {
       message.className = 'ok'
       message.textContent = `Saved: ${saved.name}, ${saved.domain}, ${saved.retentionDays} days.`
@@ -81,3 +95,6 @@ export function renderSettings(body: HTMLElement, project: ProjectSummary, defau
   renderWebhooks(body, project)
   body.append(eraseCard(project))
 }
+
+/** Bytes in MB (10^6), as the budget field takes them. */
+const megabytes = (bytes: number): string => `${(bytes / 1e6).toLocaleString('en', { maximumFractionDigits: 1 })} MB`

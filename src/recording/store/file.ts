@@ -64,11 +64,11 @@ export function fileStore(root: string): BlobStore {
         if (stat?.isFile()) yield { key: path.relative(root, entry).split(path.sep).join('/'), bytes: stat.size, modifiedAt: stat.mtimeMs }
       }
     },
-    async freeShare() {
+    async disk() {
       try {
         await fsp.mkdir(root, { recursive: true })
         const s = await fsp.statfs(root)
-        return s.blocks === 0 ? null : s.bavail / s.blocks
+        return s.blocks === 0 ? null : { free: s.bavail * s.bsize, total: s.blocks * s.bsize }
       } catch (error) {
         return fail(error)
       }

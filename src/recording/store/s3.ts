@@ -68,7 +68,7 @@ export function s3Store(bucket: string, prefix: string, settings: S3Settings): B
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined
       } while (token !== undefined)
     },
-    freeShare: () => Promise.resolve(null),
+    disk: () => Promise.resolve(null),
     close: () => { client.destroy(); return Promise.resolve() },
   }
 }

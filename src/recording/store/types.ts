@@ -20,8 +20,8 @@ export interface BlobStore {
   delete(keys: readonly string[]): Promise<void>
   /** Every object of the store, in no particular order. */
   list(): AsyncIterable<StoredObject>
-  /** The share (0–1) of its filesystem still free, for a folder; null for a store without a disk of its own. */
-  freeShare(): Promise<number | null>
+  /** Its filesystem's free and total bytes, for a folder; null for a store without a disk of its own. */
+  disk(): Promise<{ free: number; total: number } | null>
   close(): Promise<void>
 }
 
