@@ -26,18 +26,25 @@ interface Segment { at: number; bytes: number; chunks: Held[] }
  * reaches `keepMs` back, or while the whole passes `maxBytes`. The newest segment is always kept, so the recorder
  * opens a new one (a checkout) when `due` says so.
  */
-export function makeHeld(keepMs: number, maxBytes: number) {
+export function makeHeld(keepMs: number, maxBytes: number, dropped: (chunks: Held[]) => void = () => undefined) {
   let segments: Segment[] = []
   let bytes = 0
   const prune = (now: number) => {
-    for (let next = segments[1]; next && (next.at <= now - keepMs || bytes > maxBytes); next = segments[1]) bytes -= segments.shift()?.bytes ?? 0
+    for (let next = segments[1]; next && (next.at <= now - keepMs || bytes > maxBytes); next = segments[1]) {
+      const gone = segments.shift()
+      bytes -= gone?.bytes ?? 0
+      if (gone) dropped(gone.chunks)
+    }
   }
   return {
     /** Adds the next chunk in recording order; a continuation with no snapshot before it would not replay and is dropped. */
     add(chunk: Held, now: number): void {
       if (chunk.full) segments.push({ at: chunk.at, bytes: 0, chunks: [] })
       const last = segments.at(-1)
-      if (!last) return
+      if (!last) {
+        dropped([chunk])
+        return
+      }
       last.chunks.push(chunk)
       last.bytes += chunk.data.length
       bytes += chunk.data.length
@@ -79,33 +86,43 @@ export function fromBinary(s: string): Uint8Array {
   return bytes
 }
 
-/** Where a page leaves its held recording for the visit's next page (sessionStorage: one tab, one visit). */
+/**
+ * Where a page leaves its held recording for the visit's next page (sessionStorage: one tab, one visit): each chunk's
+ * data under CHUNK_PREFIX and its id, written as it is held (setItem costs ~30 ms a MB in Chromium: too much for
+ * pagehide), and on pagehide the index of them under CARRY_KEY.
+ */
 export const CARRY_KEY = 'sw_rec_carry'
+export const CHUNK_PREFIX = 'sw_rec_c:'
+
+/** The index of the held chunks: the visit, and each chunk's id, time, whether it opens a snapshot, and is plain JSON. */
+export const carryIndex = (sessionKey: string, chunks: readonly Held[]): string =>
+  JSON.stringify({ k: sessionKey, c: chunks.map((c) => [c.id, c.at, c.full ? 1 : 0, c.plain ? 1 : 0]) })
 
 /**
- * The held chunks as one string for sessionStorage: a JSON line naming the visit and each chunk (id, time, snapshot,
- * plain, length), then their data joined, so writing it is a copy of data that is already compressed.
+ * The chunks a page of the same visit carried, up to the first whose data is missing (none for another visit's
+ * index, or an unreadable one).
  */
-export function carryText(sessionKey: string, chunks: readonly Held[]): string {
-  const header = JSON.stringify({ k: sessionKey, c: chunks.map((c) => [c.id, c.at, c.full ? 1 : 0, c.plain ? 1 : 0, c.data.length]) })
-  return `${header}\n${chunks.map((c) => c.data).join('')}`
+export function readCarry(index: string | null, sessionKey: string, data: (id: string) => string | null): Held[] {
+  const chunks: Held[] = []
+  try {
+    const header = JSON.parse(index ?? 'null') as { k?: unknown; c?: unknown } | null
+    if (header?.k !== sessionKey || !Array.isArray(header.c)) return []
+    for (const [id, at, full, plain] of header.c as [string, number, number, number][]) {
+      const text = data(id)
+      if (text === null) break
+      chunks.push({ id, at, full: full === 1, data: text, ...(plain === 1 && { plain: true }) })
+    }
+  } catch { /* unreadable: what was read */ }
+  return chunks
 }
 
-/** The chunks a page of the same visit carried (none for another visit's, or anything unreadable). */
-export function readCarry(text: string | null, sessionKey: string): Held[] {
-  if (!text) return []
-  try {
-    const line = text.indexOf('\n')
-    const header = JSON.parse(text.slice(0, line)) as { k?: unknown; c?: unknown }
-    if (header.k !== sessionKey || !Array.isArray(header.c)) return []
-    let offset = line + 1
-    const chunks: Held[] = []
-    for (const [id, at, full, plain, length] of header.c as [string, number, number, number, number][]) {
-      chunks.push({ id, at, full: full === 1, data: text.slice(offset, offset + length), ...(plain === 1 && { plain: true }) })
-      offset += length
-    }
-    return offset === text.length ? chunks : []
-  } catch {
-    return []
+/** Removes the carried index and every carried chunk but those in `keep`. */
+export function clearCarry(storage: { length: number; key(index: number): string | null; removeItem(key: string): void }, keep: ReadonlySet<string> = new Set()): void {
+  storage.removeItem(CARRY_KEY)
+  const gone: string[] = []
+  for (let i = 0; i < storage.length; i++) {
+    const key = storage.key(i)
+    if (key?.startsWith(CHUNK_PREFIX) && !keep.has(key.slice(CHUNK_PREFIX.length))) gone.push(key)
   }
+  for (const key of gone) storage.removeItem(key)
 }

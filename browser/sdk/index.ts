@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_RECORD_BUFFER_MS, DEFAULT_RECORD_CHECKOUT_MS, DEFAULT_SLOW_THRESHOLD_MS, RECORD_CHUNK_MS } from '../../common/limits.ts'
 import { guard, makeApi, type ApiOptions, type Started } from './api.ts'
-import { CARRY_KEY } from './buffer.ts'
+import { clearCarry } from './buffer.ts'
 import { installCapture, type CaptureOptions } from './capture.ts'
 import { makeCore } from './core.ts'
 import type { GroupOptions } from './errors.ts'
@@ -111,7 +111,11 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
     consent(yes: boolean): void {
       core.consent(yes)
       // The visit's recording plan and what a page held for the next go with its session key.
-      if (!yes) for (const k of [PLAN_KEY, CARRY_KEY]) store()?.removeItem(k)
+      const storage = store()
+      if (!yes && storage) {
+        storage.removeItem(PLAN_KEY)
+        clearCarry(storage)
+      }
       if (yes) startRecording()
       // A recorder without stop (an older one, self-hosted) keeps running, but its sender no longer sends.
       else if (recording?.stop) {

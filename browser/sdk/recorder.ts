@@ -2,7 +2,7 @@ import { scrub } from '../../common/scrub.ts'
 import { record } from '@rrweb/record'
 import { gzipSync } from 'fflate'
 import { DEFAULT_RECORD_BUFFER_MS, RECORD_BUFFER_MAX_BYTES, RECORD_CHUNK_MS } from '../../common/limits.ts'
-import { CARRY_KEY, carryText, fromBinary, makeHeld, readCarry, toBinary } from './buffer.ts'
+import { CARRY_KEY, carryIndex, CHUNK_PREFIX, clearCarry, fromBinary, makeHeld, readCarry, toBinary, type Held } from './buffer.ts'
 import { makeCompressor } from './compressor.ts'
 import { RRWEB_OPTIONS } from './rrweb-options.ts'
 import { sendWithRetry, type ChunkQuery, type Delivery, type SendResult } from './transport.ts'
@@ -75,8 +75,11 @@ const REFUSED: SendResult = { ok: false, fatal: true, retryAfterMs: null }
 const META = 4
 const FULL_SNAPSHOT = 2
 
-/** Plain JSON of its last events a page holding its recording leaves to the visit's next page at most. */
-const CARRY_PLAIN_MAX = 200_000
+/**
+ * Plain JSON of its last events a page holding its recording writes on pagehide at most (the chunks it held are in
+ * sessionStorage already): setItem costs ~3 ms per 100 KB in Chromium.
+ */
+const CARRY_PLAIN_MAX = 32_000
 
 const rand = () => Math.random().toString(36).slice(2, 10)
 
@@ -115,7 +118,28 @@ export function startRecorder(host: RecorderHost): Recording | null {
   const tag = host.mode === 'onError' ? 'onError' as const : undefined
   let holding = tag !== undefined
   const keepMs = host.bufferMs ?? DEFAULT_RECORD_BUFFER_MS
-  const held = makeHeld(keepMs, RECORD_BUFFER_MAX_BYTES)
+  /** Held chunks whose data sessionStorage has (buffer.ts CHUNK_PREFIX), for the visit's next page. */
+  const stored = new Set<string>()
+  const unstore = (chunks: Held[]) => {
+    for (const c of chunks) {
+      stored.delete(c.id)
+      try { sessionStorage.removeItem(CHUNK_PREFIX + c.id) } catch { /* storage blocked */ }
+    }
+  }
+  const held = makeHeld(keepMs, RECORD_BUFFER_MAX_BYTES, unstore)
+  /** Holds a chunk, and writes it for the next page now, while the page is not leaving. */
+  const hold = (c: Held) => {
+    try {
+      sessionStorage.setItem(CHUNK_PREFIX + c.id, c.data)
+      stored.add(c.id)
+    } catch { /* storage full or blocked: the next page gets what was written before it */ }
+    held.add(c, Date.now())
+  }
+  const forget = () => {
+    held.take()
+    stored.clear()
+    try { clearCarry(sessionStorage) } catch { /* storage blocked */ }
+  }
   /** When the last full snapshot was taken. */
   let snapAt = Date.now()
   /** Whether the page changed since the last full snapshot (past the snapshot's own events). */
@@ -173,7 +197,7 @@ export function startRecorder(host: RecorderHost): Recording | null {
     compressing.set(id, chunk)
     void compress(json).then((data) => {
       if (!compressing.delete(id)) return
-      if (holding) held.add({ id, at: chunk.at, full: chunk.full, data: toBinary(data) }, Date.now())
+      if (holding) hold({ id, at: chunk.at, full: chunk.full, data: toBinary(data) })
       else deliver(id, data, closing)
     }, () => { if (compressing.delete(id)) stats.dropped++ })
   }
@@ -185,28 +209,38 @@ export function startRecorder(host: RecorderHost): Recording | null {
   const release = () => {
     if (!holding) return
     holding = false
-    for (const c of held.take()) deliver(c.id, c.plain ? new TextEncoder().encode(c.data) : fromBinary(c.data), false)
+    const chunks = held.take()
+    forget()
+    for (const c of chunks) deliver(c.id, c.plain ? new TextEncoder().encode(c.data) : fromBinary(c.data), false)
     cut(false)
   }
 
   /**
-   * A closing page holding its recording leaves it to the visit's next page: the held chunks, then as plain JSON
-   * those still being compressed and the first of its buffered events, bounded by bytes, in one sessionStorage write
-   * of strings already made. The page may live on (back/forward cache): it keeps holding what it carried.
+   * A closing page holding its recording leaves it to the visit's next page: its held chunks are in sessionStorage
+   * already; it adds, as plain JSON while they fit in CARRY_PLAIN_MAX, those still being compressed and the first of
+   * its buffered events, then the index. What does not fit stays, for a page that lives on (back/forward cache).
    */
   const carry = () => {
-    const now = Date.now()
-    for (const [id, c] of compressing) held.add({ id, at: c.at, full: c.full, data: c.json, plain: true }, now)
-    compressing.clear()
-    const take = fitting(parts, CARRY_PLAIN_MAX)
-    if (take > 0) held.add({ id: `${pageId}-${n++}`, at: partsAt, full: partsFull, data: `[${parts.slice(0, take).join(',')}]`, plain: true }, now)
-    parts = []
-    chars = 0
-    try {
-      sessionStorage.setItem(CARRY_KEY, carryText(host.sessionKey(), held.chunks()))
-    } catch {
-      try { sessionStorage.removeItem(CARRY_KEY) } catch { /* storage blocked */ }
+    let budget = CARRY_PLAIN_MAX
+    const plain = (id: string, at: number, full: boolean, json: string) => {
+      if (json.length > budget) return false
+      budget -= json.length
+      hold({ id, at, full, data: json, plain: true })
+      return true
     }
+    let whole = true
+    for (const [id, c] of compressing) {
+      if (!(whole = plain(id, c.at, c.full, c.json))) break
+      compressing.delete(id)
+    }
+    const take = whole ? fitting(parts, budget) : 0
+    if (take > 0 && plain(`${pageId}-${n++}`, partsAt, partsFull, `[${parts.slice(0, take).join(',')}]`)) {
+      parts = parts.slice(take)
+      chars = parts.reduce((sum, p) => sum + p.length, 0)
+    }
+    const chunks = held.chunks()
+    const upTo = chunks.findIndex((c) => !stored.has(c.id))
+    try { sessionStorage.setItem(CARRY_KEY, carryIndex(host.sessionKey(), upTo < 0 ? chunks : chunks.slice(0, upTo))) } catch { /* as in hold */ }
   }
 
   /**
@@ -320,14 +354,15 @@ export function startRecorder(host: RecorderHost): Recording | null {
     clearInterval(chunks)
     stopRrweb?.()
     parts = []
-    held.take()
-    try { sessionStorage.removeItem(CARRY_KEY) } catch { /* storage blocked */ }
+    forget()
   }
   if (holding) {
     // What the visit's previous page held comes first; its storage is emptied, this page writes its own on leaving.
     try {
-      const carried = readCarry(sessionStorage.getItem(CARRY_KEY), host.sessionKey())
-      sessionStorage.removeItem(CARRY_KEY)
+      const carried = readCarry(sessionStorage.getItem(CARRY_KEY), host.sessionKey(), (id) => sessionStorage.getItem(CHUNK_PREFIX + id))
+      for (const c of carried) stored.add(c.id)
+      // The index goes, and any chunk of another visit; this page's chunks join the carried ones, written as held.
+      clearCarry(sessionStorage, stored)
       // (Before this page's first snapshot, which is still being compressed.)
       const now = Date.now()
       for (const c of carried) held.add(c, now)

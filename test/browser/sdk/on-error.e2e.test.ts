@@ -123,6 +123,7 @@ describe('record: \'onError\', end to end in Chromium', () => {
     assert.ok(text.includes(`tick-${lastTick - 3}`), `page one's last seconds (tick-${lastTick - 3}) are in it`)
     const pages = new Set(traffic.uploads.map((u) => new URL(u).searchParams.get('chunk')?.split('-')[0]))
     assert.equal(pages.size, 2, 'chunks of two pages, uploaded by the second')
+    assert.deepEqual(await page.evaluate('Object.keys(sessionStorage).filter((k) => k.startsWith("sw_rec_"))'), [], 'what was carried is cleared once sent')
     await page.close()
   })
 
@@ -158,5 +159,42 @@ describe('record: \'onError\', end to end in Chromium', () => {
     assert.ok(wholeTraffic.uploads.every((u) => !new URL(u).searchParams.has('mode')), 'whole recordings carry no mode')
     await page.close()
     await other.close()
+  })
+
+  it('an older recorder (self-hosted) is not started for a held visit, and today\'s recorder records an older SDK\'s visit whole', async () => {
+    // A recorder from before record: 'onError' has no `modes`: it would send the visit whole.
+    const oldRecorder = 'window.SessionwatchRecorder = { start() { window.oldStarted = (window.oldStarted || 0) + 1; return () => ({ chunks: 0, bytes: 0, dropped: 0 }) } }'
+    const { page, pageErrors } = await open({
+      '/old-held': pageWith(t.project.ingestKey, 'OLD-HELD', { record: 'onError', recorderUrl: '/old-recorder.js' }),
+      '/old-whole': pageWith(t.project.ingestKey, 'OLD-WHOLE', { recorderUrl: '/old-recorder.js' }),
+      '/old-recorder.js': oldRecorder,
+    })
+    await page.goto(`${base}/old-held`)
+    await page.waitForFunction('window.SessionwatchRecorder !== undefined')
+    await page.waitForTimeout(300)
+    assert.equal(await page.evaluate('window.oldStarted ?? 0'), 0, 'not started for a held visit')
+    await page.evaluate('sessionStorage.clear()')
+    await page.goto(`${base}/old-whole`)
+    await page.waitForFunction('window.oldStarted === 1')
+
+    // An SDK from before it lends no mode, bufferMs nor onTrigger: today's recorder sends the visit whole at once.
+    await page.goto(`${base}/old-held`)
+    const sent = await page.evaluate<string[]>(`new Promise((resolve) => {
+      const bodies = []
+      const s = document.createElement('script')
+      s.src = '/sdk/recorder.js'
+      s.onload = () => {
+        window.SessionwatchRecorder.start({
+          sessionKey: () => 'old-sdk-visit', page: location.href, checkoutMs: 300000, maxChunkBytes: 524288,
+          send: (body) => { bodies.push(body); resolve(bodies); return Promise.resolve({ ok: true }) }, beacon: () => false,
+        })
+      }
+      document.head.appendChild(s)
+    })`)
+    const batch = JSON.parse(sent[0] ?? '{}') as { recording?: { id: string; mode?: string }[] }
+    assert.equal(batch.recording?.length, 1, 'the snapshot leaves at once, as a batch')
+    assert.equal(batch.recording[0]?.mode, undefined, 'with no mode')
+    assert.deepEqual(pageErrors, [])
+    await page.close()
   })
 })

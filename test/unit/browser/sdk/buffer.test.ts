@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { carryText, fromBinary, makeHeld, readCarry, toBinary, type Held } from '../../../../browser/sdk/buffer.ts'
+import { CARRY_KEY, carryIndex, CHUNK_PREFIX, clearCarry, fromBinary, makeHeld, readCarry, toBinary, type Held } from '../../../../browser/sdk/buffer.ts'
 
 /** A chunk of `size` bytes at `at` seconds, opening a snapshot when `full`. */
 const chunk = (id: string, at: number, full: boolean, size = 10): Held => ({ id, at: at * 1000, full, data: 'x'.repeat(size) })
@@ -62,22 +62,43 @@ describe('the held recording of record: \'onError\'', () => {
 })
 
 describe('carrying the held recording to the next page', () => {
-  it('reads back the chunks written for the same visit, bytes and plain JSON alike', () => {
-    const bytes = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) % 256)
-    const chunks: Held[] = [
-      { id: 'p-0', at: 1, full: true, data: toBinary(bytes) },
-      { id: 'p-1', at: 2, full: false, data: '[{"type":3,"x":"\\n"}]', plain: true },
-    ]
-    const back = readCarry(carryText('key1', chunks), 'key1')
+  const bytes = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) % 256)
+  const chunks: Held[] = [
+    { id: 'p-0', at: 1, full: true, data: toBinary(bytes) },
+    { id: 'p-1', at: 2, full: false, data: '[{"type":3,"x":"\\n"}]', plain: true },
+  ]
+  const data = new Map(chunks.map((c) => [c.id, c.data]))
+
+  it('reads back the chunks the index names for the same visit, bytes and plain JSON alike', () => {
+    const back = readCarry(carryIndex('key1', chunks), 'key1', (id) => data.get(id) ?? null)
     assert.deepEqual(back, chunks)
     assert.deepEqual(fromBinary(back[0]?.data ?? ''), bytes)
   })
 
-  it('reads nothing of another visit, nor anything broken', () => {
-    const text = carryText('key1', [{ id: 'p-0', at: 1, full: true, data: 'abc' }])
-    assert.deepEqual(readCarry(text, 'key2'), [])
-    assert.deepEqual(readCarry(text.slice(0, -1), 'key1'), [], 'cut short')
-    assert.deepEqual(readCarry('{not json\nabc', 'key1'), [])
-    assert.deepEqual(readCarry(null, 'key1'), [])
+  it('reads up to the first chunk whose data is missing, and nothing of another visit or a broken index', () => {
+    assert.deepEqual(ids(readCarry(carryIndex('key1', chunks), 'key1', (id) => (id === 'p-0' ? data.get(id) ?? null : null))), ['p-0'])
+    assert.deepEqual(readCarry(carryIndex('key1', chunks), 'key2', (id) => data.get(id) ?? null), [])
+    assert.deepEqual(readCarry('{not json', 'key1', () => 'x'), [])
+    assert.deepEqual(readCarry(null, 'key1', () => 'x'), [])
+  })
+
+  it('clears the index and every carried chunk but those kept, leaving the page\'s own keys', () => {
+    const items = new Map([[CARRY_KEY, '{}'], [`${CHUNK_PREFIX}a`, '1'], [`${CHUNK_PREFIX}b`, '2'], ['page-own', '3']])
+    const storage = { get length() { return items.size }, key: (i: number) => [...items.keys()][i] ?? null, removeItem: (k: string) => { items.delete(k) } }
+    clearCarry(storage, new Set(['b']))
+    assert.deepEqual([...items.keys()], [`${CHUNK_PREFIX}b`, 'page-own'])
+  })
+})
+
+describe('the held recording tells what it drops', () => {
+  it('passes every chunk it drops, pruned or orphaned, so its stored copy goes too', () => {
+    const gone: string[] = []
+    const held = makeHeld(1000, 1_000_000, (chunks) => gone.push(...ids(chunks)))
+    held.add(chunk('orphan', 0, false), 0)
+    held.add(chunk('a0', 0, true), 0)
+    held.add(chunk('a1', 0.5, false), 500)
+    held.add(chunk('b0', 1, true), 1000)
+    held.prune(2000)
+    assert.deepEqual(gone, ['orphan', 'a0', 'a1'])
   })
 })
