@@ -1,5 +1,6 @@
 /**
- * What the SDK costs the pages it records: `npm run bench:recorder [-- --visits 10 --seconds 12 --against main]`.
+ * What the SDK costs the pages it records: `npm run bench:recorder [-- --visits 10 --seconds 12 --against main
+ * --error-visits 100 --error-buffer-ms 1000 --parallel 4]`.
  *
  * Three pages (a typical article, a heavy app that mutates all the time, a checkout form) are served from an origin
  * other than the service's and visited in Chromium without the SDK, with rrweb alone (the recorder's options, its
@@ -9,6 +10,10 @@
  * main thread's script time (CDP Performance metrics: the page's own and the SDK's), total blocking time and long
  * tasks (> 50 ms), the heavy page's own update loop's worst lateness, JS heap after a forced GC, bytes the page sent
  * to the service, the synchronous time of `pagehide` handlers, and the bytes of /sdk.js and the recorder downloaded.
+ * `record: 'onError'` is a further variant (this checkout only), a visit without an error: what holding costs. Then an
+ * error workload (bench/lib/recorder-errors.ts): `--error-visits` short article visits, one in twenty with an error,
+ * recorded whole and held until an error, and the recording bytes the service stored of each (`--error-visits 0`
+ * skips it).
  * Results also go to bench/results.recorder.json. The machine is shared and noisy: compare ratios within a run.
  */
 import { execFileSync } from 'node:child_process'
@@ -21,7 +26,8 @@ import { chromium, type Browser } from 'playwright-core'
 import { CHROMIUM_ARGS } from '../test/helpers/browser.ts'
 import { build } from 'esbuild'
 import { rrwebPatch } from '../src/assets/rrweb-patch.ts'
-import { PAGES, RRWEB_ALONE_PATH, snippet, VARIANTS, type PageName, type Variant } from './lib/recorder-pages.ts'
+import { ERROR_EVERY, errorWorkload, type ErrorWorkloadResult } from './lib/recorder-errors.ts'
+import { BRANCH_ONLY, PAGES, RRWEB_ALONE_PATH, snippet, VARIANTS, type PageName, type Variant } from './lib/recorder-pages.ts'
 import { ROOT, startService, type RunningService } from './lib/service.ts'
 import { compareTrees, type Tree as BaseTree } from './lib/trees.ts'
 
@@ -31,6 +37,9 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '12' },
     against: { type: 'string', default: 'main' },
     pages: { type: 'string', default: 'article,heavy,form' },
+    'error-visits': { type: 'string', default: '100' },
+    'error-buffer-ms': { type: 'string', default: '1000' },
+    parallel: { type: 'string', default: '4' },
   },
 })
 const VISITS = Number(args.visits)
@@ -192,13 +201,16 @@ async function main(): Promise<void> {
       res.writeHead(404).end()
       return
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGES[name](snippet(variant, tree.service?.url ?? '', tree.ingestKey ?? '')))
+    const bufferMs = url.searchParams.get('bufferMs')
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(PAGES[name](snippet(variant, tree.service?.url ?? '', tree.ingestKey ?? '', bufferMs ? { recordBufferMs: Number(bufferMs) } : {})))
   })
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
   const address = site.address()
   const siteUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
   const results: Record<string, Record<string, Record<string, Sample[]>>> = {}
+  let errors: Record<string, ErrorWorkloadResult> | null = null
   try {
     for (const tree of compared) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-recorder-db-'))
@@ -212,7 +224,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < VISITS; i++) {
         for (const tree of compared) {
           for (const variant of VARIANTS) {
-            if (variant === 'rrweb' && tree !== branch) continue
+            if (BRANCH_ONLY.has(variant) && tree !== branch) continue
             const sample = await visit(browser, siteUrl, tree, page, variant)
             ;(((results[page] ??= {})[tree.name] ??= {})[variant] ??= []).push(sample)
           }
@@ -222,6 +234,7 @@ async function main(): Promise<void> {
       process.stdout.write('\n')
       printPage(page, results[page] ?? {})
     }
+    if (branch && Number(args['error-visits']) > 0) errors = await runErrorWorkload(browser, siteUrl, branch)
   } finally {
     await browser.close()
     site.close()
@@ -231,7 +244,7 @@ async function main(): Promise<void> {
     }
   }
   const file = path.join(ROOT, 'bench', 'results.recorder.json')
-  fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), visits: VISITS, heavySeconds: HEAVY_SECONDS, results }, null, 1)}\n`)
+  fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), visits: VISITS, heavySeconds: HEAVY_SECONDS, results, errors }, null, 1)}\n`)
   console.log(`samples written to ${path.relative(ROOT, file)}`)
 }
 
@@ -253,9 +266,38 @@ function printPage(page: PageName, byTree: Record<string, Record<string, Sample[
   for (const [tree, variants] of Object.entries(byTree)) {
     const script = (v: Variant) => median((variants[v] ?? []).map((s) => s.scriptMs))
     const alone = variants.rrweb ? `, rrweb alone ${(script('rrweb') / Math.max(1, script('none'))).toFixed(2)}×` : ''
+    const held = variants['on-error'] ? `, record: 'onError' without an error ${(script('on-error') / Math.max(1, script('none'))).toFixed(2)}×` : ''
     console.log(`${tree}: script with the recorder ${(script('recorder') / Math.max(1, script('none'))).toFixed(2)}× the page without the SDK`
-      + ` (record: false ${(script('no-recorder') / Math.max(1, script('none'))).toFixed(2)}×${alone})`)
+      + ` (record: false ${(script('no-recorder') / Math.max(1, script('none'))).toFixed(2)}×${alone}${held})`)
   }
+}
+
+/** The error workload on this checkout, whole and held, and its section of the output. */
+async function runErrorWorkload(browser: Browser, siteUrl: string, tree: Tree): Promise<Record<string, ErrorWorkloadResult>> {
+  const visits = Number(args['error-visits'])
+  const bufferMs = Number(args['error-buffer-ms'])
+  const options = {
+    visits, bufferMs, parallel: Number(args.parallel),
+    url: (variant: Variant, marker: string, ms: number) => `${siteUrl}/article?variant=${variant}&tree=${encodeURIComponent(tree.name)}&bufferMs=${ms}&${marker}`,
+    api: async <T>(url: string) => (await fetch(`${tree.service?.url ?? ''}${url}`, { headers: { authorization: `Bearer ${tree.apiKey ?? ''}` } })).json() as Promise<T>,
+  }
+  const out: Record<string, ErrorWorkloadResult> = {}
+  for (const variant of ['recorder', 'on-error'] as const) {
+    process.stdout.write(`\rerror workload: ${variant}…`)
+    out[variant] = await errorWorkload(browser, variant, options)
+  }
+  const whole = out.recorder
+  const held = out['on-error']
+  if (!whole || !held) return out
+  console.log(`\n\nerror workload: ${visits} article visits of ~5 s, one in ${ERROR_EVERY} with an error; recordBufferMs ${bufferMs}, ${options.parallel} at a time`)
+  console.log(`${''.padEnd(44)}${'record: true'.padStart(16)}${"record: 'onError'".padStart(20)}`)
+  const row = (label: string, a: string, b: string) => { console.log(`${label.padEnd(44)}${a.padStart(16)}${b.padStart(20)}`) }
+  row('visits (with an error)', `${whole.visits} (${whole.errors})`, `${held.visits} (${held.errors})`)
+  row('visits with a stored recording', String(whole.recorded), String(held.recorded))
+  row('stored recording bytes, KB', (whole.storedBytes / 1024).toFixed(1), (held.storedBytes / 1024).toFixed(1))
+  row('replay starts before the error, median s', '—', held.replayLeadMs.length ? (median(held.replayLeadMs) / 1000).toFixed(2) : '—')
+  console.log(`stored with 'onError': ${(100 * held.storedBytes / Math.max(1, whole.storedBytes)).toFixed(1)} % of record: true (target ≤ 8 %)`)
+  return out
 }
 
 await main()

@@ -60,6 +60,13 @@ export const IP_STORAGE_MODES = ['full', 'truncated', 'none'] as const
  */
 export const RECORD_CHUNK_MS = 5000
 export const DEFAULT_RECORD_CHECKOUT_MS = 300_000
+/**
+ * `record: 'onError'`: the recorder keeps at least the last DEFAULT_RECORD_BUFFER_MS of the page in memory (init option
+ * recordBufferMs), at most RECORD_BUFFER_MAX_BYTES of compressed chunks; the same bound holds what a page hands to the
+ * visit's next page in sessionStorage (a 1 MiB string there is at most 2 MiB of the origin's quota, 5 MiB or more).
+ */
+export const DEFAULT_RECORD_BUFFER_MS = 60_000
+export const RECORD_BUFFER_MAX_BYTES = 1_048_576 // 1 MiB
 /** Default of RECORDING_MAX_CHUNK_BYTES: the largest compressed chunk kept (and the SDK's recordMaxChunkBytes). */
 export const DEFAULT_MAX_CHUNK_BYTES = 524_288 // 512 KiB
 

@@ -81,16 +81,20 @@ export const PAGES: Record<PageName, (sdk: string) => string> = { article, heavy
 
 /**
  * Without the SDK; rrweb alone, with the recorder's options and events thrown away (what rrweb itself costs, the
- * floor under the recorder's figures; measured on this checkout only); the SDK without and with the recorder.
+ * floor under the recorder's figures; measured on this checkout only); the SDK without and with the recorder; and
+ * with `record: 'onError'`, holding the recording of a visit without an error (this checkout only).
  */
-export type Variant = 'none' | 'rrweb' | 'no-recorder' | 'recorder'
-export const VARIANTS: readonly Variant[] = ['none', 'rrweb', 'no-recorder', 'recorder']
+export type Variant = 'none' | 'rrweb' | 'no-recorder' | 'recorder' | 'on-error'
+export const VARIANTS: readonly Variant[] = ['none', 'rrweb', 'no-recorder', 'recorder', 'on-error']
+/** The variants measured on this checkout only: the tree compared with has no such thing. */
+export const BRANCH_ONLY: ReadonlySet<Variant> = new Set(['rrweb', 'on-error'])
 /** Where the page loads rrweb alone from (its own origin: the bench site serves it). */
 export const RRWEB_ALONE_PATH = '/rrweb-alone.js'
 
-/** The SDK snippet of a variant, loading from the service at `endpoint`. */
-export function snippet(variant: Variant, endpoint: string, ingestKey: string): string {
+/** The SDK snippet of a variant, loading from the service at `endpoint`, with further init options. */
+export function snippet(variant: Variant, endpoint: string, ingestKey: string, options: Record<string, unknown> = {}): string {
   if (variant === 'none') return ''
   if (variant === 'rrweb') return `<script src="${RRWEB_ALONE_PATH}"></script>`
-  return `<script src="${endpoint}/sdk.js"></script><script>Sessionwatch.init(${JSON.stringify({ ingestKey, endpoint, record: variant === 'recorder' })})</script>`
+  const record = variant === 'recorder' ? true : variant === 'on-error' ? 'onError' : false
+  return `<script src="${endpoint}/sdk.js"></script><script>Sessionwatch.init(${JSON.stringify({ ingestKey, endpoint, record, ...options })})</script>`
 }

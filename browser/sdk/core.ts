@@ -1,6 +1,7 @@
 import { CONSENT_QUEUE_MAX } from '../../common/limits.ts'
 import { makeQueue, type SdkEvent } from './queue.ts'
 import { scrub } from '../../common/scrub.ts'
+import { isTrigger } from './sampling.ts'
 import { scrubEvent } from './scrub.ts'
 import { sendWithRetry, type ChunkQuery, type SendResult, type Transport } from './transport.ts'
 import type { VisitorFields } from './visitor.ts'
@@ -69,7 +70,15 @@ export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionSt
   }
   let currentKey = granted ? sessionKey() : ''
 
+  /** Whether the visit has had an event that makes a held recording leave (sampling.ts), and who waits for one. */
+  let triggered = false
+  const waiting: (() => void)[] = []
+
   const record = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => {
+    if (!triggered && isTrigger(event)) {
+      triggered = true
+      for (const listener of waiting.splice(0)) listener()
+    }
     const queued = { ...scrubEvent(event), id: `${rand()}${rand()}`, createdAt: Date.now() }
     if (granted) {
       currentKey = sessionKey()
@@ -148,6 +157,11 @@ export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionSt
       }
     },
     granted: () => granted,
+    /** Calls `listener` once this page records a trigger, or at once when it has. */
+    onTrigger: (listener: () => void): void => {
+      if (triggered) listener()
+      else waiting.push(listener)
+    },
     /** For the recorder, which runs only with consent: the session key, refreshed like an event refreshes it. */
     sessionKey: () => (granted ? (currentKey = sessionKey()) : currentKey),
     sender,

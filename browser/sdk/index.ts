@@ -1,10 +1,12 @@
-import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_RECORD_CHECKOUT_MS, DEFAULT_SLOW_THRESHOLD_MS, RECORD_CHUNK_MS } from '../../common/limits.ts'
+import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_RECORD_BUFFER_MS, DEFAULT_RECORD_CHECKOUT_MS, DEFAULT_SLOW_THRESHOLD_MS, RECORD_CHUNK_MS } from '../../common/limits.ts'
 import { guard, makeApi, type ApiOptions, type Started } from './api.ts'
+import { clearCarry } from './buffer.ts'
 import { installCapture, type CaptureOptions } from './capture.ts'
 import { makeCore } from './core.ts'
 import type { GroupOptions } from './errors.ts'
 import { bodyFilter, maskFieldsOf, type NetworkBodies } from './privacy.ts'
 import type { RecorderHost, RecorderStats, Recording } from './recorder.ts'
+import { markTriggered, planOf, PLAN_KEY } from './sampling.ts'
 import { makeTransport } from './transport.ts'
 import type { Traits, VisitorFields } from './visitor.ts'
 
@@ -22,8 +24,17 @@ export interface Options extends Partial<CaptureOptions>, ApiOptions {
   maxBatchEvents?: number
   /** Events held at most while the network is down; beyond it new ones are dropped and counted (default 1000). */
   maxQueue?: number
-  /** Screen recording with rrweb, loaded after the page from `recorderUrl` (default true). */
-  record?: boolean
+  /**
+   * Screen recording with rrweb, loaded after the page from `recorderUrl` (default true). `'onError'`: held in memory
+   * and sent only once the visit has an error (see recordBufferMs), as recordSampleRate 0.
+   */
+  record?: boolean | 'onError'
+  /** Share of visits recorded whole (default 1); decided once per visit. */
+  recordSampleRate?: number
+  /** Share of the visits not recorded whole that are held until an error (default 1); decided once per visit. */
+  recordOnErrorSampleRate?: number
+  /** A held recording keeps at least this much of the visit before its error (default 60 s). */
+  recordBufferMs?: number
   /** Default: `<endpoint>/sdk/recorder.js`. */
   recorderUrl?: string
   /** A new full snapshot of the page, opening a chunk, at most this often while it changes (default 5 min). */
@@ -43,11 +54,14 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
   const o = {
     slowThresholdMs: DEFAULT_SLOW_THRESHOLD_MS, maxBodyChars: 4096, maskInputs: true, captureConsole: true, sessionTimeoutMs: 1_800_000,
     flushIntervalMs: 5000, maxBatchEvents: 50, maxQueue: 1000, endpoint: location.origin, record: true,
-    recordCheckoutMs: DEFAULT_RECORD_CHECKOUT_MS, recordChunkMs: RECORD_CHUNK_MS, recordMaxChunkBytes: DEFAULT_MAX_CHUNK_BYTES, ...options,
+    recordCheckoutMs: DEFAULT_RECORD_CHECKOUT_MS, recordChunkMs: RECORD_CHUNK_MS, recordMaxChunkBytes: DEFAULT_MAX_CHUNK_BYTES,
+    recordSampleRate: 1, recordOnErrorSampleRate: 1, recordBufferMs: DEFAULT_RECORD_BUFFER_MS, ...options,
   }
   const io = makeTransport({ endpoint: o.endpoint, ingestKey: o.ingestKey })
   const landing = location.href
-  const core = makeCore({ ...o, consent: granted }, io, () => sessionStorage, landing, fields)
+  const storage = () => sessionStorage
+  const core = makeCore({ ...o, consent: granted }, io, storage, landing, fields)
+  const store = () => { try { return storage() } catch { return null } }
 
   installCapture({ ...o, bodies: bodyFilter(o.networkBodies, () => location.href), maskFields: maskFieldsOf(o.maskFields) }, core.record, guard, (url) => io.isOwn(url))
   setInterval(guard(() => { void core.flush() }), o.flushIntervalMs)
@@ -62,12 +76,23 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
    */
   const startRecording = guard(() => {
     if (!o.record || !core.granted() || recording || document.readyState !== 'complete') return
-    const recorder = (window as { SessionwatchRecorder?: { start(h: RecorderHost): Recording | null } }).SessionwatchRecorder
+    const key = core.sessionKey()
+    const { plan, triggered } = planOf(store(), key, o)
+    if (plan === 'off') return
+    const recorder = (window as { SessionwatchRecorder?: { start(h: RecorderHost): Recording | null; modes?: readonly string[] } }).SessionwatchRecorder
     if (recorder) {
+      // A recorder too old to hold a recording would send it whole: it does not start.
+      if (plan === 'onError' && !recorder.modes?.includes('onError')) return
+      const onTrigger = (listener: () => void) => {
+        const fire = guard(() => { markTriggered(store(), key, plan); listener() })
+        if (triggered) fire()
+        else core.onTrigger(fire)
+      }
       // A host per start: its sender refuses once consent is withdrawn, even for a chunk still being retried.
       recording = recorder.start({
         sessionKey: core.sessionKey, send: core.sender(), beacon: core.beacon, sendChunk: core.chunkSender(), beaconChunk: core.beaconChunk, page: landing,
         checkoutMs: o.recordCheckoutMs, chunkMs: o.recordChunkMs, maxChunkBytes: o.recordMaxChunkBytes,
+        mode: plan, bufferMs: o.recordBufferMs, onTrigger,
       })
     } else if (!script) {
       script = document.createElement('script')
@@ -85,6 +110,12 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
     recording: () => recording?.() ?? null,
     consent(yes: boolean): void {
       core.consent(yes)
+      // The visit's recording plan and what a page held for the next go with its session key.
+      const storage = store()
+      if (!yes && storage) {
+        storage.removeItem(PLAN_KEY)
+        clearCarry(storage)
+      }
       if (yes) startRecording()
       // A recorder without stop (an older one, self-hosted) keeps running, but its sender no longer sends.
       else if (recording?.stop) {

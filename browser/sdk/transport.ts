@@ -1,3 +1,5 @@
+import type { RecordingMode } from '../../src/contract/index.ts'
+
 /** What a send came to: stored (for a recording chunk, `full` when the session takes no more), worth retrying, or refused for good. */
 export type SendResult = { ok: true; full?: boolean } | { ok: false; retryAfterMs: number | null; fatal: boolean }
 
@@ -8,7 +10,7 @@ export interface TransportOptions {
 }
 
 /** What a batch would say about a recording chunk sent as raw bytes (POST /ingest/v1/recording). */
-export interface ChunkQuery { sessionKey: string; chunk: string; sentAt: number; page: string }
+export interface ChunkQuery { sessionKey: string; chunk: string; sentAt: number; page: string; mode?: RecordingMode }
 
 export interface Transport {
   /** Posts a batch with fetch; `keepalive` only for small bodies (the Fetch spec caps them at 64 KiB in total). */
@@ -37,7 +39,7 @@ export function makeTransport(
   const base = opts.endpoint.replace(/\/+$/, '')
   const url = `${base}/ingest/v1/batch`
   const chunkUrl = (q: ChunkQuery) => `${base}/ingest/v1/recording?${new URLSearchParams({
-    key: opts.ingestKey, sessionKey: q.sessionKey, chunk: q.chunk, sentAt: String(q.sentAt), page: q.page }).toString()}`
+    key: opts.ingestKey, sessionKey: q.sessionKey, chunk: q.chunk, sentAt: String(q.sentAt), page: q.page, ...(q.mode && { mode: q.mode }) }).toString()}`
   const post = async (target: string, body: string | Uint8Array, headers: Record<string, string>, readFull = false): Promise<SendResult> => {
     try {
       const size = typeof body === 'string' ? body.length : body.byteLength
