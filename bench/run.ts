@@ -30,6 +30,7 @@ import { ensureReleases } from './lib/releases.ts'
 import { ensureSearch, searchScenarios, type SearchData } from './lib/search.ts'
 import { load, type LoadResult } from './lib/load.ts'
 import { sampleMax, startCeiling } from './lib/processes.ts'
+import { replayScenarios } from './lib/replay.ts'
 import { ROOT, startService } from './lib/service.ts'
 import { ensureMapSessions, type MapSessions } from './lib/sourcemaps.ts'
 import { evaluate, figure, printComparison, printReport, resultsFile, verdict, type Row } from './lib/report.ts'
@@ -202,6 +203,8 @@ try {
     await service.stop()
     }
 
+    // Issue 41: replay chunks written to and read from each recording store, side by side.
+    rows.push(...await replayScenarios(engine, databaseFor, { seconds, connections, log }))
     log('ingest (durable writes)…')
     const ingestUrl = await databaseFor(engine, `bench_ingest_${Date.now()}`)
     const ingestDb = await openDatabase(loadConfig({ DATABASE_URL: ingestUrl }).database)
