@@ -27,6 +27,7 @@ import { sourceMapMapper } from './issues/index.ts'
 import { deleteMaps, listMaps } from './sourcemaps/service.ts'
 import { UploadError } from './sourcemaps/client.ts'
 import { sourcemapsUpload } from './cli-sourcemaps.ts'
+import { storageCommand } from './cli-storage.ts'
 
 const USAGE = `Usage: sessionwatch <command> [options]
 
@@ -62,6 +63,11 @@ Commands:
   sourcemaps delete --project ID (--url URL | --all)
                                           Delete the map of one minified file's URL, or all of the project's
   retention run                           Delete every session past its project's retention now
+  storage check [--fix] [--json]          List objects of the recording stores that no chunk names (orphans) and
+                                          chunks whose object is missing; --fix deletes those orphans and marks
+                                          those chunks dropped. Exit 1 when it found any and did not fix them
+  storage migrate --to URL [--json]       Move every recording chunk from RECORDINGS_URL's store to URL (database:,
+                                          file:PATH or s3://BUCKET/PREFIX), whether the service runs or not
   erase --project ID (--user ID | --session ID | --ip IP) [--json]
                                           Delete a visitor's visits with their events and recordings, as
                                           retention deletes them; --ip matches the address as stored
@@ -257,6 +263,7 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     return 0
   }
   if (command === 'webhook') return webhookCommand(db, config, sub, rest.slice(1))
+  if (command === 'storage') return storageCommand(db, config, stores, sub, rest.slice(1), { print, note })
   throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"`)
 }
 
