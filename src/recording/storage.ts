@@ -141,8 +141,8 @@ export interface MigrateReport {
 
 export interface MigrateOptions {
   progress: (line: string) => void
-  /** Test seam: called after each chunk's copy is written and after its row moved; throwing stops the run there. */
-  step?: (stage: 'written' | 'moved') => void
+  /** Test seam: awaited after each chunk's copy is written and after its row moved; throwing stops the run there. */
+  step?: (stage: 'written' | 'moved', chunk: visits.ChunkKey) => void | Promise<void>
 }
 
 /**
@@ -174,13 +174,13 @@ export async function migrateStorage(db: Kysely<Database>, stores: RecordingStor
       if (target !== null && targetId !== null) {
         copy = { store_id: targetId, blob: newBlobKey(chunk.project_id) }
         await target.put(copy.blob, data)
-        options.step?.('written')
+        await options.step?.('written', chunk)
       }
       if (!await visits.moveChunk(db, chunk, place, copy, Date.now())) {
         report.gone++
         return null
       }
-      options.step?.('moved')
+      await options.step?.('moved', chunk)
       report.moved++
       report.bytes += chunk.bytes
       return place === 'database' ? null : place

@@ -8,7 +8,7 @@ import { getProject } from '../../../src/projects/service.ts'
 import { checkStorage, migrateStorage, type MigrateOptions } from '../../../src/recording/storage.ts'
 import { openStore, openStores, parseStoreUrl, type BlobStore, type StoreUrl } from '../../../src/recording/store/index.ts'
 import { exportSessions, importSessions } from '../../../src/transfer/service.ts'
-import { trashBlobs } from '../../../src/visits/index.ts'
+import { evictRecordings, trashBlobs } from '../../../src/visits/index.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { batch } from '../../helpers/factories.ts'
@@ -148,6 +148,27 @@ for (const engine of testEngines()) {
         const fixed = await check(t, true, Date.now() + HOUR)
         assert.equal(fixed.orphans.length, 1)
         assert.equal((await keysOf(open(t, to) as BlobStore)).length, 9, 'with the orphan gone, the target holds each chunk once')
+        assert.deepEqual(await check(t, false, Date.now() + HOUR), { orphans: [], missing: [], young: 0, fixed: false })
+      } finally {
+        await t.close()
+      }
+    })
+
+    it('trashes the copy of a chunk deleted while it was being moved, and moves the rest', async () => {
+      const from = `file:${path.join(dir, 'raced-from')}`
+      const to = `s3://${BUCKET}/raced`
+      const t = await recordedApp(from, 2)
+      try {
+        let erased: string | null = null
+        const report = await migrate(t, from, to, async (stage, chunk) => {
+          if (stage !== 'written' || erased !== null) return
+          erased = chunk.session_id
+          await evictRecordings(t.app.db, chunk.project_id, [chunk.session_id], Date.now())
+        })
+        assert.deepEqual({ moved: report.moved, gone: report.gone, left: report.left }, { moved: 3, gone: 3, left: 0 })
+        assert.equal((await served(t)).size, 3)
+        assert.equal((await keysOf(open(t, to) as BlobStore)).length, 3, 'the erased visit\'s copy was trashed and purged')
+        assert.deepEqual(await keysOf(open(t, from) as BlobStore), [], 'and its source objects too')
         assert.deepEqual(await check(t, false, Date.now() + HOUR), { orphans: [], missing: [], young: 0, fixed: false })
       } finally {
         await t.close()
