@@ -60,6 +60,6 @@ function describeMigration(r: MigrateReport, print: (line: string) => void): voi
   if (r.gone > 0) print(`${r.gone} chunks were deleted while moving them (retention, erasure): nothing to move`)
   if (r.missing > 0) print(`${r.missing} chunks' objects are missing from ${r.from} and stay where they were: sessionwatch storage check --fix marks them dropped`)
   if (r.left > 0) print(`${r.left} chunks arrived in ${r.from} while moving: run the same command again`)
-  print(`Now set RECORDINGS_URL=${r.to} and restart the service. Chunks it writes until then still go to ${r.from}: after `
+  print(`Now set RECORDINGS_URL=${r.to} and restart the service. Chunks it writes until then still go to ${r.from}; after `
     + `the restart, run RECORDINGS_URL=${r.from} sessionwatch storage migrate --to ${r.to} once more.`)
 }
