@@ -39,6 +39,11 @@ Commands:
   sourcemaps delete --project ID (--url URL | --all)
                                           Delete the map of one minified file's URL, or all of the project's
   retention run                           Delete every session past its project's retention now
+  storage check [--fix] [--json]          List objects of the recording stores that no chunk names (orphans) and
+                                          chunks whose object is missing; --fix deletes those orphans and marks
+                                          those chunks dropped. Exit 1 when it found any and did not fix them
+  storage migrate --to URL [--json]       Move every recording chunk from RECORDINGS_URL's store to URL (database:,
+                                          file:PATH or s3://BUCKET/PREFIX), whether the service runs or not
   erase --project ID (--user ID | --session ID | --ip IP) [--json]
                                           Delete a visitor's visits with their events and recordings, as
                                           retention deletes them; --ip matches the address as stored

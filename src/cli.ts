@@ -26,6 +26,7 @@ import { UploadError } from './sourcemaps/client.ts'
 import { sourcemapsUpload } from './cli-sourcemaps.ts'
 import { USAGE } from './cli-usage.ts'
 import { recordingUsage } from './visits/index.ts'
+import { storageCommand } from './cli-storage.ts'
 
 
 // For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
@@ -205,6 +206,7 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     return 0
   }
   if (command === 'webhook') return webhookCommand(db, config, sub, rest.slice(1))
+  if (command === 'storage') return storageCommand(db, config, stores, sub, rest.slice(1), { print, note })
   throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"`)
 }
 
