@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { gzipSync } from 'node:zlib'
 import pg from 'pg'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/database.ts'
@@ -104,7 +105,47 @@ try {
   fs.rmSync(tmp, { recursive: true, force: true })
 }
 console.table(rows)
+const chunkRows = await chunkRowSizes()
+console.table(chunkRows)
 const out = path.join(import.meta.dirname, 'capacity.json')
 fs.writeFileSync(out, `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length,
-  memoryGiB: Math.round(os.totalmem() / 2 ** 30), seconds, connections, eventsPerBatch: EVENTS_PER_BATCH, rows }, null, 2)}\n`)
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30), seconds, connections, eventsPerBatch: EVENTS_PER_BATCH, rows, chunkRows }, null, 2)}\n`)
 console.log(`written ${path.relative(process.cwd(), out)}`)
+
+/**
+ * Issue 41: what a recording chunk leaves in the database when its bytes are in a store (RECORDINGS_URL file:): each
+ * column's largest value in bytes (numbers as the 8 bytes of a bigint), over chunks uploaded the way the SDK does.
+ * The target: no value over 200 bytes.
+ */
+async function chunkRowSizes(): Promise<Record<string, unknown>[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-capacity-chunks-'))
+  try {
+    const url = `file:${path.join(dir, 'chunks.db')}`
+    const handle = await openDatabase(loadConfig({ DATABASE_URL: url }).database)
+    const project = await createProject(handle.db, { name: 'Chunks', domain: 'shop.example' })
+    await handle.close()
+    const service = await startService(url, { RECORDINGS_URL: `file:${path.join(dir, 'recordings')}` })
+    const chunk = gzipSync(JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ type: i === 0 ? 2 : 3, timestamp: Date.now() - 60_000 + i * 100, data: { source: 1, x: i } }))))
+    for (let v = 0; v < 20; v++) {
+      for (let c = 0; c < 5; c++) {
+        // The longest ids the contract allows, so the figure is the worst case.
+        const res = await fetch(`${service.url}/ingest/v1/recording?${new URLSearchParams({
+          key: project.ingestKey, sessionKey: `capacity-visit-${String(v).padStart(110, '0')}`, chunk: `${'c'.repeat(90)}-${c}`,
+          page: 'https://shop.example/checkout', mode: 'onError' }).toString()}`, { method: 'POST', body: chunk })
+        if (!res.ok) throw new Error(`chunk upload answered ${res.status}: ${await res.text()}`)
+      }
+    }
+    await service.stop()
+    const counted = await openDatabase(loadConfig({ DATABASE_URL: url }).database)
+    const stored = await counted.db.selectFrom('recording_chunks').selectAll().execute()
+    await counted.close()
+    const size = (v: unknown): number => (v === null ? 0 : typeof v === 'number' ? 8 : Buffer.isBuffer(v) ? v.length : Buffer.byteLength(typeof v === 'string' ? v : JSON.stringify(v)))
+    const columns = Object.keys(stored[0] ?? {})
+    const largest = Object.fromEntries(columns.map((c) => [c, Math.max(...stored.map((r) => size((r as Record<string, unknown>)[c])))]))
+    const worst = Math.max(...Object.values(largest))
+    process.stderr.write(`recording chunk rows with a file: store: ${stored.length} rows, largest value ${worst} bytes (target: at most 200)\n`)
+    return [{ rows: stored.length, 'largest value (bytes)': worst, ...largest }]
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
