@@ -52,7 +52,7 @@ export const ERROR_CODES = [
       + `a Sentry envelope that cannot be stored now (busy, database down, disk full): Sentry SDKs back off for Retry-After (${SENTRY_RETRY_SECONDS} s) rather than see a 5xx`,
   },
   { code: 'internal_error', status: 500, meaning: 'a bug; the details go to the log, not the answer' },
-  { code: 'service_unavailable', status: 503, meaning: `the database is unreachable, the service is shutting down, ingest is over capacity, or ${SOURCEMAP_MAX_CONCURRENT_UPLOADS} source map uploads are running on the process; retry after Retry-After (${UNAVAILABLE_RETRY_SECONDS} s)` },
+  { code: 'service_unavailable', status: 503, meaning: `the database or the recording store (RECORDINGS_URL) is unreachable, the service is shutting down, ingest is over capacity, or ${SOURCEMAP_MAX_CONCURRENT_UPLOADS} source map uploads are running on the process; retry after Retry-After (${UNAVAILABLE_RETRY_SECONDS} s)` },
   {
     code: 'storage_full', status: 503,
     meaning: `the database's disk is full: nothing of the request was stored; retry after Retry-After (${STORAGE_FULL_RETRY_SECONDS} s)`,
