@@ -3,7 +3,7 @@ import type { DatabaseConfig } from './config.ts'
 import { openDatabase as open, type DatabaseHandle as Handle, type OpenOptions } from './db/connect.ts'
 import type { WebhookDeliveryTable, WebhookTable } from './alerts/table.ts'
 import type { ProjectTable } from './projects/table.ts'
-import type { EventTable, RecordingChunkTable, RecordingTrashTable, SessionTable } from './visits/tables.ts'
+import type { EventTable, RecordingChunkTable, RecordingTrashTable, RecordingUsageTable, SessionTable } from './visits/tables.ts'
 import type { RecordingStoreTable } from './recording/store/table.ts'
 import type { IssueDayTable, IssueFingerprintTable, IssueReleaseTotalTable, IssueSessionTable, IssueTable, IssueTotalTable } from './issues/tables.ts'
 import type { SessionDayTable, SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable } from './search/tables.ts'
@@ -26,6 +26,7 @@ export interface Database {
   events: EventTable
   recording_chunks: RecordingChunkTable
   recording_trash: RecordingTrashTable
+  recording_usage: RecordingUsageTable
   recording_stores: RecordingStoreTable
   issues: IssueTable
   issue_fingerprints: IssueFingerprintTable

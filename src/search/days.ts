@@ -12,6 +12,9 @@ interface Delta {
   delta: number
 }
 
+/** A project's recording_usage changes. */
+interface RecordingDelta { bytes: number; evictedBytes: number; evictedVisits: number }
+
 /** A term_bits row's changes: each visit number's last word, whether it has the term (true) or not. */
 interface BitsDelta {
   projectId: string
@@ -29,6 +32,16 @@ interface BitsDelta {
 export class DayDeltas {
   readonly #deltas = new Map<string, Delta>()
   readonly #bits = new Map<string, BitsDelta>()
+  readonly #recording = new Map<string, RecordingDelta>()
+
+  /**
+   * A project's recording bytes grow or shrink (`recording_usage`, owned by src/visits), and what eviction took: a
+   * counter every chunk write touches, so it is written last like the day counters.
+   */
+  addRecording(projectId: string, bytes: number, evictedBytes = 0, evictedVisits = 0): void {
+    const entry = this.#recording.get(projectId) ?? { bytes: 0, evictedBytes: 0, evictedVisits: 0 }
+    this.#recording.set(projectId, { bytes: entry.bytes + bytes, evictedBytes: entry.evictedBytes + evictedBytes, evictedVisits: entry.evictedVisits + evictedVisits })
+  }
 
   /** A visit that starts on `day` comes (1) or goes (-1). */
   add(projectId: string, day: number, delta: number): void {
@@ -58,6 +71,7 @@ export class DayDeltas {
   mergeInto(other: DayDeltas): void {
     for (const { projectId, term, day, delta } of this.#deltas.values()) other.addTerm(projectId, term, day, delta)
     for (const { projectId, term, nums } of this.#bits.values()) for (const [num, has] of nums) other.markTerm(projectId, term, num, has)
+    for (const [projectId, r] of this.#recording) other.addRecording(projectId, r.bytes, r.evictedBytes, r.evictedVisits)
   }
 
   /**
@@ -82,6 +96,17 @@ export class DayDeltas {
     this.#deltas.clear()
     await applyBits(db, [...this.#bits.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.chunk - b.chunk))
     this.#bits.clear()
+    for (const [projectId, r] of [...this.#recording].sort(([a], [b]) => compare(a, b))) {
+      if (r.bytes === 0 && r.evictedBytes === 0 && r.evictedVisits === 0) continue
+      await db.insertInto('recording_usage')
+        .values({ project_id: projectId, bytes: r.bytes, evicted_bytes: r.evictedBytes, evicted_visits: r.evictedVisits })
+        .onConflict((oc) => oc.column('project_id').doUpdateSet((eb) => ({
+          bytes: eb('recording_usage.bytes', '+', eb.ref('excluded.bytes')),
+          evicted_bytes: eb('recording_usage.evicted_bytes', '+', eb.ref('excluded.evicted_bytes')),
+          evicted_visits: eb('recording_usage.evicted_visits', '+', eb.ref('excluded.evicted_visits')),
+        }))).execute()
+    }
+    this.#recording.clear()
   }
 }
 

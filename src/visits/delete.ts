@@ -33,7 +33,7 @@ export async function deleteSessions(
   if (refs.length === 0) return 0
   const ids = refs.map((r) => r.id)
   const deleted = await db.deleteFrom('sessions').where('project_id', '=', projectId).where('id', 'in', ids)
-    .returning(['id', 'start_day', 'num', 'terms']).execute()
+    .returning(['id', 'start_day', 'num', 'terms', 'recording_bytes']).execute()
   // Only the visits this call deleted leave their issues' counts: after the sessions, so every writer
   // locks a visit's session row before its issues, and before the events, which they are counted from.
   await forgetVisits(db, projectId, deleted.map((r) => r.id))
@@ -43,6 +43,7 @@ export async function deleteSessions(
   await forgetSearch(db, projectId, deleted)
   for (const r of deleted) {
     days.add(projectId, r.start_day, -1)
+    if (r.recording_bytes > 0) days.addRecording(projectId, -r.recording_bytes)
     for (const t of termsOf(r)) {
       days.addTerm(projectId, t, r.start_day, -1)
       days.markTerm(projectId, t, r.num, false)

@@ -30,13 +30,9 @@ export async function oldestRecorded(db: Db, projectId: string, after: string | 
 export interface RecordingUsage { bytes: number; evictedBytes: number; evictedVisits: number }
 
 export async function recordingUsage(db: Db, projectId: string): Promise<RecordingUsage> {
-  const row = await db.selectFrom('sessions').where('project_id', '=', projectId)
-    .select((eb) => [
-      eb.fn.sum<number | string | null>('recording_bytes').as('bytes'),
-      eb.fn.sum<number | string | null>('recording_evicted').as('evicted'),
-      eb.fn.count<number | string>(eb.case().when('recording_evicted', '>', 0).then(1).end()).as('visits'),
-    ]).executeTakeFirst()
-  return { bytes: Number(row?.bytes ?? 0), evictedBytes: Number(row?.evicted ?? 0), evictedVisits: Number(row?.visits ?? 0) }
+  const row = await db.selectFrom('recording_usage').select(['bytes', 'evicted_bytes', 'evicted_visits'])
+    .where('project_id', '=', projectId).executeTakeFirst()
+  return { bytes: row?.bytes ?? 0, evictedBytes: row?.evicted_bytes ?? 0, evictedVisits: row?.evicted_visits ?? 0 }
 }
 
 /**
@@ -56,9 +52,11 @@ export function evictRecordings(db: Kysely<Database>, projectId: string, session
     const gone = await trx.deleteFrom('recording_chunks').where('project_id', '=', projectId).where('session_id', 'in', ids)
       .where('dropped', 'is', null).returning(['store_id', 'blob', 'bytes']).execute()
     await trashBlobs(trx, gone.filter((g): g is BlobRef & { bytes: number } => g.store_id !== null && g.blob !== null), now)
+    const freed = gone.reduce((sum, g) => sum + g.bytes, 0)
     const days = new DayDeltas()
     await dropTerm(trx, projectId, rows, term.recording, days)
+    days.addRecording(projectId, -freed, freed, rows.length)
     await days.apply(trx)
-    return gone.reduce((sum, g) => sum + g.bytes, 0)
+    return freed
   }))
 }

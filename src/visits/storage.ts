@@ -112,11 +112,10 @@ export async function dropMissingChunk(db: Kysely<Database>, key: ChunkKey, at: 
         .where('project_id', '=', key.project_id).where('session_id', '=', key.session_id).where('id', '=', key.id)
         .where('store_id', '=', at.store_id).where('blob', '=', at.blob).executeTakeFirst()
       if (!session || Number(marked.numUpdatedRows) === 0) throw new Changed()
-      if (session.recording_chunks <= 0) {
-        const days = new DayDeltas()
-        await dropTerm(trx, key.project_id, [session], term.recording, days)
-        await days.apply(trx)
-      }
+      const days = new DayDeltas()
+      if (session.recording_chunks <= 0) await dropTerm(trx, key.project_id, [session], term.recording, days)
+      days.addRecording(key.project_id, -row.bytes)
+      await days.apply(trx)
       return true
     }))
   } catch (error) {

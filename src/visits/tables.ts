@@ -104,6 +104,18 @@ export interface RecordingChunkTable {
   received_at: number
 }
 
+/**
+ * Row shape of `recording_usage`: a project's recording bytes now and what budgets and the disk floor evicted, kept
+ * exact by every write of chunks and sessions through DayDeltas (src/search/days.ts), which applies such hot counters
+ * last in each transaction.
+ */
+export interface RecordingUsageTable {
+  project_id: string
+  bytes: number
+  evicted_bytes: number
+  evicted_visits: number
+}
+
 /** Row shape of `recording_trash`: an object whose chunk row is gone, waiting to be deleted from its store. */
 export interface RecordingTrashTable {
   store_id: number

@@ -67,7 +67,10 @@ export async function appendChunks(
       ...(session.recording_mode === null && mode !== null && { recording_mode: mode }),
     })).where('project_id', '=', projectId).where('id', '=', sessionId).execute()
   }
-  if (result.accepted > 0) await addTerms(trx, projectId, session, new Set([term.recording]), days)
+  if (result.accepted > 0) {
+    await addTerms(trx, projectId, session, new Set([term.recording]), days)
+    days.addRecording(projectId, bytes - session.recording_bytes)
+  }
   return result
 }
 

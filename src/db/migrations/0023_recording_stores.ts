@@ -1,11 +1,12 @@
-import type { Kysely, Migration } from 'kysely'
+import { sql, type Kysely, type Migration } from 'kysely'
 import type { Target } from './target.ts'
 
 /**
  * Recordings out of the database: the stores chunks live in (`recording_stores`, one row per RECORDINGS_URL ever
  * used), each chunk's store and object key (a chunk with neither keeps its data inline, as before), the objects
  * whose metadata is gone and that wait to be deleted from their store (`recording_trash`), what budgets evicted from a
- * visit, how it was recorded, and a project's recording budget.
+ * visit, how it was recorded, a project's recording budget, and its recording bytes counted (`recording_usage`: a
+ * budget is checked every few seconds, and summing a million sessions' bytes takes half a second).
  */
 export const recordingStores = ({ key }: Target): Migration => ({
   async up(db: Kysely<unknown>) {
@@ -27,5 +28,14 @@ export const recordingStores = ({ key }: Target): Migration => ({
       .addColumn('recording_evicted', 'bigint', (c) => c.notNull().defaultTo(0)).execute()
     await db.schema.alterTable('sessions').addColumn('recording_mode', 'text').execute()
     await db.schema.alterTable('projects').addColumn('recording_budget', 'bigint').execute()
+    await db.schema
+      .createTable('recording_usage')
+      .addColumn('project_id', key, (c) => c.primaryKey())
+      .addColumn('bytes', 'bigint', (c) => c.notNull())
+      .addColumn('evicted_bytes', 'bigint', (c) => c.notNull())
+      .addColumn('evicted_visits', 'bigint', (c) => c.notNull())
+      .execute()
+    await sql`insert into recording_usage (project_id, bytes, evicted_bytes, evicted_visits)
+      select project_id, sum(recording_bytes), 0, 0 from sessions group by project_id having sum(recording_bytes) > 0`.execute(db)
   },
 })

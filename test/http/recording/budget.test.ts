@@ -4,7 +4,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { eraseVisitor } from '../../../src/privacy/service.ts'
 import { updateProject } from '../../../src/projects/service.ts'
+import { recordingUsage } from '../../../src/visits/index.ts'
 import { enforceFloor, upkeep } from '../../../src/recording/upkeep.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
@@ -72,6 +74,11 @@ for (const engine of testEngines()) {
       assert.deepEqual([usage.recordingBytes, usage.recordingBudget, usage.evictedVisits], [budget - 100, budget, 3])
       const again = await upkeep(t.app.db, t.app.recordings.stores, Date.now())
       assert.equal(again.evictedVisits, 0, 'within budget: nothing more goes')
+      await eraseVisitor(t.app.db, t.app.recordings.stores, t.project.id, { sessionId: ids[5] ?? '' }, 'full')
+      const counted = await t.app.db.selectFrom('sessions').select((eb) => eb.fn.sum<number | string | null>('recording_bytes').as('b'))
+        .where('project_id', '=', t.project.id).executeTakeFirst()
+      assert.equal((await recordingUsage(t.app.db, t.project.id)).bytes, Number(counted?.b ?? 0),
+        'the counted usage follows ingest, eviction and erasure exactly')
     })
 
     it('takes new recordings while over budget and evicts older ones for them', async () => {
