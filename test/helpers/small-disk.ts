@@ -26,7 +26,7 @@ export function smallDiskUnavailable(): string | null {
   return null
 }
 
-function mountTmpfs(megabytes: number): { dir: string; grow(megabytes: number): void; unmount(): void } {
+export function mountTmpfs(megabytes: number): { dir: string; grow(megabytes: number): void; unmount(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-small-disk-'))
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m,mode=0777`, 'tmpfs', dir])
   return {
