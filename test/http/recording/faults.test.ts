@@ -10,7 +10,7 @@ import { json } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { batch } from '../../helpers/factories.ts'
 import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
-import { chunkRows, OBJECT_STORES, startStoreApp, type StoreApp, testStores } from '../../helpers/stores.ts'
+import { chunkRows, loseObject, OBJECT_STORES, putOrphan, startStoreApp, type StoreApp, testStores } from '../../helpers/stores.ts'
 import { eventually } from '../../helpers/wait.ts'
 
 type Answer = { sessionId: string; recording?: { accepted: number; duplicates: number; dropped: number } }
@@ -89,6 +89,20 @@ for (const [engine, kind] of cases) {
       assert.deepEqual(json<Answer>(again).recording, { accepted: 1, duplicates: 0, dropped: 0, full: false })
       assert.match(String(await served(sessionId, 'fc-0')), /COMMIT-FAILED-ONCE/)
       assert.equal(await t.store.countObjects(), count + 1)
+    })
+
+    it('a chunk whose object was deleted by hand answers 404 naming `storage check`; an orphan object stays for it', async () => {
+      const store = t.store.store
+      assert.ok(store)
+      const { sessionId } = json<Answer>(await t.ingest(recordedBatch('fault-lost-1', 'lost-0', 'LOST')))
+      await loseObject(t.app.db, store, sessionId, 'lost-0')
+      const res = await t.get(`/api/v1/sessions/${sessionId}/recording/chunks/lost-0`)
+      assert.equal(res.statusCode, 404, res.body)
+      assert.match(json<{ message: string }>(res).message, /missing from its recording store.*storage check/)
+      const count = await t.store.countObjects()
+      const orphan = await putOrphan(store, t.project.id)
+      await purgeTrash(t.app.db, t.app.recordings.stores)
+      assert.equal(await t.store.countObjects(), count + 1, `the orphan ${orphan} is not the trash's to delete`)
     })
 
     if (kind !== 's3') return
