@@ -27,7 +27,8 @@ export function s3Store(bucket: string, prefix: string, settings: S3Settings): B
     responseChecksumValidation: 'WHEN_REQUIRED',
     // An outage should answer 503 within seconds, not after the SDK's long default retries.
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: S3_REQUEST_TIMEOUT_MS, requestTimeout: S3_REQUEST_TIMEOUT_MS },
+    // throwOnRequestTimeout: without it the SDK only logs a request past its timeout and waits on, for ever on a hung server.
+    requestHandler: { connectionTimeout: S3_REQUEST_TIMEOUT_MS, requestTimeout: S3_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
   })
   const full = (key: string) => (prefix === '' ? key : `${prefix}/${key}`)
   const unavailable = (error: unknown): never => { throw new StoreUnavailable(url, error) }

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import type { Browser } from 'playwright-core'
 import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, eventually, openServedPage, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, eventually, launchChromium, openServedPage, startBrowserTest } from '../../helpers/browser.ts'
+import { assertChunksIn, startStoreApp, testStores } from '../../helpers/stores.ts'
 
 interface Recording { recording: { chunks: number; droppedChunks: number }; chunks: { id: string; fullSnapshot: boolean }[] }
 
@@ -214,4 +215,39 @@ describe('a session at its recording limit, in Chromium', () => {
     assert.deepEqual(pageErrors, [])
     await tab.close()
   })
+})
+
+describe('a recorded visit replays from each recording store, in Chromium', () => {
+  let browser: Browser
+  before(async () => { browser = await launchChromium() })
+  after(() => browser.close())
+
+  for (const kind of testStores()) {
+    it(`${kind}: the chunks a page sends are stored there and served back whole`, async () => {
+      const t = await startStoreApp('sqlite', kind)
+      try {
+        const base = await t.app.listen({ host: '127.0.0.1', port: 0 })
+        const marker = `KEPT-IN-${kind.toUpperCase()}`
+        const html = `<!doctype html><html><head><meta charset="utf-8"><title>Store</title></head><body><p id="p">first</p>
+<script src="/sdk.js"></script>
+<script>Sessionwatch.init({ ingestKey: ${JSON.stringify(t.project.ingestKey)}, recordChunkMs: 250, flushIntervalMs: 300 })</script></body></html>`
+        const { page, pageErrors } = await openServedPage(browser, base, '/store', html)
+        await page.waitForFunction('Sessionwatch.stats().recording !== null && Sessionwatch.stats().recording.chunks >= 1', undefined, { timeout: 15_000 })
+        await page.evaluate(`document.getElementById("p").textContent = ${JSON.stringify(marker)}`)
+        const sessionId = await eventually(async () =>
+          json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions')).sessions[0]?.id, 'the visit')
+        await eventually(async () => {
+          const r = json<Recording>(await t.get(`/api/v1/sessions/${sessionId}/recording`))
+          let text = ''
+          for (const c of r.chunks) text += (await t.app.inject({ url: `/api/v1/sessions/${sessionId}/recording/chunks/${c.id}`, headers: { authorization: `Bearer ${t.project.apiKey}` } })).body
+          return text.includes('first') && text.includes(marker) ? true : null
+        }, 'the snapshot and the change served')
+        await assertChunksIn(t.app.db, t.store, sessionId)
+        assert.deepEqual(pageErrors, [])
+        await page.close()
+      } finally {
+        await t.close()
+      }
+    })
+  }
 })

@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict'
 import { gunzipSync, gzipSync } from 'node:zlib'
-import { after, before, describe, it } from 'node:test'
-import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
+import { after, before, it } from 'node:test'
+import { json } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { rrwebEvents } from '../../helpers/recording.ts'
+import { assertChunksIn, describeStores, startStoreApp, type StoreApp } from '../../helpers/stores.ts'
 
 interface Result { sessionId: string | null; recording?: { accepted: number; duplicates: number; dropped: number } }
 
 for (const engine of testEngines()) {
-  describe(`POST /ingest/v1/recording: a chunk as its gzip bytes [${engine}]`, () => {
-    let t: TestApp
-    before(async () => { t = await startTestApp(engine) })
+  describeStores(`POST /ingest/v1/recording: a chunk as its gzip bytes [${engine}]`, (kind) => {
+    let t: StoreApp
+    before(async () => { t = await startStoreApp(engine, kind) })
     after(() => t.close())
 
     const post = (query: Record<string, string>, body: Buffer, headers: Record<string, string> = {}) => t.app.inject({
@@ -31,6 +32,7 @@ for (const engine of testEngines()) {
       assert.deepEqual(rec.chunks.map((c) => [c.id, c.fullSnapshot]), [['page1-0', true]])
       const session = json<{ session: { utm: unknown; recording: { chunks: number } } }>(await t.get(`/api/v1/sessions/${stored.sessionId ?? ''}`)).session
       assert.deepEqual(session.utm, { utm_source: 'raw' }, 'the page in the query is the landing page')
+      await assertChunksIn(t.app.db, t.store, stored.sessionId ?? '')
     })
 
     it('takes the plain JSON array too (a closing page\'s last events), stored compressed and served like any chunk', async () => {
@@ -45,6 +47,7 @@ for (const engine of testEngines()) {
       })
       assert.equal(chunk.headers['content-encoding'], 'gzip')
       assert.deepEqual(JSON.parse(gunzipSync(chunk.rawPayload).toString()), events)
+      await assertChunksIn(t.app.db, t.store, sessionId ?? '')
       const bad = await post({ sessionKey: 'raw-chunk-visit-3', chunk: 'page3-8' }, Buffer.from('[{"type":"x"}]'))
       assert.equal(bad.statusCode, 400)
       assert.match(json<{ message: string }>(bad).message, /^body event 0 is not an rrweb event/)

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { after, before, describe, it } from 'node:test'
+import { after, before, it } from 'node:test'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { sweep } from '../../../src/retention/service.ts'
 import { DAY_MS } from '../../../src/util/time.ts'
-import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
+import { json } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
+import { assertChunksIn, describeStores, startStoreApp, type StoreApp } from '../../helpers/stores.ts'
 
 interface RecordingBody {
   recording: { available: boolean; chunks: number; bytes: number; droppedChunks: number }
@@ -16,10 +17,10 @@ interface RecordingBody {
 type IngestAnswer = { sessionId: string; recording?: { accepted: number; duplicates: number; dropped: number; full: boolean } }
 
 for (const engine of testEngines()) {
-  describe(`recording [${engine}]`, () => {
-    let t: TestApp
+  describeStores(`recording [${engine}]`, (kind) => {
+    let t: StoreApp
     // Small limits so the tests reach them: 4 KiB per chunk, 6 KiB per session.
-    before(async () => { t = await startTestApp(engine, { RECORDING_MAX_CHUNK_BYTES: '4096', RECORDING_MAX_SESSION_BYTES: '6144' }) })
+    before(async () => { t = await startStoreApp(engine, kind, { RECORDING_MAX_CHUNK_BYTES: '4096', RECORDING_MAX_SESSION_BYTES: '6144' }) })
     after(() => t.close())
     const upload = async (sessionKey: string, chunks: unknown[], extra: Record<string, unknown> = {}) => {
       const res = await t.ingest(batch(sessionKey, [], { recording: chunks, ...extra }))
@@ -43,6 +44,7 @@ for (const engine of testEngines()) {
       assert.deepEqual([rec.chunks[0]?.startedAt, rec.chunks[0]?.endedAt],
         [new Date(start).toISOString(), new Date(start + 3000).toISOString()])
       assert.equal(rec.recording.bytes, rec.chunks.reduce((n, c) => n + c.bytes, 0))
+      await assertChunksIn(t.app.db, t.store, a.sessionId)
     })
 
     it('serves a chunk as gzip when accepted and as plain JSON otherwise', async () => {
