@@ -13,7 +13,7 @@ import { gzipSync } from 'node:zlib'
 import { loadConfig } from '../../src/config.ts'
 import { openDatabase } from '../../src/database.ts'
 import { createProject } from '../../src/projects/service.ts'
-import { startTestS3 } from '../../scripts/lib/s3-server.ts'
+import { startTestS3 } from '../../test/helpers/s3.ts'
 import { load, type LoadResult } from './load.ts'
 import { startService } from './service.ts'
 
@@ -36,11 +36,11 @@ export async function replayScenarios(
 ): Promise<ReplayRow[]> {
   const rows: ReplayRow[] = []
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-bench-replay-'))
-  const s3 = await startTestS3(path.join(dir, 's3'), 'bench-recordings')
+  const s3 = await startTestS3('bench-recordings', 'r')
   const stores: [string, Record<string, string>][] = [
     ['database', { RECORDINGS_URL: 'database:' }],
     ['file', { RECORDINGS_URL: `file:${path.join(dir, 'files')}` }],
-    ['s3', s3.env()],
+    ['s3', s3.env],
   ]
   const plain = chunkJson(Date.now() - 60_000, 300_000)
   const gz = gzipSync(plain)
@@ -78,7 +78,7 @@ export async function replayScenarios(
       if (engine === 'sqlite') fs.rmSync(url.slice(5), { force: true })
     }
   } finally {
-    await s3.stop()
+    await s3.close()
     fs.rmSync(dir, { recursive: true, force: true })
   }
   return rows

@@ -1,9 +1,11 @@
 import { CONSENT_QUEUE_MAX } from '../../common/limits.ts'
 import { makeQueue, type SdkEvent } from './queue.ts'
 import { scrub } from '../../common/scrub.ts'
-import { isTrigger } from './sampling.ts'
+import { isTrigger, type SessionStore } from './sampling.ts'
 import { scrubEvent } from './scrub.ts'
 import { sendWithRetry, type ChunkQuery, type SendResult, type Transport } from './transport.ts'
+
+export type { SessionStore }
 import type { VisitorFields } from './visitor.ts'
 
 /*
@@ -20,12 +22,6 @@ export interface CoreOptions {
   consent: boolean
 }
 
-/** What the SDK uses of sessionStorage. */
-export interface SessionStore {
-  getItem(key: string): string | null
-  setItem(key: string, value: string): void
-  removeItem(key: string): void
-}
 
 export const SESSION_KEY = 'sw_session'
 /**

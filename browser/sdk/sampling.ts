@@ -1,4 +1,9 @@
-import type { SessionStore } from './core.ts'
+/** What the SDK uses of sessionStorage. */
+export interface SessionStore {
+  getItem(key: string): string | null
+  setItem(key: string, value: string): void
+  removeItem(key: string): void
+}
 
 /*
  * Which visits are recorded, and how: decided once per visit and kept across its pages in sessionStorage, beside its

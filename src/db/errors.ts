@@ -12,10 +12,11 @@ const RETRYABLE = new Set(['40P01', '40001'])
 
 /*
  * Connection-class failures: PostgreSQL SQLSTATE class 08 (connection), 57P01-03 (server shutting
- * down, crashed or starting), 3D000 (database gone), socket errors, and SQLite's busy/locked after
- * its busy timeout.
+ * down, crashed or starting), 3D000 (database gone), 57014 and 55P03 (a statement or lock wait past
+ * DATABASE_STATEMENT_TIMEOUT_MS: an overloaded or blocked server), socket errors, and SQLite's
+ * busy/locked after its busy timeout.
  */
-const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '3D000', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
+const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '57014', '55P03', '3D000', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
   'SQLITE_BUSY', 'SQLITE_LOCKED'])
 
 /** pg's own messages for a connection it lost or could not open; these errors carry no code. */

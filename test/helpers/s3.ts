@@ -62,7 +62,11 @@ export async function startTestS3(bucket = 'recordings', prefix = 'sw'): Promise
   const store = s3Store(bucket, prefix, { endpoint, region: null, forcePathStyle: true })
   return {
     endpoint, bucket, prefix, store, start, stop,
-    env: { RECORDINGS_URL: `s3://${bucket}/${prefix}`, S3_ENDPOINT: endpoint, S3_FORCE_PATH_STYLE: 'true' },
+    env: {
+      RECORDINGS_URL: `s3://${bucket}/${prefix}`, S3_ENDPOINT: endpoint, S3_FORCE_PATH_STYLE: 'true',
+      // For a service in a process of its own (the bench), which gets no more of the environment than it is given.
+      AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: ACCESS_KEY,
+    },
     async countObjects() {
       let n = 0
       for await (const _ of store.list()) n++

@@ -33,7 +33,7 @@ describe('the S3 store, against an S3 server', () => {
       await s3.store.delete(['p/00/one.gz'])
       assert.deepEqual(await keysOf(s3.store), ['p/01/two.gz'])
       assert.deepEqual(await keysOf(other), ['p/00/elsewhere.gz'])
-      assert.equal(await s3.store.freeShare(), null, 'a bucket has no disk of its own')
+      assert.equal(await s3.store.disk(), null, 'a bucket has no disk of its own')
     } finally {
       await other.close()
     }

@@ -15,6 +15,8 @@ describe('classifyDatabaseError', () => {
     assert.equal(classifyDatabaseError(coded('53300', 'too many connections')), 'unavailable')
     assert.equal(classifyDatabaseError(coded('57P01', 'terminating connection due to administrator command')), 'unavailable')
     assert.equal(classifyDatabaseError(coded('08006')), 'unavailable')
+    assert.equal(classifyDatabaseError(coded('57014', 'canceling statement due to statement timeout')), 'unavailable')
+    assert.equal(classifyDatabaseError(coded('55P03', 'canceling statement due to lock timeout')), 'unavailable')
     assert.equal(classifyDatabaseError(coded('ECONNREFUSED')), 'unavailable')
     assert.equal(classifyDatabaseError(coded('SQLITE_BUSY')), 'unavailable')
     assert.equal(classifyDatabaseError(new Error('Connection terminated unexpectedly')), 'unavailable')

@@ -64,9 +64,9 @@ describe('the file store', () => {
     assert.deepEqual((await listed(store)).map((o) => o.key), ['p1/ab/one.gz'])
   })
 
-  it('tells the share of its disk still free', async () => {
-    const free = await store.freeShare()
-    assert.ok(free !== null && free > 0 && free <= 1, String(free))
+  it('tells its disk\'s free and total bytes', async () => {
+    const disk = await store.disk()
+    assert.ok(disk !== null && disk.free > 0 && disk.free <= disk.total, JSON.stringify(disk))
   })
 
   it('says when its disk is full, leaving no .partial file', { skip: smallDiskUnavailable() ?? false }, async () => {
@@ -75,8 +75,8 @@ describe('the file store', () => {
       const small = fileStore(path.join(disk.dir, 'recordings'))
       await assert.rejects(small.put('p/00/big.gz', randomBytes(2 * 1024 * 1024)), StoreFull)
       assert.deepEqual(filesUnder(disk.dir), [])
-      const free = await small.freeShare()
-      assert.ok(free !== null && free >= 0 && free <= 1, String(free))
+      const left = await small.disk()
+      assert.ok(left !== null && left.free >= 0 && left.free <= left.total, JSON.stringify(left))
     } finally {
       disk.unmount()
     }
