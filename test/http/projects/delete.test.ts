@@ -14,13 +14,7 @@ import { deleteExpired } from '../../../src/visits/index.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { batch } from '../../helpers/factories.ts'
-import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
-
-/** Files under a folder, at any depth; 0 when it does not exist. */
-function filesUnder(root: string): number {
-  if (!fs.existsSync(root)) return 0
-  return fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length
-}
+import { chunkUpload, filesUnder, rrwebEvents } from '../../helpers/recording.ts'
 
 /** Every table that keys rows by project (a `project_id` column), read from the schema itself: a new one is checked too. */
 async function projectTables(db: Kysely<Database>): Promise<string[]> {
