@@ -23,6 +23,10 @@ Commands:
   project rotate-key --project ID [--ingest | --upload] [--json]
                                           Replace the API key (and the ingest key with --ingest), or with
                                           --upload only the upload key (made if the project has none yet)
+  project delete --project ID --yes [--json]
+                                          Delete a project whole: its visits with their events and recordings
+                                          (their objects too), issues, webhooks, source maps, release health and
+                                          keys. Without --yes, says what would go. Run again if it was stopped
   import --project ID FILE|-              Import NDJSON sessions (- reads standard input); recording chunks over
                                           RECORDING_MAX_CHUNK_BYTES / RECORDING_MAX_SESSION_BYTES are dropped
   export --project ID [--date YYYY-MM-DD] [--no-recording]

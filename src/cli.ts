@@ -27,6 +27,7 @@ import { sourcemapsUpload } from './cli-sourcemaps.ts'
 import { USAGE } from './cli-usage.ts'
 import { recordingUsage } from './visits/index.ts'
 import { storageCommand } from './cli-storage.ts'
+import { projectDelete } from './cli-projects.ts'
 
 
 // For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
@@ -129,6 +130,7 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     print(values.json ? JSON.stringify(shown) : `${old}\n${describeKeys(shown)}`)
     return 0
   }
+  if (command === 'project' && sub === 'delete') return projectDelete(db, stores, rest.slice(1), { print, note })
   if (command === 'admin' && sub === 'reset-password') {
     const password = await ensurePassword(db, { reset: true })
     print(`New dashboard password: ${password ?? ''}\nSigned-in browsers are signed out. (ADMIN_PASSWORD, when set, takes precedence.)`)

@@ -6,6 +6,7 @@ import type { Kysely, Selectable } from 'kysely'
 import { WEBHOOK_RATE_LIMIT, WEBHOOK_RATE_WINDOW_MS } from './limits.ts'
 import type { Database, Db } from '../database.ts'
 import { canMatch } from '../db/sql.ts'
+import { deleteProjectRows } from '../db/rows.ts'
 import { newId } from '../util/ids.ts'
 import { alertFacts, type IssueAlert } from './payload.ts'
 import type { DeliveryStatus, WebhookDeliveryTable, WebhookTable } from './table.ts'
@@ -153,3 +154,7 @@ export async function deleteDeliveriesBefore(db: Db, projectId: string, cutoff: 
     .where('project_id', '=', projectId).where('created_at', '<', cutoff).executeTakeFirst()
   return Number(result.numDeletedRows)
 }
+
+/** Deletes a project's webhooks with their deliveries, pending ones included, when the project is deleted. */
+export const forgetProject = (trx: Db, projectId: string): Promise<void> =>
+  deleteProjectRows(trx, ['webhook_deliveries', 'webhooks'], projectId)

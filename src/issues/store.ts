@@ -15,6 +15,7 @@ import { enqueueIssueAlert } from '../alerts/store.ts'
 import type { Database, Db } from '../database.ts'
 import { canMatch } from '../db/sql.ts'
 import { runReused } from '../db/reuse.ts'
+import { deleteProjectRows } from '../db/rows.ts'
 import type { EventRecord } from '../contract/index.ts'
 import { createHash } from 'node:crypto'
 import { dayOf } from '../util/time.ts'
@@ -371,3 +372,7 @@ export async function aliasFingerprints(
   }
   return added
 }
+
+/** Deletes every issue row of a project being deleted (src/projects/delete.ts), its visits already gone. */
+export const forgetProject = (trx: Db, projectId: string): Promise<void> => deleteProjectRows(trx,
+  ['issue_sessions', 'issue_days', 'issue_fingerprints', 'issue_release_totals', 'issue_totals', 'issues'], projectId)

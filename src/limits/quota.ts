@@ -1,4 +1,5 @@
 import type { Db } from '../database.ts'
+import { deleteProjectRows } from '../db/rows.ts'
 import { DAY_MS, dayOf } from '../util/time.ts'
 
 /**
@@ -35,3 +36,6 @@ async function usedOn(db: Db, projectId: string, day: number): Promise<number> {
 
 /** Seconds from `now` to the next UTC midnight, when a spent quota is whole again: at least 1. */
 export const secondsToNextDay = (now: number): number => Math.max(1, Math.ceil(((dayOf(now) + 1) * DAY_MS - now) / 1000))
+
+/** Deletes a project's quota counts when the project is deleted. */
+export const forgetProject = (trx: Db, projectId: string): Promise<void> => deleteProjectRows(trx, ['quota_days'], projectId)

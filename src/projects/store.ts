@@ -50,8 +50,11 @@ async function cached(db: Db, key: string, read: () => Promise<ProjectRow | unde
   return row
 }
 
-/** After this process wrote a project: the next lookup reads it (a rotated key stops working at once). */
-function forget(db: Db): void {
+/**
+ * After this process wrote a project: the next lookup reads it (a rotated key stops working at once). A write in a
+ * transaction calls it on the database once the transaction committed: the cache is the database's.
+ */
+export function forget(db: Db): void {
   caches.delete(db)
 }
 
@@ -121,4 +124,10 @@ export async function updateProject(
   const row = await db.updateTable('projects').set(fields).where('id', '=', id).returning(columns).executeTakeFirst()
   forget(db)
   return row
+}
+
+/** Deletes the project's row, in the caller's transaction (forget, after it commits); false when there was none. */
+export async function deleteProjectRow(trx: Db, id: string): Promise<boolean> {
+  const result = await trx.deleteFrom('projects').where('id', '=', id).executeTakeFirst()
+  return result.numDeletedRows > 0n
 }

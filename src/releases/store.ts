@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely'
 import type { Database, Db } from '../database.ts'
 import { retrying } from '../db/errors.ts'
 import { canMatch } from '../db/sql.ts'
+import { deleteProjectRows } from '../db/rows.ts'
 import { dayOf } from '../util/time.ts'
 import { removeUnits, replaceUnits, storedUnits, type Unit } from './count.ts'
 import { countsOf, outcomeOf, worse, type Outcome } from './status.ts'
@@ -111,3 +112,7 @@ export async function eraseUserUnits(db: Kysely<Database>, projectId: string, us
     return removeUnits(trx, projectId, rows.map((r) => r.unit))
   })
 }
+
+/** Deletes every release-health row of a project being deleted (src/projects/delete.ts): units, counters and users. */
+export const forgetProject = (trx: Db, projectId: string): Promise<void> =>
+  deleteProjectRows(trx, ['release_units', 'release_users', 'release_days', 'releases'], projectId)

@@ -9,6 +9,7 @@ import type { Db } from '../database.ts'
 import { fnv1a } from '../util/hash.ts'
 import { LRU_ENTRY_BYTES, OBJECT_BYTES, SET_ENTRY_BYTES, stringBytes } from '../util/memory.ts'
 import { runReused } from '../db/reuse.ts'
+import { deleteProjectRows } from '../db/rows.ts'
 import { ERROR_TYPES, type EventRecord, type VisitorFacts } from '../contract/index.ts'
 import type { DayDeltas } from './days.ts'
 import type { SessionTextTable } from './tables.ts'
@@ -255,3 +256,11 @@ export async function indexBatch(
   if (texts) indexed.push(texts)
   return terms
 }
+
+/**
+ * Deletes every search row of a project being deleted (src/projects/delete.ts), its visits already gone: what a
+ * deleted visit left, such as a counter another process wrote beside the deletion. SQLite's text index follows
+ * session_texts through its trigger.
+ */
+export const forgetProject = (trx: Db, projectId: string): Promise<void> => deleteProjectRows(trx,
+  ['session_terms', 'session_texts', 'term_bits', 'term_days', 'session_days'], projectId)

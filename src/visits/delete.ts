@@ -104,17 +104,21 @@ function deleteInTransaction(db: Kysely<Database>, projectId: string, refs: read
 
 /**
  * Which visits an erasure takes: one visit by its id, every visit whose stored IP address is this text (as the
- * project stored it: a truncating project holds `203.0.113.0`, not the visitor's full address), or every visit
- * identified (Sessionwatch.identify) as this user.
+ * project stored it: a truncating project holds `203.0.113.0`, not the visitor's full address), every visit
+ * identified (Sessionwatch.identify) as this user, or every visit of the project (deleting the project).
  */
-export type EraseMatch = { sessionId: string } | { ip: string } | { userId: string }
+export type EraseMatch = { sessionId: string } | { ip: string } | { userId: string } | { all: true }
+
+/** The text a match compares stored values with; null for the whole project. */
+const matchText = (match: EraseMatch): string | null =>
+  'sessionId' in match ? match.sessionId : 'ip' in match ? match.ip : 'userId' in match ? match.userId : null
 
 /** Up to `limit` of a project's visits matching `match` whose id sorts after `after`, in id order. */
 function findMatching(db: Db, projectId: string, match: EraseMatch, after: string | null, limit: number): Promise<SessionRef[]> {
   let q = db.selectFrom('sessions').select('id').where('project_id', '=', projectId)
   if ('sessionId' in match) q = q.where('id', '=', match.sessionId)
   else if ('ip' in match) q = q.where('ip', '=', match.ip)
-  else q = q.where('user_id', '=', match.userId)
+  else if ('userId' in match) q = q.where('user_id', '=', match.userId)
   if (after !== null) q = q.where('id', '>', after)
   return q.orderBy('id').limit(limit).execute()
 }
@@ -123,7 +127,7 @@ function findMatching(db: Db, projectId: string, match: EraseMatch, after: strin
  * Erases a visitor's data, on their request: deletes the project's visits matching `match`, live or past
  * retention, with their events, recordings and search entries, and takes them out of their issues' counters,
  * issue_days, the issues' latest-event pointers and the day counters exactly as retention does (deleteSessions).
- * An address or a user can hold thousands of visits, so it walks them in id order, `chunk` to a transaction,
+ * An address, a user or a project can hold thousands of visits, so it walks them in id order, `chunk` to a transaction,
  * and `onProgress` hears the running count after each; a visit that arrives meanwhile is taken if its id sorts
  * after the walk's place, else by the next run. Returns how many visits it deleted: running it again deletes
  * none (unless new visits matched).
@@ -132,7 +136,8 @@ export async function eraseVisits(
   db: Kysely<Database>, projectId: string, match: EraseMatch,
   { chunk = SWEEP_BATCH, onProgress }: { chunk?: number; onProgress?: (erased: number) => void } = {},
 ): Promise<number> {
-  if (!canMatch('sessionId' in match ? match.sessionId : 'ip' in match ? match.ip : match.userId)) return 0
+  const text = matchText(match)
+  if (text !== null && !canMatch(text)) return 0
   let erased = 0
   let after: string | null = null
   for (;;) {
@@ -199,4 +204,16 @@ async function repoint(trx: Db, projectId: string, issueId: string): Promise<voi
     .orderBy('e.created_at', 'desc').orderBy('e.seq', 'desc').limit(1).executeTakeFirst()
   await trx.updateTable('issues').set({ last_session_id: latest?.session_id ?? null, last_event_id: latest?.id ?? null })
     .where('project_id', '=', projectId).where('id', '=', issueId).execute()
+}
+
+/** How many visits the project holds (what deleting it would take). */
+export async function countVisits(db: Db, projectId: string): Promise<number> {
+  const row = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('project_id', '=', projectId).executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** Whether the project holds any visit. */
+export async function hasVisits(db: Db, projectId: string): Promise<boolean> {
+  return (await db.selectFrom('sessions').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst()) !== undefined
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import { gzipSync } from 'node:zlib'
 
 /** rrweb-shaped events: Meta + FullSnapshot, then `incremental` mouse moves, from `start` one second apart. */
@@ -22,3 +23,8 @@ export function rrwebEvents(start: number, incremental = 3, text = 'Hello'): Rec
 /** A chunk upload as the SDK sends it: base64 of gzip of the JSON events. */
 export const chunkUpload = (id: string, events: unknown, raw?: Buffer) =>
   ({ id, data: (raw ?? gzipSync(JSON.stringify(events))).toString('base64') })
+
+/** How many files are under a folder (a `file:` store's objects), at any depth; 0 when it does not exist. */
+export const filesUnder = (root: string): number => (fs.existsSync(root)
+  ? fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length
+  : 0)
