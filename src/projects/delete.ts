@@ -40,6 +40,7 @@ async function forgetRows(trx: Transaction<Database>, projectId: string): Promis
   await alerts.forgetProject(trx, projectId)
   await deleteSourceMaps(trx, projectId, null)
   await quota.forgetProject(trx, projectId)
+  await visits.forgetRecordingUsage(trx, projectId)
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { Database, Db } from '../database.ts'
 import { retrying } from '../db/errors.ts'
+import { deleteProjectRows } from '../db/rows.ts'
 import { DayDeltas, dropTerm, term } from '../search/index.ts'
 import { type BlobRef, trashBlobs } from './trash.ts'
 
@@ -60,3 +61,6 @@ export function evictRecordings(db: Kysely<Database>, projectId: string, session
     return freed
   }))
 }
+
+/** Forgets a deleted project's recording counters (src/projects/delete.ts), once its visits are gone. */
+export const forgetRecordingUsage = (trx: Db, projectId: string): Promise<void> => deleteProjectRows(trx, ['recording_usage'], projectId)

@@ -36,7 +36,7 @@ async function rowsOf(db: Kysely<Database>, projectId: string): Promise<Record<s
 /** The tables a project with visits, errors, recordings, releases, a webhook, a source map and a quota fills. */
 const FILLED = [
   'events', 'issue_days', 'issue_fingerprints', 'issue_release_totals', 'issue_sessions', 'issue_totals', 'issues', 'projects', 'quota_days',
-  'recording_chunks', 'release_days', 'release_units', 'release_users', 'releases', 'session_days', 'session_terms', 'session_texts', 'sessions',
+  'recording_chunks', 'recording_usage', 'release_days', 'release_units', 'release_users', 'releases', 'session_days', 'session_terms', 'session_texts', 'sessions',
   'source_maps', 'term_bits', 'term_days', 'webhook_deliveries', 'webhooks',
 ]
 
