@@ -215,6 +215,23 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     assert.match(bad.stderr, /dailyEventQuota must be a whole number of events from 1 to 1000000000000, or null for no quota \(got 0\)/)
   })
 
+  it('project update sets a recording budget from a size, and project list prints the recording bytes', async () => {
+    const created = await cli(['project', 'create', '--name', 'B', '--domain', 'b.example', '--json'], env)
+    const id = (JSON.parse(created.stdout) as { id: string }).id
+    const updated = await cli(['project', 'update', '--project', id, '--recording-budget', '1.5GiB', '--json'], env)
+    assert.equal(updated.code, 0, updated.stderr)
+    assert.equal((JSON.parse(updated.stdout) as { recordingBudget: number }).recordingBudget, 1.5 * 2 ** 30)
+    const listed = (JSON.parse((await cli(['project', 'list', '--json'], env)).stdout) as { id: string; recordingBytes: number; recordingBudget: number | null }[])
+      .find((p) => p.id === id)
+    assert.deepEqual([listed?.recordingBytes, listed?.recordingBudget], [0, 1.5 * 2 ** 30])
+    assert.match((await cli(['project', 'list'], env)).stdout, /recordings 0 B \(budget 1\.6 GB\)/)
+    const bad = await cli(['project', 'update', '--project', id, '--recording-budget', 'lots'], env)
+    assert.equal(bad.code, 2)
+    assert.match(bad.stderr, /--recording-budget must be a size such as 500MB or 2GiB/)
+    const none = await cli(['project', 'update', '--project', id, '--recording-budget', 'none', '--json'], env)
+    assert.equal((JSON.parse(none.stdout) as { recordingBudget: number | null }).recordingBudget, null)
+  })
+
   it('project create and update set IP storage and masked fields, naming a bad value', async () => {
     const created = await cli(['project', 'create', '--name', 'P', '--domain', 'p.example', '--ip-storage', 'truncated', '--mask-fields', 'iban, phone', '--json'], env)
     assert.equal(created.code, 0, created.stderr)

@@ -78,6 +78,20 @@ for (const engine of testEngines()) {
       assert.equal((await sessionByKey(`sentry-e-${a}`)).events.filter((e) => e.type === 'ERROR').length, 2)
     })
 
+    it('a replay buffered until an error (replaysOnErrorSampleRate) is stored as recorded from an error', async () => {
+      const replayId = hex()
+      const start = Date.now() - 70_000
+      const data = Buffer.concat([Buffer.from('{"segment_id":0}\n'), deflateSync(JSON.stringify(rrwebEvents(start, 2)))])
+      const res = await postEnvelope(t, envelope({ event_id: replayId }, [
+        [{ type: 'replay_event' }, { type: 'replay_event', replay_id: replayId, segment_id: 0, timestamp: start / 1000, replay_type: 'buffer', urls: [] }],
+        [{ type: 'replay_recording', length: data.length }, data],
+      ]))
+      assert.deepEqual(json(res), { id: replayId, stored: { replay_recording: 1 }, dropped: {} })
+      const { session } = await sessionByKey(`sentry-r-${replayId}`)
+      const recording = json<{ recording: { mode: string; chunks: number } }>(await t.get(`/api/v1/sessions/${session.id}/recording`))
+      assert.deepEqual([recording.recording.mode, recording.recording.chunks], ['onError', 1])
+    })
+
     it('a replay becomes the visit: segments as recording chunks in order, its errors and feedback in it', async () => {
       const replayId = hex()
       const start = Date.now() - 10_000
@@ -122,8 +136,9 @@ for (const engine of testEngines()) {
       assert.equal(detail.session.recording.chunks, 2)
       assert.deepEqual(detail.events.map((e) => e.type).sort(), ['CLICK', 'ERROR', 'SLOW_REQUEST', 'USER_REPORT'])
       assert.equal(detail.events.find((e) => e.type === 'SLOW_REQUEST')?.url, 'https://shop.example/api/search')
-      const recording = json<{ chunks: { id: string; fullSnapshot: boolean }[] }>(await t.get(`/api/v1/sessions/${detail.session.id}/recording`))
+      const recording = json<{ recording: { mode: string }; chunks: { id: string; fullSnapshot: boolean }[] }>(await t.get(`/api/v1/sessions/${detail.session.id}/recording`))
       assert.deepEqual(recording.chunks.map((c) => [c.id, c.fullSnapshot]), [[`sentry-${replayId}-000000`, true], [`sentry-${replayId}-000001`, false]])
+      assert.equal(recording.recording.mode, 'whole', 'replay_type session: recorded whole')
       const chunk = await t.get(`/api/v1/sessions/${detail.session.id}/recording/chunks/sentry-${replayId}-000000`)
       assert.deepEqual(json(chunk), events)
     })
