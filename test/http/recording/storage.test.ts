@@ -165,7 +165,9 @@ for (const engine of testEngines()) {
           erased = chunk.session_id
           await evictRecordings(t.app.db, chunk.project_id, [chunk.session_id], Date.now())
         })
-        assert.deepEqual({ moved: report.moved, gone: report.gone, left: report.left }, { moved: 3, gone: 3, left: 0 })
+        // Chunks move four at a time: how many of the evicted visit's chunks had moved before it went depends on timing.
+        assert.deepEqual({ all: report.moved + report.gone, left: report.left }, { all: 6, left: 0 })
+        assert.ok(report.gone >= 1 && report.moved >= 3, JSON.stringify(report))
         assert.equal((await served(t)).size, 3)
         assert.equal((await keysOf(open(t, to) as BlobStore)).length, 3, 'the erased visit\'s copy was trashed and purged')
         assert.deepEqual(await keysOf(open(t, from) as BlobStore), [], 'and its source objects too')
