@@ -12,9 +12,10 @@ import { newBlobKey, StoreFull } from './types.ts'
  * they keep their data inline. A full disk drops the chunk (`store_full`), never the request's events; an unreachable
  * store throws StoreUnavailable (503), and the client sends the request again.
  */
-export async function storeChunks(stores: RecordingStores, projectId: string, chunks: readonly ChunkRecord[]): Promise<ChunkRecord[]> {
+export async function storeChunks(stores: RecordingStores, projectId: string, chunks: readonly ChunkRecord[]): Promise<readonly ChunkRecord[]> {
   const target = stores.current
-  if (target === null || !chunks.some((c) => c.data !== null)) return [...chunks]
+  // Most batches carry no chunk: they pass through untouched.
+  if (target === null || !chunks.some((c) => c.data !== null)) return chunks
   const out: ChunkRecord[] = []
   const written: ChunkRecord[] = []
   try {
