@@ -16,7 +16,7 @@ import { homeRoutes } from './home/routes.ts'
 import { demoRoutes } from './assets/demo.ts'
 import { sdkRoutes } from './assets/routes.ts'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './http/error-handler.ts'
-import { buildValidator } from './http/validation.ts'
+import { buildSerializer, buildValidator } from './http/validation.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { ingestSchemas } from './contract/index.ts'
 import { createWriter, type Writer } from './visits/index.ts'
@@ -71,7 +71,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
   const base: FastifyInstance = Fastify({
     logger,
     trustProxy: trustProxyOption(config.trustProxy),
-    schemaController: { compilersFactory: { buildValidator } },
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } },
     return503OnClosing: true,
     logController: new AccessLogAtDebug(),
     // The router would answer an undocumented 414 for a path parameter over 100 characters, before

@@ -34,12 +34,25 @@ import { projectDelete } from './cli-projects.ts'
 // code that serves /sdk.js and /sdk.mjs.
 export { writeSdkFiles } from './assets/bundle.ts'
 
+/** Where a command reads its input and writes what it prints: the process's own, or a test's. */
+export interface Streams {
+  stdin: NodeJS.ReadableStream
+  stdout: NodeJS.WritableStream
+  stderr: NodeJS.WritableStream
+}
+
 /** Runs one CLI command; resolves to the process exit code. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, streams: Streams = process): Promise<number> {
   const [command, ...rest] = argv
+  const { stdout, stderr } = streams
+  const io: Io = {
+    ...streams,
+    print: (line) => { stdout.write(`${line}\n`) },
+    note: (line) => { stderr.write(`${line}\n`) },
+  }
   try {
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      process.stdout.write(`${USAGE}\n`)
+      stdout.write(`${USAGE}\n`)
       return command === undefined ? 1 : 0
     }
     const config = loadConfig(env)
@@ -48,25 +61,25 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return 0
     }
     // Over HTTP from a build machine, it needs no database.
-    if (command === 'sourcemaps' && rest[0] === 'upload') return await sourcemapsUpload(config, rest.slice(1), { print, note, withDatabase })
+    if (command === 'sourcemaps' && rest[0] === 'upload') return await sourcemapsUpload(config, rest.slice(1), { ...io, withDatabase })
     return await withDatabase(config, async (db) => {
       const stores = await openStores(db, config.recordings)
       try {
-        return await runCommand(db, config, stores, command, rest)
+        return await runCommand(db, config, stores, io, command, rest)
       } finally {
         await stores.close()
       }
     })
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`sessionwatch: ${error.message}\n\n${USAGE}\n`)
+      stderr.write(`sessionwatch: ${error.message}\n\n${USAGE}\n`)
       return 2
     }
     if (error instanceof ConfigError || error instanceof AppError || error instanceof UploadError) {
-      process.stderr.write(`sessionwatch: ${error.message}\n`)
+      stderr.write(`sessionwatch: ${error.message}\n`)
       return error instanceof ConfigError ? 78 : 1
     }
-    process.stderr.write(`sessionwatch: ${error instanceof Error ? error.message : String(error)}\n`)
+    stderr.write(`sessionwatch: ${error instanceof Error ? error.message : String(error)}\n`)
     return 1
   }
 }
@@ -83,11 +96,15 @@ async function withDatabase(config: Config, run: (db: Kysely<Database>) => Promi
 /** Where a Sentry SDK reaches this server, for the DSNs the CLI prints: PUBLIC_URL, else this machine on PORT. */
 const publicBase = (config: Config): string => config.publicUrl ?? `http://localhost:${config.port}`
 
-const print = (line: string): void => { process.stdout.write(`${line}\n`) }
-const note = (line: string): void => { process.stderr.write(`${line}\n`) }
+/** A command's streams, and a line to standard output (`print`) or to standard error (`note`). */
+interface Io extends Streams {
+  print: (line: string) => void
+  note: (line: string) => void
+}
 
 /** Every command gets the one frozen Config `main` parsed, as `serve` does: nothing here reads the environment. */
-async function runCommand(db: Kysely<Database>, config: Config, stores: RecordingStores, command: string, rest: string[]): Promise<number> {
+async function runCommand(db: Kysely<Database>, config: Config, stores: RecordingStores, io: Io, command: string, rest: string[]): Promise<number> {
+  const { print, note } = io
   const sub = rest[0]
   if (command === 'project' && sub === 'create') {
     const { values } = args(rest.slice(1), { ...PROJECT_FIELDS, json: { type: 'boolean' } })
@@ -139,7 +156,7 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
   if (command === 'export') {
     const { values } = args(rest, { project: { type: 'string' }, date: { type: 'string' }, 'no-recording': { type: 'boolean' } })
     const project = await projects.getProject(db, required(values, 'project'))
-    const count = await exportSessions(db, project, { date: values.date, recording: values['no-recording'] !== true, stores }, writeLine, note)
+    const count = await exportSessions(db, project, { date: values.date, recording: values['no-recording'] !== true, stores }, lineWriter(io.stdout), note)
     note(`exported ${count} sessions`)
     return 0
   }
@@ -148,7 +165,7 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     const file = positionals[0]
     if (file === undefined) throw new UsageError('import needs a FILE (or - for standard input)')
     const project = await projects.getProject(db, required(values, 'project'))
-    const input = file === '-' ? process.stdin : fs.createReadStream(file)
+    const input = file === '-' ? io.stdin : fs.createReadStream(file)
     const lines = readline.createInterface({ input, crlfDelay: Infinity })
     // Grouped as ingest groups them: through the project's source maps.
     const mapFrames = sourceMapMapper(createResolver(db, { cacheBytes: config.sourceMapCacheBytes }), project.id)
@@ -207,12 +224,12 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     print(values.json ? JSON.stringify(result) : `erased ${result.erased} visits from project ${project}, with their events and recordings`)
     return 0
   }
-  if (command === 'webhook') return webhookCommand(db, config, sub, rest.slice(1))
+  if (command === 'webhook') return webhookCommand(db, config, print, sub, rest.slice(1))
   if (command === 'storage') return storageCommand(db, config, stores, sub, rest.slice(1), { print, note })
   throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"`)
 }
 
-async function webhookCommand(db: Kysely<Database>, config: Config, sub: string | undefined, rest: string[]): Promise<number> {
+async function webhookCommand(db: Kysely<Database>, config: Config, print: Io['print'], sub: string | undefined, rest: string[]): Promise<number> {
   if (sub === 'add') {
     const { values } = args(rest, { project: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean' } })
     const added = await webhooks.addWebhook(db, required(values, 'project'), required(values, 'url'), config.webhooks)
@@ -241,10 +258,10 @@ async function webhookCommand(db: Kysely<Database>, config: Config, sub: string 
 }
 
 /** Honors back-pressure so exporting millions of sessions to a slow pipe does not buffer them all. */
-function writeLine(line: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const ok = process.stdout.write(`${line}\n`, (error) => { if (error) reject(error) })
+function lineWriter(stdout: NodeJS.WritableStream): (line: string) => Promise<void> {
+  return (line) => new Promise((resolve, reject) => {
+    const ok = stdout.write(`${line}\n`, (error) => { if (error) reject(error) })
     if (ok) resolve()
-    else process.stdout.once('drain', resolve)
+    else stdout.once('drain', resolve)
   })
 }

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import path from 'node:path'
+import { PassThrough, Readable } from 'node:stream'
+import { main } from '../../src/cli.ts'
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..')
 export const BIN = path.join(ROOT, 'bin', 'sessionwatch.mjs')
@@ -10,8 +12,25 @@ export interface CliResult {
   stderr: string
 }
 
+/**
+ * Runs a CLI command in this process: `main`, which the `sessionwatch` binary runs, with the test's environment and
+ * streams. A process start costs a second, and these tests run a hundred commands; cliProcess runs the binary.
+ */
+export async function cli(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
+  const collect = () => {
+    const stream = new PassThrough()
+    let text = ''
+    stream.on('data', (d: Buffer) => { text += d.toString() })
+    return { stream, text: () => text }
+  }
+  const out = collect()
+  const err = collect()
+  const code = await main(args, { HOME: process.env.HOME ?? '', ...env }, { stdin: Readable.from([stdin ?? '']), stdout: out.stream, stderr: err.stream })
+  return { code, stdout: out.text(), stderr: err.text() }
+}
+
 /** Runs the real CLI in a child process, as a user would. */
-export function cli(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
+export function cliProcess(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'],

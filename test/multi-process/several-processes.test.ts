@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { cli, startServer } from '../helpers/cli.ts'
+import { cliProcess as cli, startServer } from '../helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts'
 import { testEngines } from '../helpers/engines.ts'
 

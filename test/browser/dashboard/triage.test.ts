@@ -191,10 +191,14 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
         await page.fill('#search-q', 'pay button')
         await page.press('#search-q', 'Enter')
         await page.waitForURL(/[?&]q=pay\+button/)
+        // The URL changes before the view re-renders: a filter chosen in the old form would be lost with it (CI, on a
+        // busy machine). The new filter's chip comes with the new form.
+        await page.locator('#active-filters li.chip[data-param=q]').waitFor()
         await page.selectOption('#filter-kind', 'user')
         await page.fill('#filter-value', 'ann@example.com')
         await page.click('#add-filter button[type=submit]')
         await page.waitForURL(/[?&]user=ann%40example\.com/)
+        await page.locator('#active-filters li.chip[data-param=user]').waitFor()
         await page.selectOption('#filter-kind', 'tag')
         await page.fill('#filter-value', 'team=checkout')
         await page.click('#add-filter button[type=submit]')
@@ -212,8 +216,7 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
         assert.equal(api.total, 2, 'the same parameters answer the same in the read API')
         await page.click('#active-filters li.chip[data-param=user] .chip-remove')
         await page.waitForURL((u) => !u.hash.includes('user='))
-        // The URL changes before the list re-renders: a filter chosen in the old form would be reset by the new one
-        // (CI, on a busy machine). The old chips go when the new view starts; its list ends it.
+        // The old chips go when the new view starts; its list ends it.
         await page.locator('#active-filters li.chip[data-param=user]').waitFor({ state: 'detached' })
         await page.locator('#page-info', { hasText: /of \d+ sessions/ }).waitFor()
         await page.selectOption('#filter-kind', 'status')

@@ -22,7 +22,7 @@ describe('npm test: file selection', () => {
   })
 
   it('does not ask for Chromium for tests that drive no browser, even under test/browser', () => {
-    for (const file of ['test/multi-process/cli.test.ts', 'test/unit/browser/sdk/transport.test.ts', 'test/http/dashboard/routes.test.ts']) {
+    for (const file of ['test/cli/cli.test.ts', 'test/unit/browser/sdk/transport.test.ts', 'test/http/dashboard/routes.test.ts']) {
       assert.ok(!chromium(file), file)
     }
   })
@@ -68,7 +68,7 @@ describe('npm test: file selection', () => {
   })
 
   it('knows the files that loop over the engines', () => {
-    assert.ok(runsPerEngine(path.join(root, 'test/multi-process/cli.test.ts'), testDir))
+    assert.ok(runsPerEngine(path.join(root, 'test/cli/cli.test.ts'), testDir))
     assert.ok(!runsPerEngine(path.join(root, 'test/unit/config.test.ts'), testDir))
   })
 

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { cli } from '../helpers/cli.ts'
+import { cli, cliProcess } from '../helpers/cli.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts'
 import { testEngines } from '../helpers/engines.ts'
 import { chunkUpload, rrwebEvents } from '../helpers/recording.ts'
@@ -97,16 +97,17 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     assert.match(missing.stderr, /No project with id "p_nope"/)
   })
 
+  // Through the binary, as a user pipes it: the process's own standard streams and exit code.
   it('imports NDJSON from standard input, reports bad lines, and exports it back', async () => {
     const created = JSON.parse((await cli(['project', 'create', '--name', 'T', '--domain', 't.example', '--json'], env)).stdout) as Record<string, string>
     const t = new Date().toISOString()
     const good = JSON.stringify({ id: 'cli-s1', sessionKey: 'cli-s1-key', startedAt: t, lastSeenAt: t, ip: null, country: null, userAgent: null, utm: null,
       events: [{ id: 'e1', type: 'ERROR', createdAt: t, message: 'boom' }] })
-    const imported = await cli(['import', '--project', created.id ?? '', '-'], env, `${good}\n{"broken"\n`)
+    const imported = await cliProcess(['import', '--project', created.id ?? '', '-'], env, `${good}\n{"broken"\n`)
     assert.equal(imported.code, 1, 'a bad line makes the exit code non-zero')
     assert.match(imported.stderr, /line 2: not valid JSON/)
     assert.match(imported.stderr, /imported 1 sessions \(1 new events, 0 already stored\); 1 bad lines skipped/)
-    const exported = await cli(['export', '--project', created.id ?? ''], env)
+    const exported = await cliProcess(['export', '--project', created.id ?? ''], env)
     assert.equal(exported.code, 0, exported.stderr)
     const lines = exported.stdout.trim().split('\n')
     assert.equal(lines.length, 1)
@@ -157,7 +158,7 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
   })
 
   it('reports every configuration error at once', async () => {
-    const res = await cli(['project', 'list'], { DATABASE_URL: 'mysql://nope', PORT: 'x', LOG_LEVEL: 'loud' })
+    const res = await cliProcess(['project', 'list'], { DATABASE_URL: 'mysql://nope', PORT: 'x', LOG_LEVEL: 'loud' })
     assert.equal(res.code, 78)
     assert.match(res.stderr, /DATABASE_URL=/)
     assert.match(res.stderr, /PORT=/)
@@ -289,7 +290,7 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
   })
 
   it('prints usage for help', async () => {
-    const res = await cli(['help'], env)
+    const res = await cliProcess(['help'], env)
     assert.equal(res.code, 0)
     assert.match(res.stdout, /project create --name NAME --domain DOMAIN/)
     assert.match(res.stdout, /webhook add --project ID --url URL/)
