@@ -71,7 +71,7 @@ export const runsPerEngine = (file: string, testDir: string, read: (file: string
   importsReach(file, testDir, (_spec, target) => target === path.join(testDir, 'helpers', 'engines.ts'), read)
 
 /** Rough seconds a file of each tier takes per 10 kB of source, for a file never timed here. */
-const SECONDS_PER_10KB: Record<string, number> = { 'multi-process': 80, browser: 12, cli: 10, http: 10, store: 2, unit: 0.2 }
+const SECONDS_PER_10KB: Record<string, number> = { 'multi-process': 30, browser: 15, cli: 7, http: 6, store: 3, unit: 0.4 }
 /**
  * A file that runs per engine and takes longer than this is run once per engine, each run a job of its own, so that
  * one long file does not end the run alone. Not shorter ones: a file's tests outside its loop over the engines (a
