@@ -15,7 +15,7 @@ import { serve } from './server.ts'
 import { exportSessions, importSessions } from './transfer/service.ts'
 import { firstRun } from './first-run.ts'
 import { changeStatus, STATUS_OF_ACTION } from './issues/service.ts'
-import { ensurePassword } from './dashboard/auth.ts'
+import { ensureOwner } from './accounts/service.ts'
 import { describeKeys, describeProject, describeUploadKey, withDsn } from './projects/format.ts'
 import { eraseVisitor } from './privacy/service.ts'
 import { args, PROJECT_FIELDS, projectFields, required, UsageError } from './cli-options.ts'
@@ -149,8 +149,8 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
   }
   if (command === 'project' && sub === 'delete') return projectDelete(db, stores, rest.slice(1), { print, note })
   if (command === 'admin' && sub === 'reset-password') {
-    const password = await ensurePassword(db, { reset: true })
-    print(`New dashboard password: ${password ?? ''}\nSigned-in browsers are signed out. (ADMIN_PASSWORD, when set, takes precedence.)`)
+    const password = await ensureOwner(db, { generate: true, reset: true })
+    print(`New dashboard password: ${password ?? ''}\nThe first owner's sign-ins are ended. (ADMIN_PASSWORD, when set, takes precedence.)`)
     return 0
   }
   if (command === 'export') {

@@ -8,7 +8,8 @@ import type { RecordingStoreTable } from './recording/store/table.ts'
 import type { IssueDayTable, IssueFingerprintTable, IssueReleaseTotalTable, IssueSessionTable, IssueTable, IssueTotalTable } from './issues/tables.ts'
 import type { SessionDayTable, SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable } from './search/tables.ts'
 import type { SourceMapTable } from './sourcemaps/table.ts'
-import type { AdminSessionTable } from './dashboard/table.ts'
+import type { InvitationTable, SignInTable, UserProjectTable, UserTable } from './accounts/tables.ts'
+import type { AuditTable } from './audit/table.ts'
 import type { QuotaDayTable } from './limits/table.ts'
 import type { MetaTable } from './db/meta.ts'
 import type { ReleaseDayTable, ReleaseTable, ReleaseUnitTable, ReleaseUserTable } from './releases/tables.ts'
@@ -37,7 +38,11 @@ export interface Database {
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
   source_maps: SourceMapTable
-  admin_sessions: AdminSessionTable
+  users: UserTable
+  user_projects: UserProjectTable
+  invitations: InvitationTable
+  sign_ins: SignInTable
+  audit_log: AuditTable
   quota_days: QuotaDayTable
   release_units: ReleaseUnitTable
   releases: ReleaseTable

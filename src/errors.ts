@@ -34,9 +34,10 @@ export const ERROR_CODES = [
   { code: 'not_signed_in', status: 401, meaning: 'dashboard API without a valid sign-in' },
   { code: 'invalid_password', status: 401, meaning: 'dashboard sign-in with a wrong password' },
   { code: 'invalid_sentry_key', status: 403, meaning: 'a Sentry envelope whose DSN key and project id name no project (as Sentry answers, 403)' },
-  { code: 'forbidden', status: 403, meaning: 'a dashboard change without the X-Sessionwatch header' },
+  { code: 'forbidden', status: 403, meaning: 'a dashboard request the signed-in person\'s role does not allow, or a dashboard change without the X-Sessionwatch header' },
   { code: 'not_found', status: 404, meaning: 'unknown, deleted, expired, or another project\'s session or chunk — never told apart' },
   { code: 'route_not_found', status: 404, meaning: 'no such route or method' },
+  { code: 'conflict', status: 409, meaning: 'a person who already has an account, or a change that would leave no owner' },
   {
     code: 'request_timeout', status: 408,
     meaning: `the request did not arrive in full in time: its head within \`HEADERS_TIMEOUT_MS\` (${DEFAULT_HEADERS_TIMEOUT_MS / 1000} s) or all of it within \`REQUEST_TIMEOUT_MS\` (${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s) of its start; nothing of it is stored`,

@@ -8,7 +8,10 @@ import { IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_INGEST_RATE_LIMIT, MAX_MAS
 import { MAX_HEADLINE_LENGTH } from './limits.ts'
 import type { IpStorage } from '../privacy/ip.ts'
 
-export const SignInBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false })
+export const SignInBody = Type.Object({
+  login: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'An email, or the first owner\'s name (`admin` until renamed); absent: the first owner.' })),
+  password: Type.String({ minLength: 1, maxLength: 1000 }),
+}, { additionalProperties: false })
 
 const projectFields = {
   name: Type.String({ minLength: 1, maxLength: MAX_PROJECT_NAME_LENGTH }),

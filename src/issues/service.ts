@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely'
 import { ISSUE_VISITS, ISSUE_VISITS_WINDOW } from './limits.ts'
-import type { Database, Db } from '../database.ts'
+import type { Db } from '../database.ts'
 import { notFound } from '../errors.ts'
 import { publicProject, retentionCutoff, type Project, type ProjectContext } from '../projects/service.ts'
 import { countThenPage, parseRange, type ListPage } from '../sessions/service.ts'
@@ -84,7 +83,7 @@ export const STATUS_OF_ACTION = { resolve: 'resolved', ignore: 'ignored', reopen
 
 /** Changes an issue's status; 404 for an issue the project does not have. Returns the issue as it is now. */
 export async function changeStatus(
-  db: Kysely<Database>, project: ProjectContext, id: string, status: IssueStatus, now = Date.now(),
+  db: Db, project: ProjectContext, id: string, status: IssueStatus, now = Date.now(),
 ): Promise<{ before: IssueStatus; issue: IssueView }> {
   const before = await setIssueStatus(db, project.id, id, status, now)
   const row = before === null ? undefined : await store.findIssue(db, project.id, id)

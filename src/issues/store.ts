@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely'
 import { enqueueIssueAlert } from '../alerts/store.ts'
 import type { Database, Db } from '../database.ts'
 import { canMatch } from '../db/sql.ts'
+import { inTransaction } from '../db/transaction.ts'
 import { runReused } from '../db/reuse.ts'
 import { deleteProjectRows } from '../db/rows.ts'
 import type { EventRecord } from '../contract/index.ts'
@@ -333,10 +334,10 @@ async function addReleaseTotal(trx: Db, projectId: string, release: string, envi
  * status it had, or null when the project has no such issue.
  */
 export async function setIssueStatus(
-  db: Kysely<Database>, projectId: string, issueId: string, status: IssueStatus, now: number,
+  db: Db, projectId: string, issueId: string, status: IssueStatus, now: number,
 ): Promise<IssueStatus | null> {
   if (!canMatch(issueId)) return null
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     for (;;) {
       const row = await trx.selectFrom('issues').select('status').where('project_id', '=', projectId).where('id', '=', issueId)
         .executeTakeFirst()

@@ -1,7 +1,8 @@
 import {
   DEFAULT_RETENTION_DAYS, IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_INGEST_RATE_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
 } from '../../common/limits.ts'
-import type { Db } from '../database.ts'
+import type { Kysely, Transaction } from 'kysely'
+import type { Database, Db } from '../database.ts'
 import { metaValue } from '../db/meta.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'
@@ -312,4 +313,14 @@ export async function rotateUploadKey(db: Db, id: string): Promise<ProjectWithUp
   const uploadKey = newUploadKey()
   await store.updateProjectKeys(db, id, { upload_key_hash: hashApiKey(uploadKey), upload_key_prefix: displayPrefix(uploadKey) })
   return { id, name: project.name, domain: project.domain, uploadKey }
+}
+
+/**
+ * Runs changes to projects, with what the caller writes beside them (an audit line), in one transaction, then drops
+ * this process's cached projects: a rotated key stops working once the change committed.
+ */
+export async function changeProjects<T>(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  const result = await db.transaction().execute(work)
+  store.forget(db)
+  return result
 }

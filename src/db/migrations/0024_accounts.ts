@@ -1,0 +1,68 @@
+import type { Kysely, Migration } from 'kysely'
+import type { Target } from './target.ts'
+
+/**
+ * People instead of one password: accounts (`users`, the first owner named `admin` created at the next start from the
+ * stored dashboard password), their role on all projects or per project (`user_projects`), one-time invitation and
+ * password links (`invitations`), sign-ins that name their account (`sign_ins`, replacing `admin_sessions`, whose
+ * rows were made with the shared password), and the audit trail (`audit_log`), kept apart from any project's data.
+ */
+export const accounts = ({ key, engine }: Target): Migration => ({
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('users')
+      .addColumn('id', key, (c) => c.primaryKey())
+      .addColumn('email', key, (c) => c.notNull().unique())
+      .addColumn('name', 'text')
+      .addColumn('password_hash', 'text')
+      .addColumn('role', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('last_sign_in_at', 'bigint')
+      .execute()
+    await db.schema
+      .createTable('user_projects')
+      .addColumn('user_id', key, (c) => c.notNull())
+      .addColumn('project_id', key, (c) => c.notNull())
+      .addColumn('role', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('user_projects_pk', ['user_id', 'project_id'])
+      .execute()
+    await db.schema.createIndex('user_projects_project_idx').on('user_projects').column('project_id').execute()
+    await db.schema
+      .createTable('invitations')
+      .addColumn('token_hash', key, (c) => c.primaryKey())
+      .addColumn('user_id', key, (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .execute()
+    await db.schema.createIndex('invitations_user_idx').on('invitations').column('user_id').execute()
+    await db.schema.dropTable('admin_sessions').execute()
+    await db.schema
+      .createTable('sign_ins')
+      .addColumn('id', key, (c) => c.primaryKey())
+      .addColumn('token_hash', key, (c) => c.notNull().unique())
+      .addColumn('user_id', key, (c) => c.notNull())
+      .addColumn('password_tag', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addColumn('user_agent', 'text')
+      .addColumn('ip', 'text')
+      .execute()
+    await db.schema.createIndex('sign_ins_user_idx').on('sign_ins').column('user_id').execute()
+    await db.schema.createIndex('sign_ins_expires_idx').on('sign_ins').column('expires_at').execute()
+    await db.schema
+      .createTable('audit_log')
+      .addColumn('id', engine === 'postgres' ? 'bigserial' : 'integer', (c) => (engine === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('user_id', key)
+      .addColumn('actor', 'text', (c) => c.notNull())
+      .addColumn('action', 'text', (c) => c.notNull())
+      .addColumn('project_id', key)
+      .addColumn('target', 'text')
+      .addColumn('detail', 'text')
+      .addColumn('ip', 'text')
+      .execute()
+    await db.schema.createIndex('audit_log_at_idx').on('audit_log').column('at').execute()
+    await db.schema.createIndex('audit_log_project_idx').on('audit_log').columns(['project_id', 'at']).execute()
+    await db.schema.createIndex('audit_log_user_idx').on('audit_log').columns(['user_id', 'at']).execute()
+  },
+})
