@@ -59,7 +59,19 @@ Commands:
                                           signing secret (secret with --json) once
   webhook list --project ID [--json]      List the project's webhooks
   webhook remove --project ID WEBHOOK_ID  Remove a webhook (its pending deliveries are not sent)
-  admin reset-password                    Set a new generated dashboard password and print it
+  admin reset-password                    Set a new generated password for the first owner (admin) and print it
+  user add --email E --role ROLE [--projects ID,ID] [--json]
+                                          Invite a person: ROLE is viewer, member, admin or owner, on every
+                                          project or on the projects named; prints a one-time link (7 days)
+  user list [--json]                      List people with their roles and last sign-in
+  user set-role --email E --role ROLE [--projects ID,ID] [--json]
+                                          Change a person's role (replaces their per-project roles)
+  user remove --email E                   Remove a person; their sign-ins end at once
+  user reset-password --email E [--json]  End a person's password and sign-ins; prints a link to set a new one
+  user rename --email E --to NEW          Change the address a person signs in with (rename admin to yours)
+  audit list [--project ID] [--user EMAIL] [--since YYYY-MM-DD] [--limit N] [--json]
+                                          Print the audit trail, newest first: sign-ins, views of visits,
+                                          replays and issues, erasures, key, settings and role changes
 
 Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT}), HOST (${DEFAULT_HOST}), TRUST_PROXY,
 GEOIP_DB, RETENTION_SWEEP_SECONDS (${DEFAULT_SWEEP_SECONDS}), LOG_LEVEL (${DEFAULT_LOG_LEVEL}), ADMIN_PASSWORD (dashboard; unset: generated on
