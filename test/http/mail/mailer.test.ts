@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { openMailer } from '../../../src/mail/mailer.ts'
+import { MAIL_TIMEOUT_MS, openMailer } from '../../../src/mail/mailer.ts'
+import { startSilentServer } from '../../helpers/silent.ts'
 import { mimeParts, startTestSmtp, type TestSmtp } from '../../helpers/smtp.ts'
 
 const EXPIRES = new Date('2031-03-04T05:06:07Z')
@@ -64,5 +65,20 @@ describe('the mailer against a real SMTP server', () => {
       return true
     })
     mailer.close()
+  })
+
+  it(`gives up on a server that does not greet after ${MAIL_TIMEOUT_MS / 1000} s, naming it`, async () => {
+    const silent = await startSilentServer()
+    const mailer = openMailer({ url: `smtp://127.0.0.1:${silent.port}`, from: 'sw@example.com' })
+    try {
+      const started = Date.now()
+      await assert.rejects(mailer.sendInvitation({ to: 'slow@example.com', inviteUrl: 'https://sw.example.com/i', invitedBy: 'a', role: 'viewer', expiresAt: EXPIRES }),
+        new RegExp(`^Error: The mail server 127\\.0\\.0\\.1:${silent.port} did not take the invitation to slow@example\\.com: .*[Gg]reeting`))
+      const took = Date.now() - started
+      assert.ok(took >= MAIL_TIMEOUT_MS - 50 && took < MAIL_TIMEOUT_MS + 3000, `${took} ms`)
+    } finally {
+      mailer.close()
+      await silent.stop()
+    }
   })
 })

@@ -4,6 +4,8 @@ import { AppError } from '../../../src/errors.ts'
 import { openOidc, type OidcClient, type PendingSignIn } from '../../../src/sso/oidc.ts'
 import type { OidcSettings } from '../../../src/sso/settings.ts'
 import { signInAtProvider, startTestOidc, type TestOidc } from '../../helpers/oidc.ts'
+import { startSilentServer } from '../../helpers/silent.ts'
+import { OIDC_TIMEOUT_SECONDS } from '../../../src/sso/limits.ts'
 
 const REDIRECT_URI = 'http://127.0.0.1:9/sso/callback'
 const ACCOUNTS = {
@@ -103,5 +105,17 @@ describe('OpenID Connect sign-in against a real provider', () => {
     const { callback, pending } = await signIn('ana')
     assert.equal((await client.start(REDIRECT_URI)).url.startsWith(`${provider.issuer}/auth?`), true)
     assert.equal((await client.finish(callback, pending)).subject, 'ana', 'another client of the same provider redeems the code')
+  })
+
+  it(`gives up on a provider that does not answer after ${OIDC_TIMEOUT_SECONDS} s, with a 503`, async () => {
+    const silent = await startSilentServer()
+    try {
+      const started = Date.now()
+      await refused(openOidc({ ...settings, issuer: `http://127.0.0.1:${silent.port}` }).start(REDIRECT_URI), 503, 'service_unavailable', /timed out/)
+      const took = Date.now() - started
+      assert.ok(took >= OIDC_TIMEOUT_SECONDS * 1000 - 50 && took < OIDC_TIMEOUT_SECONDS * 1000 + 3000, `${took} ms`)
+    } finally {
+      await silent.stop()
+    }
   })
 })
