@@ -6,6 +6,11 @@ import { MAX_BATCH_BYTES } from './contract/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
 import { UPLOAD_KEY_PREFIX } from './projects/keys.ts'
 import { parseStoreUrl, type RecordingsConfig, type StoreUrl } from './recording/store/url.ts'
+import { readSmtpSettings, type SmtpSettings } from './mail/settings.ts'
+import { readSignInSettings, type OidcSettings } from './sso/settings.ts'
+import { bad, ok, parseBoolean, parseUrlSetting, type Parsed } from './util/setting.ts'
+
+export type { Parsed }
 
 /** Which storage engine a database URL selects. */
 export type Engine = 'sqlite' | 'postgres'
@@ -78,6 +83,12 @@ export interface Config {
    * projects that do not set their own; 0: no limit.
    */
   readonly ingestRateLimit: number
+  /** OIDC_*: single sign-on through an OpenID Connect provider; null when OIDC_ISSUER is unset. */
+  readonly oidc: OidcSettings | null
+  /** PASSWORD_LOGIN: whether the password sign-in is offered (false only beside single sign-on). */
+  readonly passwordLogin: boolean
+  /** SMTP_URL and SMTP_FROM: where mail (invitations) is sent through; null when SMTP_URL is unset. */
+  readonly smtp: SmtpSettings | null
 }
 
 export class ConfigError extends Error {
@@ -195,6 +206,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     /^\d+(?:\.\d+)?%?$/.test(raw) && Number(raw.replace('%', '')) < 100
       ? ok(Number(raw.replace('%', '')) / 100) : bad('must be a percentage of the disk from 0 to 99, such as 5%'))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
+  const { oidc, passwordLogin } = readSignInSettings(read, problems)
+  const smtp = readSmtpSettings(read, publicUrl, problems)
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
   return Object.freeze({
@@ -217,6 +230,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     timeouts: Object.freeze({ requestMs, headersMs }),
     uploadClient: Object.freeze({ endpoint, key: uploadKey }),
     ingestRateLimit,
+    oidc,
+    passwordLogin,
+    smtp,
   })
 }
 
@@ -241,7 +257,7 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Pick<Dat
 }
 
 /** Settings whose whole value is a secret: a problem with one names its length, never its text. */
-const SECRET_SETTINGS: ReadonlySet<string> = new Set(['ADMIN_PASSWORD', 'SESSIONWATCH_UPLOAD_KEY'])
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(['ADMIN_PASSWORD', 'SESSIONWATCH_UPLOAD_KEY', 'OIDC_CLIENT_SECRET'])
 
 /**
  * A setting as a configuration error shows it: logs and terminals keep what is printed, so a secret value is never
@@ -253,25 +269,12 @@ function shown(name: string, raw: string): string {
   return `${name}=${JSON.stringify(raw.replace(/^([^:/?#@]+:\/\/[^:/?#@]*:)[^\n]*@/, '$1***@'))}`
 }
 
-export type Parsed<T> = { value: T } | { problem: string }
-const ok = <T>(value: T): Parsed<T> => ({ value })
-const bad = (problem: string): { problem: string } => ({ problem })
-const parseBoolean = (raw: string): Parsed<boolean> => raw === 'true' ? ok(true) : raw === 'false' ? ok(false) : bad('must be true or false')
-
 /** An http(s) address the service is opened at, without a trailing slash: PUBLIC_URL, and where the CLI uploads to. */
 export function parsePublicUrl(raw: string): Parsed<string> {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return bad('must be an http:// or https:// URL such as https://sessionwatch.example.com')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad('must start with http:// or https://')
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
-    return bad('must be the address the service is opened at, without credentials, query or fragment')
-  }
+  const url = parseUrlSetting(raw, ['http:', 'https:'], 'must be an http:// or https:// URL such as https://sessionwatch.example.com',
+    'must start with http:// or https://', 'must be the address the service is opened at, without credentials, query or fragment')
   // A path is kept: behind a proxy the service may live under one (https://example.com/sessionwatch).
-  return ok(url.href.replace(/\/+$/, ''))
+  return 'problem' in url ? url : ok(url.value.href.replace(/\/+$/, ''))
 }
 
 function parseTrustProxy(raw: string): Parsed<Config['trustProxy']> {
