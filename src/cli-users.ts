@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely'
 import { isRole, ROLES } from './accounts/roles.ts'
 import {
-  invitePerson, listPeople, passwordLink, removePerson, renamePerson, setPersonRole, type Person, type PersonInput,
+  ensureOwner, invitePerson, listPeople, passwordLink, removePerson, renamePerson, setPersonRole, type Person, type PersonInput,
 } from './accounts/service.ts'
 import { findUserByEmail } from './accounts/store.ts'
 import { MAX_AUDIT_PAGE } from './audit/schema.ts'
@@ -34,6 +34,9 @@ const describeRoles = (p: Pick<Person, 'role' | 'projects'>) =>
 const base = (config: Config) => config.publicUrl ?? `http://localhost:${config.port}`
 
 export async function userCommand(db: Kysely<Database>, config: Config, io: Io, sub: string | undefined, rest: string[]): Promise<number> {
+  // Before the service's first start there is no owner yet: the one made here is the one it would make.
+  const password = await ensureOwner(db, { generate: config.adminPassword === null })
+  if (password !== null) io.note(`Made the first owner, admin, with the password ${password} (shown once; stored hashed).`)
   if (sub === 'add') {
     const { values } = args(rest, personOptions)
     const invited = await invitePerson(db, CLI_ACTOR, required(values, 'email'), roleInput(values))

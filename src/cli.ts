@@ -29,7 +29,7 @@ import { recordingUsage } from './visits/index.ts'
 import { storageCommand } from './cli-storage.ts'
 import { projectDelete } from './cli-projects.ts'
 import { auditCommand, userCommand } from './cli-users.ts'
-import { audit, CLI_ACTOR } from './audit/service.ts'
+import { audit, CLI_ACTOR, sweepAudit } from './audit/service.ts'
 
 
 // For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
@@ -226,7 +226,8 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     args(rest.slice(1), {})
     const report = await sweep(db, Date.now(), (id, n) => { note(`${id}: deleted ${n} expired sessions…`) })
     await purgeTrash(db, stores)
-    print(`retention: deleted ${report.deleted} expired sessions across ${report.projects} projects`)
+    const lines = await sweepAudit(db, config.auditRetentionDays)
+    print(`retention: deleted ${report.deleted} expired sessions across ${report.projects} projects, and ${lines} audit lines older than ${config.auditRetentionDays} days`)
     return 0
   }
   if (command === 'erase') {

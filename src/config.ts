@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { byteSize } from './util/limits.ts'
-import { DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT, DEFAULT_RECORDINGS_FOLDER, DEFAULT_RECORDINGS_MIN_FREE, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_INGEST_RATE_LIMIT, DEFAULT_PARALLEL_WORKERS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, MAX_CHUNK_BYTES_SETTING, MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE } from './settings.ts'
+import { DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT, DEFAULT_RECORDINGS_FOLDER, DEFAULT_RECORDINGS_MIN_FREE, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_INGEST_RATE_LIMIT, DEFAULT_PARALLEL_WORKERS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, DEFAULT_AUDIT_RETENTION_DAYS, MAX_AUDIT_RETENTION_DAYS, MAX_CHUNK_BYTES_SETTING, MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE } from './settings.ts'
 import { DEFAULT_MAX_CHUNK_BYTES, IP_STORAGE_MODES, MAX_INGEST_RATE_LIMIT } from '../common/limits.ts'
 import { MAX_BATCH_BYTES } from './contract/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
@@ -85,6 +85,8 @@ export interface Config {
   readonly ingestRateLimit: number
   /** OIDC_*: single sign-on through an OpenID Connect provider; null when OIDC_ISSUER is unset. */
   readonly oidc: OidcSettings | null
+  /** Days the audit trail keeps a line (AUDIT_RETENTION_DAYS). */
+  readonly auditRetentionDays: number
   /** PASSWORD_LOGIN: whether the password sign-in is offered (false only beside single sign-on). */
   readonly passwordLogin: boolean
   /** SMTP_URL and SMTP_FROM: where mail (invitations) is sent through; null when SMTP_URL is unset. */
@@ -150,6 +152,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const trustProxy = read<Config['trustProxy']>('TRUST_PROXY', false, parseTrustProxy)
   const retentionSweepSeconds = read('RETENTION_SWEEP_SECONDS', DEFAULT_SWEEP_SECONDS, (raw) =>
     /^\d+$/.test(raw) ? ok(Number(raw)) : bad('must be a whole number of seconds (0 turns the sweeper off)'),
+  )
+  const auditRetentionDays = read('AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS, (raw) =>
+    /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= MAX_AUDIT_RETENTION_DAYS ? ok(Number(raw)) : bad(`must be a whole number of days from 1 to ${MAX_AUDIT_RETENTION_DAYS}`),
   )
   const logLevel = read<Config['logLevel']>('LOG_LEVEL', DEFAULT_LOG_LEVEL, (raw) => {
     const level = LOG_LEVELS.find((l) => l === raw)
@@ -232,6 +237,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     ingestRateLimit,
     oidc,
     passwordLogin,
+    auditRetentionDays,
     smtp,
   })
 }

@@ -78,36 +78,36 @@ export const dashboardApi = (auth: DashboardAuth): FastifyPluginCallbackTypebox 
     await audit(app.db, request.actor, action, { projectId, target: id })
   })
 
-  // The gate is taken and the attempt counted synchronously, before the first await: concurrent guesses are
-  // each counted before any password is checked, and a flood beyond the gate is refused rather than queued.
+  // The attempt is counted, then the gate taken, synchronously once the browser is known: concurrent guesses are
+  // each counted before any password is checked (which reads the database), and a flood beyond the gate is refused
+  // rather than queued.
   app.post('/session', {
     schema: { ...hide, body: SignInBody },
   }, async (request, reply) => {
     const now = Date.now()
+    // A browser that signed in here before is counted on its own: whoever fails from its address cannot delay it.
+    const device = await auth.deviceOf(readCookie(request, DEVICE_COOKIE))
+    const key = device === null ? `ip ${request.ip}` : `device ${device}`
+    const wait = limiter.attempt(key, now)
+    if (wait > 0) {
+      void reply.header('Retry-After', String(wait))
+      throw new AppError(429, 'too_many_requests', `Too many failed sign-ins from this ${device === null ? 'address' : 'browser'}; try again in ${wait} seconds.`)
+    }
     if (!checks.tryEnter()) {
       void reply.header('Retry-After', String(SIGN_IN_BUSY_RETRY_SECONDS))
       throw new AppError(429, 'too_many_requests',
         `${SIGN_IN_MAX_CONCURRENT_CHECKS} sign-ins are being checked at the moment, the most at once; try again in ${SIGN_IN_BUSY_RETRY_SECONDS} second.`)
     }
-    // A browser that signed in here before is counted on its own: whoever fails from its address cannot delay it.
-    let key = `ip ${request.ip}`
-    let device: string | null
     let user: Awaited<ReturnType<DashboardAuth['verify']>>
     try {
-      device = await auth.deviceOf(readCookie(request, DEVICE_COOKIE))
-      if (device !== null) key = `device ${device}`
-      const wait = limiter.attempt(key, now)
-      if (wait > 0) {
-        void reply.header('Retry-After', String(wait))
-        throw new AppError(429, 'too_many_requests', `Too many failed sign-ins from this ${device === null ? 'address' : 'browser'}; try again in ${wait} seconds.`)
-      }
       user = await auth.verify(request.body.login ?? ADMIN_LOGIN, request.body.password)
-      if (user === null) {
-        await audit(app.db, { userId: null, name: (request.body.login ?? ADMIN_LOGIN).slice(0, 320), ip: request.ip }, 'sign_in_failed', {}, now)
-        throw new AppError(401, 'invalid_password', 'The email or the password is not right.')
-      }
     } finally {
       checks.leave()
+    }
+    // Written after the gate is left: the gate bounds password checks, and the line must not hold it.
+    if (user === null) {
+      await audit(app.db, { userId: null, name: (request.body.login ?? ADMIN_LOGIN).slice(0, 320), ip: request.ip }, 'sign_in_failed', {}, now)
+      throw new AppError(401, 'invalid_password', 'The email or the password is not right.')
     }
     limiter.succeed(key)
     const token = await auth.issue(user, now, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null })

@@ -3,11 +3,7 @@
  * sign-in route applies them to what `OidcClient.finish` returns.
  */
 
-/** The roles an account may hold, lowest first: a later one may do all an earlier one may. */
-export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const
-export type Role = (typeof ROLES)[number]
-
-export const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value)
+import { ROLES, type Role } from '../accounts/roles.ts'
 
 /**
  * Whether an address's domain is exactly one of `allowedDomains` (any case): `evil-example.com` and

@@ -1,5 +1,5 @@
 import { bad, ok, parseBoolean, parseUrlSetting, type Parsed, type ReadSetting } from '../util/setting.ts'
-import { isRole, ROLES, type Role } from './rules.ts'
+import { isRole, ROLES, type Role } from '../accounts/roles.ts'
 
 /** OIDC_*: the identity provider people sign in with (see OidcClient). */
 export interface OidcSettings {

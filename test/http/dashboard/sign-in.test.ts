@@ -62,9 +62,8 @@ for (const engine of testEngines()) {
       // Failures with the device cookie are throttled on their own, like an address.
       const guesses = await Promise.all(Array.from({ length: 10 }, () => withDevice('wrong', device)))
       assert.ok(guesses.filter((r) => r.statusCode === 401).length <= SIGN_IN_FREE_FAILURES)
-      const refused = guesses.find((r) => r.statusCode === 429)
-      assert.ok(refused)
-      assert.match(String(json(refused).message), /from this browser/)
+      // Past the free ones each is refused for the browser (some of the free ones may find the checks busy).
+      assert.ok(guesses.some((r) => r.statusCode === 429 && /from this browser/.test(String(json(r).message))), guesses.map((r) => r.body).join('\n'))
     })
 
     it('signing out revokes the sign-in: the old cookie answers 401 afterwards', async () => {
