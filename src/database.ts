@@ -8,7 +8,7 @@ import type { RecordingStoreTable } from './recording/store/table.ts'
 import type { IssueDayTable, IssueFingerprintTable, IssueReleaseTotalTable, IssueSessionTable, IssueTable, IssueTotalTable } from './issues/tables.ts'
 import type { SessionDayTable, SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable } from './search/tables.ts'
 import type { SourceMapTable } from './sourcemaps/table.ts'
-import type { InvitationTable, SignInTable, UserProjectTable, UserTable } from './accounts/tables.ts'
+import type { InvitationTable, SignInTable, SsoStateTable, UserProjectTable, UserTable } from './accounts/tables.ts'
 import type { AuditTable } from './audit/table.ts'
 import type { QuotaDayTable } from './limits/table.ts'
 import type { MetaTable } from './db/meta.ts'
@@ -42,6 +42,7 @@ export interface Database {
   user_projects: UserProjectTable
   invitations: InvitationTable
   sign_ins: SignInTable
+  sso_states: SsoStateTable
   audit_log: AuditTable
   quota_days: QuotaDayTable
   release_units: ReleaseUnitTable

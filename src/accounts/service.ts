@@ -86,7 +86,7 @@ export async function invitePerson(db: Kysely<Database>, actor: Actor, email: st
   return db.transaction().execute(async (trx) => {
     if (await store.findUserByEmail(trx, address)) throw new AppError(409, 'conflict', `${address} already has an account; change its role with set-role.`, 'email')
     const given = await roles(trx, input)
-    const row: store.UserRow = { id: newId('u_', 12), email: address, name: null, password_hash: null, role: given.role, created_at: now, last_sign_in_at: null }
+    const row: store.UserRow = { id: newId('u_', 12), email: address, name: null, password_hash: null, role: given.role, created_at: now, last_sign_in_at: null, oidc_subject: null }
     await store.insertUser(trx, row)
     await store.setProjectRoles(trx, row.id, given.projects)
     const token = await newLink(trx, row.id, now)
@@ -194,7 +194,7 @@ export async function ensureOwner(db: Kysely<Database>, opts: { generate: boolea
     if (existing === undefined ? !(await claimOnce(trx, ADMIN_USER_KEY, id)) : false) return null
     if (existing !== undefined) await trx.updateTable('meta').set({ value: id }).where('key', '=', ADMIN_USER_KEY).execute()
     const login = await store.findUserByEmail(trx, ADMIN_LOGIN) ? `${ADMIN_LOGIN}-${id.slice(2, 8).toLowerCase()}` : ADMIN_LOGIN
-    await store.insertUser(trx, { id, email: login, name: null, password_hash: hash, role: 'owner', created_at: now, last_sign_in_at: null })
+    await store.insertUser(trx, { id, email: login, name: null, password_hash: hash, role: 'owner', created_at: now, last_sign_in_at: null, oidc_subject: null })
     return password
   })
 }

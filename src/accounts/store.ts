@@ -115,3 +115,20 @@ export async function deleteSignIns(db: Db, which: { tokenHash: string } | { use
   }
   return Number((await query.executeTakeFirst()).numDeletedRows)
 }
+
+export async function findUserBySubject(db: Db, subject: string): Promise<UserRow | undefined> {
+  if (!canMatch(subject)) return undefined
+  return db.selectFrom('users').selectAll().where('oidc_subject', '=', subject).executeTakeFirst()
+}
+
+/** Keeps a single sign-on under way, sweeping the expired ones while at it. */
+export async function insertSsoState(db: Db, row: { state_hash: string; pending: string; expires_at: number }, now: number): Promise<void> {
+  await db.deleteFrom('sso_states').where('expires_at', '<=', now).execute()
+  await db.insertInto('sso_states').values(row).execute()
+}
+
+/** Takes a sign-on's state once: deleted as it is read, so a replayed callback finds nothing. */
+export async function takeSsoState(db: Db, stateHash: string): Promise<string | undefined> {
+  if (!canMatch(stateHash)) return undefined
+  return (await db.deleteFrom('sso_states').where('state_hash', '=', stateHash).returning('pending').executeTakeFirst())?.pending
+}

@@ -17,6 +17,17 @@ export interface UserTable {
   role: Role | null
   created_at: number
   last_sign_in_at: number | null
+  /** The identity provider's `sub` for this person, once they signed in with single sign-on. */
+  oidc_subject: string | null
+}
+
+/** A single sign-on under way: what its callback is checked against, for ten minutes. */
+export interface SsoStateTable {
+  /** SHA-256 (hex) of the `state` sent to the provider. */
+  state_hash: string
+  /** The PendingSignIn (src/sso/oidc.ts) as JSON: it holds the PKCE verifier, so it stays on the server. */
+  pending: string
+  expires_at: number
 }
 
 /** A role on one project, beside (and never below) the person's role on every project. */

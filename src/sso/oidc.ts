@@ -27,8 +27,8 @@ export interface SignedInIdentity {
   /** The provider's stable id of the person (`sub`): match accounts on it with the issuer, not on the email. */
   readonly subject: string
   readonly email: string
-  /** Whether the provider checked the address belongs to them (`email_verified`); false when it does not say. */
-  readonly emailVerified: boolean
+  /** Whether the provider checked the address belongs to them (`email_verified`); null when it does not say. */
+  readonly emailVerified: boolean | null
   readonly name: string | null
   /** The strings of the OIDC_ROLE_CLAIM claim ([] without one): `roleFromClaim` turns them into a role. */
   readonly roles: readonly string[]
@@ -133,7 +133,7 @@ function identity(claims: Record<string, unknown>, roleClaim: string | null): Si
   return {
     subject: sub,
     email,
-    emailVerified: emailVerified === true || emailVerified === 'true',
+    emailVerified: emailVerified === undefined ? null : emailVerified === true || emailVerified === 'true',
     name: typeof name === 'string' && name !== '' ? name : null,
     roles,
   }

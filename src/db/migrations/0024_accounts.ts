@@ -4,7 +4,7 @@ import type { Target } from './target.ts'
 /**
  * People instead of one password: accounts (`users`, the first owner named `admin` created at the next start from the
  * stored dashboard password), their role on all projects or per project (`user_projects`), one-time invitation and
- * password links (`invitations`), sign-ins that name their account (`sign_ins`, replacing `admin_sessions`, whose
+ * password links (`invitations`), single sign-ons under way (`sso_states`, with the account's `oidc_subject` once linked), sign-ins that name their account (`sign_ins`, replacing `admin_sessions`, whose
  * rows were made with the shared password), and the audit trail (`audit_log`), kept apart from any project's data.
  */
 export const accounts = ({ key, engine }: Target): Migration => ({
@@ -18,6 +18,7 @@ export const accounts = ({ key, engine }: Target): Migration => ({
       .addColumn('role', 'text')
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('last_sign_in_at', 'bigint')
+      .addColumn('oidc_subject', 'text', (c) => c.unique())
       .execute()
     await db.schema
       .createTable('user_projects')
@@ -36,6 +37,12 @@ export const accounts = ({ key, engine }: Target): Migration => ({
       .execute()
     await db.schema.createIndex('invitations_user_idx').on('invitations').column('user_id').execute()
     await db.schema.dropTable('admin_sessions').execute()
+    await db.schema
+      .createTable('sso_states')
+      .addColumn('state_hash', key, (c) => c.primaryKey())
+      .addColumn('pending', 'text', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .execute()
     await db.schema
       .createTable('sign_ins')
       .addColumn('id', key, (c) => c.primaryKey())

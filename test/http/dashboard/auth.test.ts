@@ -110,7 +110,7 @@ for (const engine of testEngines()) {
     it('upgrades an scrypt hash to Argon2id at the next sign-in, and the shared password becomes the owner\'s', async () => {
       const auth = dashboardAuth(t.app.db, null)
       await accounts.insertUser(t.app.db, {
-        id: 'u_legacy', email: 'old@example.com', name: null, password_hash: await scryptHash('the old one'), role: 'viewer', created_at: Date.now(), last_sign_in_at: null,
+        id: 'u_legacy', email: 'old@example.com', name: null, password_hash: await scryptHash('the old one'), role: 'viewer', created_at: Date.now(), last_sign_in_at: null, oidc_subject: null,
       })
       assert.equal(await auth.verify('old@example.com', 'wrong'), null)
       const user = await auth.verify('old@example.com', 'the old one')
