@@ -161,8 +161,14 @@ describe('accounts, roles and the audit trail, in Chromium', () => {
     await screenshot(owner, 'accounts-audit')
   })
 
-  it('the owner removes the viewer, whose next click lands on the sign-in page', async () => {
+  it('the owner changes the viewer\'s role, then removes them; their next click lands on the sign-in page', async () => {
     await owner.click('#nav-people')
+    const row = owner.locator(`#people tr[data-email="${VIEWER}"]`)
+    await row.locator('.change-role').click()
+    await row.locator('.role-select').selectOption('member')
+    await row.locator('.scope-all').check()
+    await row.locator('.save-role').click()
+    await owner.locator(`#people tr[data-email="${VIEWER}"] td.roles`, { hasText: 'member on every project' }).waitFor()
     await owner.locator(`#people tr[data-email="${VIEWER}"] .remove-person`).click()
     await eventually(async () => (await owner.locator(`#people tr[data-email="${VIEWER}"]`).count()) === 0 || undefined, 'the viewer gone from People')
     await viewer.click('header.top a:has-text("Projects")')
