@@ -1,8 +1,7 @@
 import Type from 'typebox'
+import { atLeast, ROLES, type Role } from '../../common/roles.ts'
 
-/** The roles, least first: each can do everything the one before it can. */
-export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const
-export type Role = (typeof ROLES)[number]
+export { atLeast, ROLES, type Role }
 
 export const RoleSchema = Type.Unsafe<Role>({
   type: 'string', enum: [...ROLES],
@@ -14,9 +13,6 @@ export const RoleSchema = Type.Unsafe<Role>({
 export const NullableRole = Type.Unsafe<Role | null>({ type: ['string', 'null'], enum: [...ROLES, null], description: 'The role on every project; null: roles per project only.' })
 
 export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value)
-
-/** Whether `role` may do what `needed` may. */
-export const atLeast = (role: Role | null, needed: Role): boolean => role !== null && ROLES.indexOf(role) >= ROLES.indexOf(needed)
 
 /** The higher of two roles (null: none). */
 export const higher = (a: Role | null, b: Role | null): Role | null => (a === null ? b : b === null ? a : atLeast(a, b) ? a : b)

@@ -75,6 +75,15 @@ export async function drawnAfterRequests(page: Page, inFlight: () => number): Pr
   await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))')
 }
 
+/** Signs the page in on the dashboard's sign-in page (login: an email, or the first owner's `admin`); resolves on the projects list. */
+export async function signIn(page: Page, base: string, password: string, login = 'admin'): Promise<void> {
+  await page.goto(`${base}/app#/login`)
+  await page.fill('#login-name', login)
+  await page.fill('#password', password)
+  await page.click('#login button[type=submit]')
+  await page.waitForSelector('#projects')
+}
+
 export interface BrowserTest {
   t: TestApp
   /** The listening service's base URL. */

@@ -1,3 +1,4 @@
+import { atLeast } from '../../../common/roles.ts'
 import { api, type IssueDetail, type IssueItem, type ProjectSummary } from '../api.ts'
 import { clear, formatTime, h, timeTag } from '../dom.ts'
 import { badgeText, sessionRow } from './sessions.ts'
@@ -22,7 +23,8 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
       fact('Events', issue.events.toLocaleString('en-US')), fact('Visits', issue.sessions.toLocaleString('en-US')),
       fact('First seen', timeTag(issue.firstSeenAt)), fact('Last seen', timeTag(issue.lastSeenAt)))
     clear(actions)
-    for (const [action, status, label] of ACTIONS) {
+    // A viewer reads; changing the status is a member's.
+    for (const [action, status, label] of atLeast(project.role, 'member') ? ACTIONS : []) {
       if (status === issue.status) continue
       actions.append(h('button', {
         type: 'button', id: `issue-${action}`,
