@@ -20,7 +20,7 @@ const hide = { hide: true }
 /** Where a one-time link opens: the dashboard's page that sets a password (the token stays in the fragment, out of logs). */
 export const linkUrl = (base: string, token: string): string => `${base}/app#/link/${token}`
 
-interface Cookies {
+export interface Cookies {
   cookie: string
   secure: (request: FastifyRequest) => boolean
   setCookie: (reply: FastifyReply, name: string, path: string, value: string, maxAgeSeconds: number, secure: boolean) => void

@@ -23,6 +23,7 @@ import { ProjectParams } from '../projects/schema.ts'
 import { AUDITED_READS, checkAccess, needOf, routeKey, type Need } from './access.ts'
 import { SESSION_MS, type DashboardAuth, type SignedIn } from './auth.ts'
 import { accountRoutes } from './account-routes.ts'
+import { ssoRoutes } from './sso-routes.ts'
 import {
   DashboardSessionList, IssueInProjectParams, NewProjectBody, ProjectPatchBody, ProjectUsage, SessionsQuery, SignInBody,
 } from './schema.ts'
@@ -108,6 +109,10 @@ export const dashboardApi = (auth: DashboardAuth): FastifyPluginCallbackTypebox 
     if (user === null) {
       await audit(app.db, { userId: null, name: (request.body.login ?? ADMIN_LOGIN).slice(0, 320), ip: request.ip }, 'sign_in_failed', {}, now)
       throw new AppError(401, 'invalid_password', 'The email or the password is not right.')
+    }
+    // With PASSWORD_LOGIN=false the identity provider is the way in; owners keep a password for when it is down.
+    if (!app.config.passwordLogin && user.role !== 'owner') {
+      throw new AppError(403, 'forbidden', 'Password sign-in is off here (PASSWORD_LOGIN=false): sign in with single sign-on.')
     }
     limiter.succeed(key)
     const token = await auth.issue(user, now, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null })
@@ -195,6 +200,7 @@ export const dashboardApi = (auth: DashboardAuth): FastifyPluginCallbackTypebox 
   void app.register(webhookRoutes, { prefix: `${prefix}/webhooks` })
   void app.register(eraseRoutes, { prefix: `${prefix}/erase` })
   void app.register(accountRoutes(auth, { cookie: COOKIE, secure, setCookie }))
+  void app.register(ssoRoutes(auth, { cookie: COOKIE, secure, setCookie }))
   done()
 }
 

@@ -22,6 +22,24 @@ export function renderLogin(root: HTMLElement): void {
     message,
     h('p', { class: 'hint' }, 'The first owner signs in as "admin" with ADMIN_PASSWORD, or the password printed when the service first started; '
       + 'lost it? Run "npx sessionwatch admin reset-password". Everyone else signs in with the email they were invited with.'))
+  // The ways in the server offers: a single sign-on button, and the password form unless PASSWORD_LOGIN is off (then
+  // it stays behind a link, for owners). A refused single sign-on comes back here with why.
+  const why = new URLSearchParams(location.hash.split('?')[1] ?? '').get('error')
+  if (why !== null) message.textContent = why
+  api<{ sso: boolean; passwordLogin: boolean }>('GET', '/sign-in-options').then((options) => {
+    if (options.sso) {
+      form.insertBefore(h('a', { class: 'button primary', id: 'sso', href: '/app/api/sso/start' }, 'Sign in with single sign-on'), form.children[1] ?? null)
+    }
+    if (!options.passwordLogin) {
+      for (const field of form.querySelectorAll<HTMLElement>('label, input, button[type=submit]')) field.hidden = true
+      const show = h('button', { type: 'button', class: 'link', id: 'owner-password' }, 'Owner: sign in with a password')
+      show.addEventListener('click', () => {
+        for (const field of form.querySelectorAll<HTMLElement>('label, input, button[type=submit]')) field.hidden = false
+        show.remove()
+      })
+      form.insertBefore(show, message)
+    }
+  }, () => { /* the password form is there either way */ })
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     message.textContent = ''

@@ -18,6 +18,9 @@ const PASSWORD = 'role table owner password'
 const TABLE: [method: InjectOptions['method'], path: string, need: string][] = [
   ['POST', '/session', 'public'],
   ['GET', '/links/:token', 'public'],
+  ['GET', '/sign-in-options', 'public'],
+  ['GET', '/sso/start', 'public'],
+  ['GET', '/sso/callback', 'public'],
   ['POST', '/links/:token', 'public'],
   ['GET', '/me', 'signedIn'],
   ['GET', '/me/sign-ins', 'signedIn'],
