@@ -5,10 +5,11 @@
 import type { Kysely } from 'kysely'
 import { isRole, ROLES } from './accounts/roles.ts'
 import {
-  ensureOwner, invitePerson, listPeople, passwordLink, removePerson, renamePerson, setPersonRole, type Person, type PersonInput,
+  ensureOwner, invitePerson, listPeople, roleText, passwordLink, removePerson, renamePerson, setPersonRole, type Person, type PersonInput,
 } from './accounts/service.ts'
 import { findUserByEmail } from './accounts/store.ts'
 import { MAX_AUDIT_PAGE } from './audit/schema.ts'
+import { mailInvitation, openMailer } from './mail/mailer.ts'
 import { CLI_ACTOR, listAudit } from './audit/service.ts'
 import { args, required, UsageError } from './cli-options.ts'
 import type { Config } from './config.ts'
@@ -41,8 +42,13 @@ export async function userCommand(db: Kysely<Database>, config: Config, io: Io, 
     const { values } = args(rest, personOptions)
     const invited = await invitePerson(db, CLI_ACTOR, required(values, 'email'), roleInput(values))
     const inviteUrl = linkUrl(base(config), invited.token)
-    io.print(values.json ? JSON.stringify({ ...invited.person, inviteUrl, expiresAt: invited.expiresAt })
-      : `Invited ${invited.person.email} (${describeRoles(invited.person)}).\nInvitation link (one use, until ${invited.expiresAt}):\n  ${inviteUrl}`)
+    const mailer = config.smtp === null ? null : openMailer(config.smtp)
+    const mailed = await mailInvitation(mailer, { to: invited.person.email, inviteUrl, invitedBy: 'An owner', role: roleText(invited.person), expiresAt: new Date(invited.expiresAt) })
+      .finally(() => { mailer?.close() })
+    if (mailed.emailError !== null) io.note(`Could not email the invitation: ${mailed.emailError}`)
+    io.print(values.json ? JSON.stringify({ ...invited.person, inviteUrl, expiresAt: invited.expiresAt, ...mailed })
+      : `Invited ${invited.person.email} (${describeRoles(invited.person)})${mailed.emailed ? '; the link was emailed to them' : ''}.\n`
+        + `Invitation link (one use, until ${invited.expiresAt}):\n  ${inviteUrl}`)
     return 0
   }
   if (sub === 'list') {

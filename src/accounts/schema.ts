@@ -38,6 +38,8 @@ export const Invitation = Type.Object({
   person: PersonSchema,
   inviteUrl: Type.String({ description: 'The one-time link to set a password: give it to the person.' }),
   expiresAt: Type.String({ format: 'date-time' }),
+  emailed: Type.Boolean({ description: 'Whether the link was mailed to the person (SMTP_URL set and the mail server took it).' }),
+  emailError: Nullable(Type.String({ description: 'Why the mail did not go, when SMTP_URL is set; the link works either way.' })),
 })
 
 export const PasswordLink = Type.Object({ email: Type.String(), inviteUrl: Type.String(), expiresAt: Type.String({ format: 'date-time' }) })

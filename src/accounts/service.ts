@@ -72,6 +72,10 @@ export async function listPeople(db: Db): Promise<Person[]> {
   return rows.map((r) => toPerson(r, byUser.get(r.id) ?? []))
 }
 
+/** A person's roles in words, as an invitation names them: `member`, or `viewer on 2 projects`. */
+export const roleText = (person: Pick<Person, 'role' | 'projects'>): string =>
+  person.role ?? `${person.projects[0]?.role ?? 'viewer'} on ${person.projects.length === 1 ? 'one project' : `${person.projects.length} projects`}`
+
 /** A new one-time link for a person, replacing their earlier one; returns its token (only its digest is stored). */
 async function newLink(db: Db, userId: string, now: number): Promise<string> {
   const token = randomBytes(32).toString('base64url')

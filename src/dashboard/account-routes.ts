@@ -2,7 +2,7 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { atLeast } from '../accounts/roles.ts'
 import {
-  invitePerson, linkOwner, listPeople, passwordLink, removePerson, setPasswordWithLink, setPersonRole,
+  invitePerson, linkOwner, roleText, listPeople, passwordLink, removePerson, setPasswordWithLink, setPersonRole,
 } from '../accounts/service.ts'
 import {
   Invitation, LinkParams, Me, PasswordLink, PeopleList, PersonPatchBody, PersonSchema, NewPersonBody, SetPasswordBody, SignInList, SignInParams, UserParams,
@@ -11,6 +11,7 @@ import * as accounts from '../accounts/store.ts'
 import { AuditList, AuditQuery } from '../audit/schema.ts'
 import { actorOf, audit, listAudit } from '../audit/service.ts'
 import { notFound } from '../errors.ts'
+import { mailInvitation } from '../mail/mailer.ts'
 import { publicBase } from '../http/public-url.ts'
 import { toIso } from '../util/time.ts'
 import { SESSION_MS, type DashboardAuth, type SignedIn } from './auth.ts'
@@ -76,8 +77,11 @@ export const accountRoutes = (auth: DashboardAuth, cookies: Cookies): FastifyPlu
   app.get('/people', { schema: { ...hide, response: { 200: PeopleList } } }, async () => ({ people: await listPeople(app.db) }))
 
   app.post('/people', { schema: { ...hide, body: NewPersonBody, response: { 201: Invitation } } }, async (request, reply) => {
-    const invited = await invitePerson(app.db, actorOf(request), request.body.email, { role: request.body.role, projects: request.body.projects })
-    return reply.code(201).send({ person: invited.person, inviteUrl: linkUrl(publicBase(request), invited.token), expiresAt: invited.expiresAt })
+    const actor = actorOf(request)
+    const invited = await invitePerson(app.db, actor, request.body.email, { role: request.body.role, projects: request.body.projects })
+    const inviteUrl = linkUrl(publicBase(request), invited.token)
+    const mailed = await mailInvitation(app.mailer, { to: invited.person.email, inviteUrl, invitedBy: actor.name, role: roleText(invited.person), expiresAt: new Date(invited.expiresAt) })
+    return reply.code(201).send({ person: invited.person, inviteUrl, expiresAt: invited.expiresAt, ...mailed })
   })
 
   app.patch('/people/:userId', { schema: { ...hide, params: UserParams, body: PersonPatchBody, response: { 200: PersonSchema } } }, async (request) =>

@@ -69,3 +69,23 @@ export function invitationMail(invitation: Invitation): { subject: string; text:
       + `</body></html>\n`,
   }
 }
+
+/** What became of an invitation's mail: sent, not sent and why, or none (SMTP_URL unset). */
+export interface Mailed {
+  emailed: boolean
+  emailError: string | null
+}
+
+/**
+ * Mails an invitation when SMTP is set up. A mail server that refuses or is down never undoes the invitation: its link
+ * is shown to copy either way, and the error says why the mail did not go.
+ */
+export async function mailInvitation(mailer: Mailer | null, invitation: Invitation): Promise<Mailed> {
+  if (mailer === null) return { emailed: false, emailError: null }
+  try {
+    await mailer.sendInvitation(invitation)
+    return { emailed: true, emailError: null }
+  } catch (error) {
+    return { emailed: false, emailError: error instanceof Error ? error.message : String(error) }
+  }
+}

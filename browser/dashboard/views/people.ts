@@ -2,7 +2,7 @@ import { api, ApiError, type Person, type ProjectSummary } from '../api.ts'
 import { clear, copyButton, formatTime, h, stackedTable, timeTag } from '../dom.ts'
 import { roleFields, rolesText } from './role-fields.ts'
 
-interface Link { inviteUrl: string; expiresAt: string }
+interface Link { inviteUrl: string; expiresAt: string; emailed?: boolean; emailError?: string | null }
 
 const errorText = (error: unknown): string => (error instanceof ApiError ? error.message : String(error))
 
@@ -10,7 +10,9 @@ const errorText = (error: unknown): string => (error instanceof ApiError ? error
 function linkBox(id: string, what: string, link: Link): HTMLElement {
   return h('div', { class: 'card link-box', id },
     h('p', {}, what, ' Give them this link; it works once, until ', h('time', { datetime: link.expiresAt }, formatTime(link.expiresAt)), '.'),
-    h('div', { class: 'key' }, h('code', { class: 'invite-url' }, link.inviteUrl), copyButton(() => link.inviteUrl, 'Copy link')))
+    h('div', { class: 'key' }, h('code', { class: 'invite-url' }, link.inviteUrl), copyButton(() => link.inviteUrl, 'Copy link')),
+    link.emailed === true ? h('p', { class: 'hint', id: `${id}-mailed` }, 'It was also emailed to them.') : null,
+    typeof link.emailError === 'string' ? h('p', { class: 'error', id: `${id}-mail-error` }, `The email did not go: ${link.emailError}`) : null)
 }
 
 /** People (owners only): who has an account and which role, inviting someone, and each person's role, link, sign-ins and removal. */
