@@ -23,8 +23,6 @@ export const DEFAULT_SWEEP_SECONDS = 300
 /** How long the audit trail keeps a line (AUDIT_RETENTION_DAYS), apart from any project's visit retention. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 365
 export const MAX_AUDIT_RETENTION_DAYS = 36500
-/** Shortest ADMIN_PASSWORD accepted. */
-export const MIN_ADMIN_PASSWORD_LENGTH = 8
 /** Default of DATABASE_URL: an SQLite file, relative to the working directory. */
 export const DEFAULT_SQLITE_FILE = './data/sessionwatch.db'
 /** Default of DATABASE_POOL_SIZE: PostgreSQL connections per process. */

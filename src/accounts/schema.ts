@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { Nullable } from '../util/schema.ts'
-import { MIN_ADMIN_PASSWORD_LENGTH } from '../settings.ts'
+import { MIN_PASSWORD_LENGTH } from '../../common/limits.ts'
 import { NullableRole, RoleSchema } from './roles.ts'
 
 export const ProjectRoleSchema = Type.Object({ projectId: Type.String(), role: RoleSchema })
@@ -45,7 +45,7 @@ export const Invitation = Type.Object({
 export const PasswordLink = Type.Object({ email: Type.String(), inviteUrl: Type.String(), expiresAt: Type.String({ format: 'date-time' }) })
 
 export const SetPasswordBody = Type.Object({
-  password: Type.String({ minLength: MIN_ADMIN_PASSWORD_LENGTH, maxLength: 1000, description: `At least ${MIN_ADMIN_PASSWORD_LENGTH} characters.` }),
+  password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 1000, description: `At least ${MIN_PASSWORD_LENGTH} characters.` }),
 }, { additionalProperties: false })
 
 export const SignInView = Type.Object({

@@ -1,4 +1,4 @@
-import { MIN_ADMIN_PASSWORD_LENGTH } from '../../../src/settings.ts'
+import { MIN_PASSWORD_LENGTH } from '../../../common/limits.ts'
 import { api, ApiError } from '../api.ts'
 import { h } from '../dom.ts'
 
@@ -22,10 +22,10 @@ export async function renderLink(root: HTMLElement, token: string): Promise<void
     return
   }
   const field = (id: string, label: string) => {
-    const input = h('input', { type: 'password', id, autocomplete: 'new-password', required: true, minlength: MIN_ADMIN_PASSWORD_LENGTH })
+    const input = h('input', { type: 'password', id, autocomplete: 'new-password', required: true, minlength: MIN_PASSWORD_LENGTH })
     return { input, label: h('label', { for: id }, label) }
   }
-  const first = field('new-password', `New password (at least ${MIN_ADMIN_PASSWORD_LENGTH} characters)`)
+  const first = field('new-password', `New password (at least ${MIN_PASSWORD_LENGTH} characters)`)
   const again = field('new-password-again', 'The same password again')
   const message = h('p', { class: 'error', role: 'alert', id: 'link-message' })
   // The account's email as a username field: password managers save the new password under it.
