@@ -5,6 +5,7 @@ import { claimOnce, metaValue } from '../db/meta.ts'
 import { AppError, notFound } from '../errors.ts'
 import { audit, CLI_ACTOR, type Actor } from '../audit/service.ts'
 import { forgetPerson } from '../issues/index.ts'
+import * as replayLinks from '../replay-links/store.ts'
 import { newId, sha256Hex } from '../util/ids.ts'
 import { DAY_MS, toIso } from '../util/time.ts'
 import { generatePassword, hashPassword } from './passwords.ts'
@@ -125,6 +126,7 @@ export async function removePerson(db: Kysely<Database>, actor: Actor, email: st
     const row = await findPerson(trx, email)
     await keepAnOwner(trx, row, null)
     await forgetPerson(trx, row.id)
+    await replayLinks.forgetPerson(trx, row.id)
     await store.deleteUserRows(trx, row.id)
     await audit(trx, actor, 'user_removed', { target: row.email }, now)
   })
