@@ -41,7 +41,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Need>> = {
   'GET /projects/:projectId/issues/:id/comments': 'viewer',
   'POST /projects/:projectId/issues/:id/comments': 'member',
   'PATCH /projects/:projectId/issues/:id/comments/:commentId': 'member',
-  'GET /projects/:projectId/people': 'viewer',
+  'GET /projects/:projectId/people': 'member',
   'POST /projects/:projectId/sessions/:id/public-link': 'member',
   'GET /projects/:projectId/public-links': 'member',
   'DELETE /projects/:projectId/public-links/:linkId': 'member',

@@ -19,7 +19,7 @@ const authorOf = (request: { actor: Actor | null }) => {
 
 /** Working together on an issue: who may be assigned, assigning, and comments (read with the issue routes). */
 export const issueTeamRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
-  // The people an issue may be assigned to: those with a role on the project, as the assignee picker lists them.
+  // The people an issue may be assigned to (those with a role on the project), for the picker of those who assign.
   app.get('/projects/:projectId/people', { schema: { ...hide, params: ProjectParams } }, async (request) =>
     ({ people: (await accounts.peopleOn(app.db, request.params.projectId)).map((p) => ({ id: p.id, email: p.email })) }))
 

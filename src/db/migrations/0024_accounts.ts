@@ -74,7 +74,8 @@ export const accounts = ({ key, engine }: Target): Migration => ({
     await db.schema.createIndex('audit_log_project_idx').on('audit_log').columns(['project_id', 'at']).execute()
     await db.schema.createIndex('audit_log_user_idx').on('audit_log').columns(['user_id', 'at']).execute()
     await db.schema.alterTable('issues').addColumn('assignee_id', key).execute()
-    await db.schema.createIndex('issues_assignee_idx').on('issues').columns(['project_id', 'assignee_id']).execute()
+    // Led by the assignee: a person's issues are found across projects, and no project-wide query of issues is drawn to it.
+    await db.schema.createIndex('issues_assignee_idx').on('issues').columns(['assignee_id', 'project_id']).execute()
     await db.schema
       .createTable('issue_comments')
       .addColumn('id', key, (c) => c.primaryKey())

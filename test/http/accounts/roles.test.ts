@@ -43,7 +43,7 @@ const TABLE: [method: InjectOptions['method'], path: string, need: string][] = [
   ['GET', '/projects/:projectId/issues/:id/comments', 'viewer'],
   ['POST', '/projects/:projectId/issues/:id/comments', 'member'],
   ['PATCH', '/projects/:projectId/issues/:id/comments/:commentId', 'member'],
-  ['GET', '/projects/:projectId/people', 'viewer'],
+  ['GET', '/projects/:projectId/people', 'member'],
   ['POST', '/projects/:projectId/sessions/:id/public-link', 'member'],
   ['GET', '/projects/:projectId/public-links', 'member'],
   ['DELETE', '/projects/:projectId/public-links/:linkId', 'member'],
