@@ -13,12 +13,15 @@ Commands:
                                           Create a project and print its keys
   project update --project ID [--name NAME] [--domain DOMAIN] [--retention-days N]
                  [--ip-storage full|truncated|none|default] [--mask-fields a,b,c]
-                 [--rate-limit N|default] [--daily-quota N|none] [--recording-budget SIZE|none] [--json]
+                 [--rate-limit N|default] [--daily-quota N|none] [--recording-budget SIZE|none]
+                 [--public-replays on|off] [--json]
                                           Change a project; IP storage and masked fields apply to what arrives
                                           from then on (default: follow IP_STORAGE; --mask-fields "" clears);
                                           --rate-limit: ingest requests/s per process (0: none; default:
                                           INGEST_RATE_LIMIT); --daily-quota: events per UTC day (none: no quota);
-                                          --recording-budget: recording bytes kept (500MB, 2GiB), oldest deleted
+                                          --recording-budget: recording bytes kept (500MB, 2GiB), oldest deleted;
+                                          --public-replays: members may share one visit's replay by a public
+                                          link (off: every such link stops working)
   project list [--json]                   List projects with their recording bytes (API keys are stored hashed)
   project rotate-key --project ID [--ingest | --upload] [--json]
                                           Replace the API key (and the ingest key with --ingest), or with

@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   { code: 'not_found', status: 404, meaning: 'unknown, deleted, expired, or another project\'s session or chunk — never told apart' },
   { code: 'route_not_found', status: 404, meaning: 'no such route or method' },
   { code: 'conflict', status: 409, meaning: 'a person who already has an account, or a change that would leave no owner' },
+  { code: 'public_replays_off', status: 409, meaning: 'a public replay link asked of a project whose admin has not turned public replay links on (`publicReplays`)' },
   {
     code: 'request_timeout', status: 408,
     meaning: `the request did not arrive in full in time: its head within \`HEADERS_TIMEOUT_MS\` (${DEFAULT_HEADERS_TIMEOUT_MS / 1000} s) or all of it within \`REQUEST_TIMEOUT_MS\` (${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s) of its start; nothing of it is stored`,

@@ -41,7 +41,7 @@ export type { RecordingView as RecordingInfo } from '../../src/recording/service
 export type ProjectSummary = WithDsn<Summary> & { role: Role }
 export type ProjectWithKeys = WithDsn<WithKeys>
 export type { ProjectWithUploadKey }
-export type { IssueView as IssueItem, IssueListView as IssueList, IssueDetailView as IssueDetail } from '../../src/issues/schema.ts'
+export type { IssueView as IssueItem, IssueListView as IssueList, IssueDetailView as IssueDetail, CommentView as IssueComment } from '../../src/issues/schema.ts'
 export type { ReleaseView as ReleaseItem, ReleaseListView as ReleaseList, ReleaseDetailView as ReleaseDetail } from '../../src/releases/schema.ts'
 export type { AddedWebhook, DeliveryView as DeliveryItem, WebhookView as WebhookItem } from '../../src/alerts/schema.ts'
 export type { EraseResult } from '../../src/privacy/schema.ts'

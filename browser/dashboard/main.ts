@@ -7,6 +7,7 @@ import { renderLink } from './views/link.ts'
 import { renderLogin } from './views/login.ts'
 import { renderPeople } from './views/people.ts'
 import { renderProjects } from './views/projects.ts'
+import { renderPublicReplay } from './views/public-links.ts'
 import { renderIssue } from './views/issue.ts'
 import { renderIssues } from './views/issues.ts'
 import { renderReleases } from './views/releases.ts'
@@ -110,8 +111,14 @@ function projectHeader(project: ProjectSummary, active: string): HTMLElement {
       atLeast(project.role, 'admin') ? tab('settings', 'Settings') : null))
 }
 
-setSignedOutHandler(() => {
-  if (!location.hash.startsWith('#/login')) location.hash = `#/login?next=${encodeURIComponent(location.hash)}`
-})
-addEventListener('hashchange', () => { void route() })
-void route()
+// A public replay link (/r/<token>) shows that replay alone: no sign-in, no dashboard around it.
+const publicToken = /^\/r\/([\w-]{43})$/.exec(location.pathname)?.[1]
+if (publicToken !== undefined) {
+  void renderPublicReplay(root, publicToken)
+} else {
+  setSignedOutHandler(() => {
+    if (!location.hash.startsWith('#/login')) location.hash = `#/login?next=${encodeURIComponent(location.hash)}`
+  })
+  addEventListener('hashchange', () => { void route() })
+  void route()
+}

@@ -4,6 +4,8 @@ import type { Database, Db } from '../database.ts'
 import { claimOnce, metaValue } from '../db/meta.ts'
 import { AppError, notFound } from '../errors.ts'
 import { audit, CLI_ACTOR, type Actor } from '../audit/service.ts'
+import { forgetPerson } from '../issues/index.ts'
+import * as replayLinks from '../replay-links/store.ts'
 import { newId, sha256Hex } from '../util/ids.ts'
 import { DAY_MS, toIso } from '../util/time.ts'
 import { generatePassword, hashPassword } from './passwords.ts'
@@ -118,11 +120,13 @@ export async function setPersonRole(db: Kysely<Database>, actor: Actor, email: s
   })
 }
 
-/** Removes a person: their sign-ins end at once. */
+/** Removes a person: their sign-ins end at once, their issues are unassigned, their comments stay without an author. */
 export async function removePerson(db: Kysely<Database>, actor: Actor, email: string, now = Date.now()): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const row = await findPerson(trx, email)
     await keepAnOwner(trx, row, null)
+    await forgetPerson(trx, row.id)
+    await replayLinks.forgetPerson(trx, row.id)
     await store.deleteUserRows(trx, row.id)
     await audit(trx, actor, 'user_removed', { target: row.email }, now)
   })

@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely'
 import type { Db } from '../database.ts'
 import { canMatch } from '../db/sql.ts'
-import type { Role } from './roles.ts'
+import { higher, type Role } from './roles.ts'
 import type { InvitationTable, SignInTable, UserTable } from './tables.ts'
 
 /*
@@ -26,6 +26,27 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
   if (!canMatch(id)) return undefined
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The emails of some people by id: how issues name their assignees and comment authors. */
+export async function emailsOf(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids)]
+  if (wanted.length === 0) return new Map()
+  return new Map((await db.selectFrom('users').select(['id', 'email']).where('id', 'in', wanted).execute()).map((u) => [u.id, u.email]))
+}
+
+/** People with a role on a project: on every project, or on it alone. */
+export async function peopleOn(db: Db, projectId: string): Promise<{ id: string; email: string; role: Role }[]> {
+  const everywhere = await db.selectFrom('users').select(['id', 'email', 'role']).where('role', 'is not', null).execute()
+  const here = await db.selectFrom('users').innerJoin('user_projects', 'user_projects.user_id', 'users.id')
+    .select(['users.id', 'users.email', 'user_projects.role']).where('user_projects.project_id', '=', projectId).execute()
+  const best = new Map<string, { id: string; email: string; role: Role }>()
+  for (const p of [...everywhere, ...here]) {
+    if (p.role === null) continue
+    const seen = best.get(p.id)
+    best.set(p.id, { id: p.id, email: p.email, role: higher(seen?.role ?? null, p.role) ?? p.role })
+  }
+  return [...best.values()].sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0))
 }
 
 export const listUserRows = (db: Db): Promise<UserRow[]> => db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute()

@@ -6,6 +6,7 @@ export const AUDIT_ACTIONS = [
   'sign_in', 'sign_in_failed', 'sign_out', 'sign_in_ended',
   'visit_viewed', 'replay_viewed', 'issue_viewed',
   'erase', 'keys_rotated', 'upload_key_rotated', 'settings_changed', 'project_created', 'issue_status_changed',
+  'issue_assigned', 'issue_commented', 'public_link_created', 'public_link_revoked', 'public_replay_viewed',
   'webhook_added', 'webhook_removed',
   'user_invited', 'role_changed', 'user_removed', 'user_renamed', 'password_link_made', 'password_set', 'password_reset',
 ] as const

@@ -23,6 +23,8 @@ import { ProjectParams } from '../projects/schema.ts'
 import { AUDITED_READS, checkAccess, needOf, routeKey, type Need } from './access.ts'
 import { SESSION_MS, type DashboardAuth, type SignedIn } from './auth.ts'
 import { accountRoutes } from './account-routes.ts'
+import { issueTeamRoutes } from './issue-routes.ts'
+import { publicReplayRoutes, replayLinkRoutes } from '../replay-links/routes.ts'
 import { ssoRoutes } from './sso-routes.ts'
 import {
   DashboardSessionList, IssueInProjectParams, NewProjectBody, ProjectPatchBody, ProjectUsage, SessionsQuery, SignInBody,
@@ -199,6 +201,9 @@ export const dashboardApi = (auth: DashboardAuth): FastifyPluginCallbackTypebox 
   }))
   void app.register(webhookRoutes, { prefix: `${prefix}/webhooks` })
   void app.register(eraseRoutes, { prefix: `${prefix}/erase` })
+  void app.register(issueTeamRoutes)
+  void app.register(replayLinkRoutes)
+  void app.register(publicReplayRoutes)
   void app.register(accountRoutes(auth, { cookie: COOKIE, secure, setCookie }))
   void app.register(ssoRoutes(auth, { cookie: COOKIE, secure, setCookie }))
   done()

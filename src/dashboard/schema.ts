@@ -29,6 +29,7 @@ const projectFields = {
   recordingBudget: Nullable(Type.Integer({
     minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Compressed recording bytes kept, the oldest recordings deleted beyond it; null: no budget.',
   })),
+  publicReplays: Type.Boolean({ description: 'Whether members may make public links to one visit\'s replay; turning it off stops every link at once.' }),
 }
 export const NewProjectBody = Type.Object({
   name: projectFields.name, domain: projectFields.domain, retentionDays: Type.Optional(projectFields.retentionDays),

@@ -12,6 +12,8 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   webhook_added: 'added a webhook', webhook_removed: 'removed a webhook',
   user_invited: 'invited', role_changed: 'changed the role of', user_removed: 'removed', user_renamed: 'renamed',
   password_link_made: 'made a password link for', password_set: 'set the password of', password_reset: 'reset the password of',
+  issue_assigned: 'assigned the issue', issue_commented: 'commented on the issue', public_link_created: 'made a public replay link to',
+  public_link_revoked: 'revoked a public replay link to', public_replay_viewed: 'opened the public replay of',
 }
 const words = (action: string): string => (ACTION_WORDS as Record<string, string | undefined>)[action] ?? action
 

@@ -37,7 +37,7 @@ export interface Replay {
  * Recording times are on the visitor clock; the service corrected chunk times like event times,
  * and that difference maps one clock onto the other.
  */
-export async function mountReplay(target: HTMLElement, base: string, info: RecordingInfo): Promise<Replay | null> {
+export async function mountReplay(target: HTMLElement, base: string, info: Pick<RecordingInfo, 'chunks'>): Promise<Replay | null> {
   const first = info.chunks[0]
   if (!first) return null
   const events: RecordedEvent[] = []

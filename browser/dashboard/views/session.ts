@@ -4,6 +4,7 @@ import { api, type Headline, type ProjectSummary, type RecordingInfo, type Sessi
 import { clock, copyButton, formatDuration, formatTime, h, pagePath, plural, timeTag } from '../dom.ts'
 import { mountReplay, noReplay, replayNote, type Replay } from './replay.ts'
 import { deleteVisitButton } from './erase.ts'
+import { publicLinkButton } from './public-links.ts'
 import { badgeText, headlineText } from './sessions.ts'
 import { stackBlock } from './stack.ts'
 
@@ -111,6 +112,7 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
     return
   }
   playerBox.append(replayNote(recording), momentLink(project, s.id, replay))
+  if (project.publicReplays && atLeast(project.role, 'member')) playerBox.append(publicLinkButton(project, s.id))
   replay.markers([...errors, ...reports].map((e) => ({
     at: Date.parse(e.createdAt), tone: tone(e),
     label: `${badgeText(e.type, e.statusCode)} at ${clock(Date.parse(e.createdAt) - origin)}: ${headlineText(asHeadline(e))}`,

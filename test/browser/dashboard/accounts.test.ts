@@ -2,10 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { CLI_ACTOR, audit } from '../../../src/audit/service.ts'
-import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, eventually, screenshot, signIn, startBrowserTest } from '../../helpers/browser.ts'
-import { batch } from '../../helpers/factories.ts'
-import { chunkUpload, rrwebEvents } from '../../helpers/recording.ts'
+import type { TestApp } from '../../helpers/app.ts'
+import { closeBrowserTest, eventually, recordedVisitWithIssue, screenshot, signIn, startBrowserTest } from '../../helpers/browser.ts'
 import { PAYLOAD_IMG } from './hostile.ts'
 
 const PASSWORD = 'correct horse battery staple'
@@ -39,15 +37,7 @@ describe('accounts, roles and the audit trail, in Chromium', () => {
     ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD }))
     await t.newProject('Blog')
     // A visit with an error (so an issue) and a ten-second recording.
-    const start = Date.now() - 20_000
-    const res = await t.ingest(batch('accounts-visit', [{ type: 'ERROR', message: 'TypeError: checkout broke', createdAt: start + 2000 }],
-      { recording: [chunkUpload('c0', rrwebEvents(start, 10, 'Checkout'))] }))
-    assert.ok(res.statusCode < 300, res.body)
-    ;({ visitId, issueId } = await eventually(async () => {
-      const visit = json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions?recording=true')).sessions[0]
-      const issue = json<{ issues: { id: string }[] }>(await t.get('/api/v1/issues')).issues[0]
-      return visit && issue ? { visitId: visit.id, issueId: issue.id } : undefined
-    }, 'the visit, its recording and its issue'))
+    ;({ visitId, issueId } = await recordedVisitWithIssue(t, 'accounts-visit'))
     // Lines the trail pages through; their detail carries markup, which must show as text.
     for (let i = 0; i < FILLER_LINES; i++) {
       await audit(t.app.db, CLI_ACTOR, 'settings_changed', { projectId: t.project.id, detail: { fields: [PAYLOAD_IMG] } })

@@ -39,6 +39,16 @@ const TABLE: [method: InjectOptions['method'], path: string, need: string][] = [
   ['GET', '/projects/:projectId/issues/:id', 'viewer'],
   ['GET', '/projects/:projectId/issues/:id/histogram', 'viewer'],
   ['POST', '/projects/:projectId/issues/:id/status', 'member'],
+  ['PUT', '/projects/:projectId/issues/:id/assignee', 'member'],
+  ['GET', '/projects/:projectId/issues/:id/comments', 'viewer'],
+  ['POST', '/projects/:projectId/issues/:id/comments', 'member'],
+  ['PATCH', '/projects/:projectId/issues/:id/comments/:commentId', 'member'],
+  ['GET', '/projects/:projectId/people', 'member'],
+  ['POST', '/projects/:projectId/sessions/:id/public-link', 'member'],
+  ['GET', '/projects/:projectId/public-links', 'member'],
+  ['DELETE', '/projects/:projectId/public-links/:linkId', 'member'],
+  ['GET', '/public-replays/:token/recording', 'public'],
+  ['GET', '/public-replays/:token/recording/chunks/:chunkId', 'public'],
   ['GET', '/projects/:projectId/releases', 'viewer'],
   ['GET', '/projects/:projectId/releases/:release', 'viewer'],
   ['GET', '/projects/:projectId/webhooks', 'admin'],
@@ -104,7 +114,7 @@ for (const engine of testEngines()) {
       }
       cookies.set('owner', await signIn('admin', PASSWORD))
       // Path parameters that name nothing where a call would change something for good: the role check comes first.
-      params = { projectId: a.id, id: visit, chunkId: 'c_none', release: 'v1', webhookId: 'wh_none', userId: `${victim}x`, signInId: 'si_none', token: 'no-such-token' }
+      params = { projectId: a.id, id: visit, chunkId: 'c_none', release: 'v1', webhookId: 'wh_none', commentId: 'cm_none', linkId: 'rl_none', userId: `${victim}x`, signInId: 'si_none', token: 'no-such-token' }
     })
     after(() => t.close())
 
