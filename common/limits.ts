@@ -119,4 +119,7 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048
 /** Deliveries the dashboard's delivery log shows: the latest. */
 export const WEBHOOK_LOG_SIZE = 50
 
+/** The shortest password a person may choose, and ADMIN_PASSWORD: the dashboard's form and the server check it. */
+export const MIN_PASSWORD_LENGTH = 8
+
 // --- Errors ---

@@ -7,7 +7,9 @@ import { openDatabase, type Database } from './database.ts'
 import { createDatabaseStatus, type DatabaseStatus } from './db/status.ts'
 import { openCountryLookup, type CountryLookup } from './geo/country.ts'
 import { startWebhookWorker, type WebhookWorkerOptions } from './alerts/worker.ts'
-import { adminAuth } from './dashboard/auth.ts'
+import { dashboardAuth } from './dashboard/auth.ts'
+import { ensureOwner } from './accounts/service.ts'
+import { openMailer, type Mailer } from './mail/mailer.ts'
 import { dashboardPages } from './dashboard/pages.ts'
 import { dashboardApi } from './dashboard/routes.ts'
 import { Health, healthRoutes } from './health/routes.ts'
@@ -53,6 +55,10 @@ declare module 'fastify' {
     sourceMaps: SourceMapResolver
     /** The recording limits and stores (RECORDINGS_URL): where chunks are written and read. */
     recordings: Recordings
+    /** The first owner's password when this start made one (a new install without ADMIN_PASSWORD): printed once. */
+    firstOwnerPassword: string | null
+    /** Sends invitations through SMTP_URL; null when it is unset (the link is shown to copy). */
+    mailer: Mailer | null
   }
 }
 
@@ -127,7 +133,12 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(sourceMapRoutes, { prefix: '/upload/v1' })
     await app.register(sentryRoutes)
-    await app.register(dashboardApi(adminAuth(database.db, config.adminPassword)), { prefix: '/app/api' })
+    // The first owner exists before the first request; a password made for it here is printed by first-run.ts.
+    const mailer = config.smtp === null ? null : openMailer(config.smtp)
+    app.decorate('mailer', mailer)
+    app.addHook('onClose', () => { mailer?.close() })
+    app.decorate('firstOwnerPassword', await ensureOwner(database.db, { generate: config.adminPassword === null }))
+    await app.register(dashboardApi(dashboardAuth(database.db, config.adminPassword)), { prefix: '/app/api' })
     await app.register(dashboardPages)
     await app.register(homeRoutes)
     await app.register(brandRoutes)

@@ -32,7 +32,7 @@ export function required(values: Record<string, unknown>, name: string): string 
 /** The options that set a project's fields, shared by `project create` and `project update`. */
 export const PROJECT_FIELDS = {
   name: { type: 'string' }, domain: { type: 'string' }, 'retention-days': { type: 'string' }, 'ip-storage': { type: 'string' }, 'mask-fields': { type: 'string' },
-  'rate-limit': { type: 'string' }, 'daily-quota': { type: 'string' }, 'recording-budget': { type: 'string' },
+  'rate-limit': { type: 'string' }, 'daily-quota': { type: 'string' }, 'recording-budget': { type: 'string' }, 'public-replays': { type: 'string' },
 } as const
 
 /** The fields the options set; projects/service.ts validates their values and names what is wrong. */
@@ -57,6 +57,10 @@ export function projectFields(values: { [K in keyof typeof PROJECT_FIELDS]?: str
   if (budget !== undefined && budget !== 'none' && (budgetBytes === null || budgetBytes < 1)) {
     throw new UsageError(`--recording-budget must be a size such as 500MB or 2GiB (MB = 10^6 bytes, MiB = 2^20), or none, not "${budget}"`)
   }
+  const publicReplays = values['public-replays']
+  if (publicReplays !== undefined && publicReplays !== 'on' && publicReplays !== 'off') {
+    throw new UsageError(`--public-replays must be on or off, not "${publicReplays}"`)
+  }
   return {
     ...(values.name !== undefined && { name: values.name }),
     ...(values.domain !== undefined && { domain: values.domain }),
@@ -67,5 +71,6 @@ export function projectFields(values: { [K in keyof typeof PROJECT_FIELDS]?: str
     ...(rate !== undefined && { ingestRateLimit: rate === 'default' ? null : Number(rate) }),
     ...(quota !== undefined && { dailyEventQuota: quota === 'none' ? null : Number(quota) }),
     ...(budget !== undefined && { recordingBudget: budgetBytes }),
+    ...(publicReplays !== undefined && { publicReplays: publicReplays === 'on' }),
   }
 }

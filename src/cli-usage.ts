@@ -1,5 +1,5 @@
 import { byteSize } from './util/limits.ts'
-import { DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, DEFAULT_IP_STORAGE, DEFAULT_RECORDINGS_MIN_FREE } from './settings.ts'
+import { DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_PORT, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_SWEEP_SECONDS, DEFAULT_IP_STORAGE, DEFAULT_RECORDINGS_MIN_FREE, DEFAULT_AUDIT_RETENTION_DAYS } from './settings.ts'
 import { DEFAULT_MAX_CHUNK_BYTES } from '../common/limits.ts'
 import { MAX_SOURCEMAP_BYTES } from './sourcemaps/limits.ts'
 
@@ -13,12 +13,15 @@ Commands:
                                           Create a project and print its keys
   project update --project ID [--name NAME] [--domain DOMAIN] [--retention-days N]
                  [--ip-storage full|truncated|none|default] [--mask-fields a,b,c]
-                 [--rate-limit N|default] [--daily-quota N|none] [--recording-budget SIZE|none] [--json]
+                 [--rate-limit N|default] [--daily-quota N|none] [--recording-budget SIZE|none]
+                 [--public-replays on|off] [--json]
                                           Change a project; IP storage and masked fields apply to what arrives
                                           from then on (default: follow IP_STORAGE; --mask-fields "" clears);
                                           --rate-limit: ingest requests/s per process (0: none; default:
                                           INGEST_RATE_LIMIT); --daily-quota: events per UTC day (none: no quota);
-                                          --recording-budget: recording bytes kept (500MB, 2GiB), oldest deleted
+                                          --recording-budget: recording bytes kept (500MB, 2GiB), oldest deleted;
+                                          --public-replays: members may share one visit's replay by a public
+                                          link (off: every such link stops working)
   project list [--json]                   List projects with their recording bytes (API keys are stored hashed)
   project rotate-key --project ID [--ingest | --upload] [--json]
                                           Replace the API key (and the ingest key with --ingest), or with
@@ -59,7 +62,19 @@ Commands:
                                           signing secret (secret with --json) once
   webhook list --project ID [--json]      List the project's webhooks
   webhook remove --project ID WEBHOOK_ID  Remove a webhook (its pending deliveries are not sent)
-  admin reset-password                    Set a new generated dashboard password and print it
+  admin reset-password                    Set a new generated password for the first owner (admin) and print it
+  user add --email E --role ROLE [--projects ID,ID] [--json]
+                                          Invite a person: ROLE is viewer, member, admin or owner, on every
+                                          project or on the projects named; prints a one-time link (7 days)
+  user list [--json]                      List people with their roles and last sign-in
+  user set-role --email E --role ROLE [--projects ID,ID] [--json]
+                                          Change a person's role (replaces their per-project roles)
+  user remove --email E                   Remove a person; their sign-ins end at once
+  user reset-password --email E [--json]  End a person's password and sign-ins; prints a link to set a new one
+  user rename --email E --to NEW          Change the address a person signs in with (rename admin to yours)
+  audit list [--project ID] [--user EMAIL] [--since YYYY-MM-DD] [--limit N] [--json]
+                                          Print the audit trail, newest first: sign-ins, views of visits,
+                                          replays and issues, erasures, key, settings and role changes
 
 Environment: DATABASE_URL (default ${DEFAULT_SQLITE_FILE}), PORT (${DEFAULT_PORT}), HOST (${DEFAULT_HOST}), TRUST_PROXY,
 GEOIP_DB, RETENTION_SWEEP_SECONDS (${DEFAULT_SWEEP_SECONDS}), LOG_LEVEL (${DEFAULT_LOG_LEVEL}), ADMIN_PASSWORD (dashboard; unset: generated on
@@ -67,4 +82,5 @@ first start), RECORDING_MAX_CHUNK_BYTES (${DEFAULT_MAX_CHUNK_BYTES}), RECORDING_
 PUBLIC_URL (links in webhook messages), WEBHOOK_ALLOW_PRIVATE (false), SOURCEMAP_CACHE_BYTES (${DEFAULT_SOURCEMAP_CACHE_BYTES}),
 IP_STORAGE (${DEFAULT_IP_STORAGE}), RECORDINGS_URL (SQLite: file:./data/recordings beside the database; PostgreSQL:
 database:; or s3://BUCKET/PREFIX), S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE (false), RECORDINGS_MIN_FREE
-(${DEFAULT_RECORDINGS_MIN_FREE * 100}%).`
+(${DEFAULT_RECORDINGS_MIN_FREE * 100}%), AUDIT_RETENTION_DAYS (${DEFAULT_AUDIT_RETENTION_DAYS}), OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET,
+OIDC_ALLOWED_DOMAINS, OIDC_DEFAULT_ROLE (viewer), OIDC_ROLE_CLAIM, PASSWORD_LOGIN (true), SMTP_URL, SMTP_FROM.`

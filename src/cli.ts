@@ -15,7 +15,7 @@ import { serve } from './server.ts'
 import { exportSessions, importSessions } from './transfer/service.ts'
 import { firstRun } from './first-run.ts'
 import { changeStatus, STATUS_OF_ACTION } from './issues/service.ts'
-import { ensurePassword } from './dashboard/auth.ts'
+import { ensureOwner } from './accounts/service.ts'
 import { describeKeys, describeProject, describeUploadKey, withDsn } from './projects/format.ts'
 import { eraseVisitor } from './privacy/service.ts'
 import { args, PROJECT_FIELDS, projectFields, required, UsageError } from './cli-options.ts'
@@ -28,6 +28,8 @@ import { USAGE } from './cli-usage.ts'
 import { recordingUsage } from './visits/index.ts'
 import { storageCommand } from './cli-storage.ts'
 import { projectDelete } from './cli-projects.ts'
+import { auditCommand, userCommand } from './cli-users.ts'
+import { audit, CLI_ACTOR, sweepAudit } from './audit/service.ts'
 
 
 // For scripts/build.mjs, which imports the bundle of this file: dist/sdk.js and dist/sdk.mjs are written by the
@@ -108,7 +110,11 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
   const sub = rest[0]
   if (command === 'project' && sub === 'create') {
     const { values } = args(rest.slice(1), { ...PROJECT_FIELDS, json: { type: 'boolean' } })
-    const created = await projects.createProject(db, { ...projectFields(values), name: required(values, 'name'), domain: required(values, 'domain') })
+    const created = await projects.changeProjects(db, async (trx) => {
+      const made = await projects.createProject(trx, { ...projectFields(values), name: required(values, 'name'), domain: required(values, 'domain') })
+      await audit(trx, CLI_ACTOR, 'project_created', { projectId: made.id, target: made.name })
+      return made
+    })
     const shown = withDsn(created, publicBase(config))
     print(values.json ? JSON.stringify(shown) : describeKeys(shown))
     return 0
@@ -120,7 +126,10 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     if (Object.keys(changes).length === 0) {
       throw new UsageError('project update needs a change: --name, --domain, --retention-days, --ip-storage, --mask-fields, --rate-limit, --daily-quota or --recording-budget')
     }
-    const updated = await projects.updateProject(db, id, changes)
+    const updated = await projects.changeProjects(db, async (trx) => {
+      await audit(trx, CLI_ACTOR, 'settings_changed', { projectId: id, detail: { fields: Object.keys(changes) } })
+      return projects.updateProject(trx, id, changes)
+    })
     print(values.json ? JSON.stringify(updated) : `Updated: ${describeProject(updated, config)}`)
     return 0
   }
@@ -137,11 +146,17 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     const { values } = args(rest.slice(1), { project: { type: 'string' }, ingest: { type: 'boolean' }, upload: { type: 'boolean' }, json: { type: 'boolean' } })
     if (values.upload === true) {
       if (values.ingest === true) throw new UsageError('rotate-key takes --upload or --ingest, not both: --upload replaces the upload key alone')
-      const made = await projects.rotateUploadKey(db, required(values, 'project'))
+      const made = await projects.changeProjects(db, async (trx) => {
+        await audit(trx, CLI_ACTOR, 'upload_key_rotated', { projectId: required(values, 'project') })
+        return projects.rotateUploadKey(trx, required(values, 'project'))
+      })
       print(values.json ? JSON.stringify(made) : `Project ${made.id}: ${made.name} (${made.domain}); any previous upload key no longer works.\n${describeUploadKey(made.uploadKey)}`)
       return 0
     }
-    const rotated = await projects.rotateKeys(db, required(values, 'project'), { ingest: values.ingest === true })
+    const rotated = await projects.changeProjects(db, async (trx) => {
+      await audit(trx, CLI_ACTOR, 'keys_rotated', { projectId: required(values, 'project'), detail: { keys: values.ingest === true ? ['api', 'ingest'] : ['api'] } })
+      return projects.rotateKeys(trx, required(values, 'project'), { ingest: values.ingest === true })
+    })
     const shown = withDsn(rotated, publicBase(config))
     const old = values.ingest === true ? 'The old API key, ingest key and Sentry DSN no longer work.' : 'The old API key no longer works.'
     print(values.json ? JSON.stringify(shown) : `${old}\n${describeKeys(shown)}`)
@@ -149,10 +164,12 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
   }
   if (command === 'project' && sub === 'delete') return projectDelete(db, stores, rest.slice(1), { print, note })
   if (command === 'admin' && sub === 'reset-password') {
-    const password = await ensurePassword(db, { reset: true })
-    print(`New dashboard password: ${password ?? ''}\nSigned-in browsers are signed out. (ADMIN_PASSWORD, when set, takes precedence.)`)
+    const password = await ensureOwner(db, { generate: true, reset: true })
+    print(`New dashboard password: ${password ?? ''}\nThe first owner's sign-ins are ended. (ADMIN_PASSWORD, when set, takes precedence.)`)
     return 0
   }
+  if (command === 'user') return userCommand(db, config, io, sub, rest.slice(1))
+  if (command === 'audit') return auditCommand(db, io, sub, rest.slice(1))
   if (command === 'export') {
     const { values } = args(rest, { project: { type: 'string' }, date: { type: 'string' }, 'no-recording': { type: 'boolean' } })
     const project = await projects.getProject(db, required(values, 'project'))
@@ -209,7 +226,8 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     args(rest.slice(1), {})
     const report = await sweep(db, Date.now(), (id, n) => { note(`${id}: deleted ${n} expired sessions…`) })
     await purgeTrash(db, stores)
-    print(`retention: deleted ${report.deleted} expired sessions across ${report.projects} projects`)
+    const lines = await sweepAudit(db, config.auditRetentionDays)
+    print(`retention: deleted ${report.deleted} expired sessions across ${report.projects} projects, and ${lines} audit lines older than ${config.auditRetentionDays} days`)
     return 0
   }
   if (command === 'erase') {
@@ -220,6 +238,7 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     const result = await eraseVisitor(db, stores, project, { userId: values.user, sessionId: values.session, ip: values.ip }, config.ipStorage, (n) => {
       if (n >= SWEEP_BATCH) note(`erased ${n} visits…`)
     })
+    await audit(db, CLI_ACTOR, 'erase', { projectId: project, detail: { by: given[0] === 'session' ? 'visit' : given[0] === 'ip' ? 'address' : 'user', visits: result.erased } })
     if (result.note !== null) note(result.note)
     print(values.json ? JSON.stringify(result) : `erased ${result.erased} visits from project ${project}, with their events and recordings`)
     return 0

@@ -1,11 +1,17 @@
 import path from 'node:path'
 import { byteSize } from './util/limits.ts'
-import { DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT, DEFAULT_RECORDINGS_FOLDER, DEFAULT_RECORDINGS_MIN_FREE, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_INGEST_RATE_LIMIT, DEFAULT_PARALLEL_WORKERS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, MAX_CHUNK_BYTES_SETTING, MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_ADMIN_PASSWORD_LENGTH, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE } from './settings.ts'
+import { DEFAULT_DATABASE_WRITERS, DEFAULT_HOST, DEFAULT_IP_STORAGE, DEFAULT_LOG_LEVEL, DEFAULT_MAX_SESSION_BYTES, DEFAULT_POOL_SIZE, DEFAULT_PORT, DEFAULT_RECORDINGS_FOLDER, DEFAULT_RECORDINGS_MIN_FREE, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_INGEST_RATE_LIMIT, DEFAULT_PARALLEL_WORKERS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SOURCEMAP_CACHE_BYTES, DEFAULT_SQLITE_FILE, DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_SWEEP_SECONDS, DEFAULT_AUDIT_RETENTION_DAYS, MAX_AUDIT_RETENTION_DAYS, MAX_CHUNK_BYTES_SETTING, MAX_DATABASE_WRITERS, MAX_HEAP_GROWTH_PERCENT, MAX_PARALLEL_WORKERS, MAX_POOL_SIZE, MIN_HEAP_GROWTH_PERCENT, MIN_CHUNK_BYTES_SETTING, MIN_POOL_SIZE } from './settings.ts'
+import { MIN_PASSWORD_LENGTH } from '../common/limits.ts'
 import { DEFAULT_MAX_CHUNK_BYTES, IP_STORAGE_MODES, MAX_INGEST_RATE_LIMIT } from '../common/limits.ts'
 import { MAX_BATCH_BYTES } from './contract/limits.ts'
 import { isIpStorage, type IpStorage } from './privacy/ip.ts'
 import { UPLOAD_KEY_PREFIX } from './projects/keys.ts'
 import { parseStoreUrl, type RecordingsConfig, type StoreUrl } from './recording/store/url.ts'
+import { readSmtpSettings, type SmtpSettings } from './mail/settings.ts'
+import { readSignInSettings, type OidcSettings } from './sso/settings.ts'
+import { bad, ok, parseBoolean, parseUrlSetting, type Parsed } from './util/setting.ts'
+
+export type { Parsed }
 
 /** Which storage engine a database URL selects. */
 export type Engine = 'sqlite' | 'postgres'
@@ -78,6 +84,14 @@ export interface Config {
    * projects that do not set their own; 0: no limit.
    */
   readonly ingestRateLimit: number
+  /** OIDC_*: single sign-on through an OpenID Connect provider; null when OIDC_ISSUER is unset. */
+  readonly oidc: OidcSettings | null
+  /** Days the audit trail keeps a line (AUDIT_RETENTION_DAYS). */
+  readonly auditRetentionDays: number
+  /** PASSWORD_LOGIN: whether the password sign-in is offered (false only beside single sign-on). */
+  readonly passwordLogin: boolean
+  /** SMTP_URL and SMTP_FROM: where mail (invitations) is sent through; null when SMTP_URL is unset. */
+  readonly smtp: SmtpSettings | null
 }
 
 export class ConfigError extends Error {
@@ -140,6 +154,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const retentionSweepSeconds = read('RETENTION_SWEEP_SECONDS', DEFAULT_SWEEP_SECONDS, (raw) =>
     /^\d+$/.test(raw) ? ok(Number(raw)) : bad('must be a whole number of seconds (0 turns the sweeper off)'),
   )
+  const auditRetentionDays = read('AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS, (raw) =>
+    /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= MAX_AUDIT_RETENTION_DAYS ? ok(Number(raw)) : bad(`must be a whole number of days from 1 to ${MAX_AUDIT_RETENTION_DAYS}`),
+  )
   const logLevel = read<Config['logLevel']>('LOG_LEVEL', DEFAULT_LOG_LEVEL, (raw) => {
     const level = LOG_LEVELS.find((l) => l === raw)
     return level ? ok(level) : bad(`must be one of ${LOG_LEVELS.join(', ')}`)
@@ -154,8 +171,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? ok(Number(raw)) : bad('must be a whole number of bytes (0 stores no recordings)'),
   )
   const adminPassword = read<string | null>('ADMIN_PASSWORD', null, (raw) =>
-    raw.length >= MIN_ADMIN_PASSWORD_LENGTH
-      ? ok(raw) : bad(`must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters (unset: one is generated on first start and printed)`),
+    raw.length >= MIN_PASSWORD_LENGTH
+      ? ok(raw) : bad(`must be at least ${MIN_PASSWORD_LENGTH} characters (unset: one is generated on first start and printed)`),
   )
   const publicUrl = read<string | null>('PUBLIC_URL', null, parsePublicUrl)
   const allowPrivate = read('WEBHOOK_ALLOW_PRIVATE', false, parseBoolean)
@@ -195,6 +212,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     /^\d+(?:\.\d+)?%?$/.test(raw) && Number(raw.replace('%', '')) < 100
       ? ok(Number(raw.replace('%', '')) / 100) : bad('must be a percentage of the disk from 0 to 99, such as 5%'))
   const geoip = env.GEOIP_DB?.trim() ? path.resolve(cwd, env.GEOIP_DB.trim()) : null
+  const { oidc, passwordLogin } = readSignInSettings(read, problems)
+  const smtp = readSmtpSettings(read, publicUrl, problems)
 
   if (problems.length > 0 || typeof database === 'string') throw new ConfigError(problems)
   return Object.freeze({
@@ -217,6 +236,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     timeouts: Object.freeze({ requestMs, headersMs }),
     uploadClient: Object.freeze({ endpoint, key: uploadKey }),
     ingestRateLimit,
+    oidc,
+    passwordLogin,
+    auditRetentionDays,
+    smtp,
   })
 }
 
@@ -241,7 +264,7 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string): Pick<Dat
 }
 
 /** Settings whose whole value is a secret: a problem with one names its length, never its text. */
-const SECRET_SETTINGS: ReadonlySet<string> = new Set(['ADMIN_PASSWORD', 'SESSIONWATCH_UPLOAD_KEY'])
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(['ADMIN_PASSWORD', 'SESSIONWATCH_UPLOAD_KEY', 'OIDC_CLIENT_SECRET'])
 
 /**
  * A setting as a configuration error shows it: logs and terminals keep what is printed, so a secret value is never
@@ -253,25 +276,12 @@ function shown(name: string, raw: string): string {
   return `${name}=${JSON.stringify(raw.replace(/^([^:/?#@]+:\/\/[^:/?#@]*:)[^\n]*@/, '$1***@'))}`
 }
 
-export type Parsed<T> = { value: T } | { problem: string }
-const ok = <T>(value: T): Parsed<T> => ({ value })
-const bad = (problem: string): { problem: string } => ({ problem })
-const parseBoolean = (raw: string): Parsed<boolean> => raw === 'true' ? ok(true) : raw === 'false' ? ok(false) : bad('must be true or false')
-
 /** An http(s) address the service is opened at, without a trailing slash: PUBLIC_URL, and where the CLI uploads to. */
 export function parsePublicUrl(raw: string): Parsed<string> {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return bad('must be an http:// or https:// URL such as https://sessionwatch.example.com')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad('must start with http:// or https://')
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
-    return bad('must be the address the service is opened at, without credentials, query or fragment')
-  }
+  const url = parseUrlSetting(raw, ['http:', 'https:'], 'must be an http:// or https:// URL such as https://sessionwatch.example.com',
+    'must start with http:// or https://', 'must be the address the service is opened at, without credentials, query or fragment')
   // A path is kept: behind a proxy the service may live under one (https://example.com/sessionwatch).
-  return ok(url.href.replace(/\/+$/, ''))
+  return 'problem' in url ? url : ok(url.value.href.replace(/\/+$/, ''))
 }
 
 function parseTrustProxy(raw: string): Parsed<Config['trustProxy']> {

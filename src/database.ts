@@ -5,10 +5,12 @@ import type { WebhookDeliveryTable, WebhookTable } from './alerts/table.ts'
 import type { ProjectTable } from './projects/table.ts'
 import type { EventTable, RecordingChunkTable, RecordingTrashTable, RecordingUsageTable, SessionTable } from './visits/tables.ts'
 import type { RecordingStoreTable } from './recording/store/table.ts'
-import type { IssueDayTable, IssueFingerprintTable, IssueReleaseTotalTable, IssueSessionTable, IssueTable, IssueTotalTable } from './issues/tables.ts'
+import type { IssueDayTable, IssueCommentTable, IssueFingerprintTable, IssueReleaseTotalTable, IssueSessionTable, IssueTable, IssueTotalTable } from './issues/tables.ts'
 import type { SessionDayTable, SessionTermTable, SessionTextTable, TermBitsTable, TermDayTable } from './search/tables.ts'
 import type { SourceMapTable } from './sourcemaps/table.ts'
-import type { AdminSessionTable } from './dashboard/table.ts'
+import type { InvitationTable, SignInTable, SsoStateTable, UserProjectTable, UserTable } from './accounts/tables.ts'
+import type { AuditTable } from './audit/table.ts'
+import type { ReplayLinkTable } from './replay-links/table.ts'
 import type { QuotaDayTable } from './limits/table.ts'
 import type { MetaTable } from './db/meta.ts'
 import type { ReleaseDayTable, ReleaseTable, ReleaseUnitTable, ReleaseUserTable } from './releases/tables.ts'
@@ -34,10 +36,17 @@ export interface Database {
   issue_days: IssueDayTable
   issue_totals: IssueTotalTable
   issue_release_totals: IssueReleaseTotalTable
+  issue_comments: IssueCommentTable
+  replay_links: ReplayLinkTable
   webhooks: WebhookTable
   webhook_deliveries: WebhookDeliveryTable
   source_maps: SourceMapTable
-  admin_sessions: AdminSessionTable
+  users: UserTable
+  user_projects: UserProjectTable
+  invitations: InvitationTable
+  sign_ins: SignInTable
+  sso_states: SsoStateTable
+  audit_log: AuditTable
   quota_days: QuotaDayTable
   release_units: ReleaseUnitTable
   releases: ReleaseTable

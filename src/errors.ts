@@ -3,6 +3,7 @@ import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './settin
 import { SIGN_IN_MAX_CONCURRENT_CHECKS } from './dashboard/limits.ts'
 import { SOURCEMAP_MAX_CONCURRENT_UPLOADS, MAX_SOURCEMAP_BYTES } from './sourcemaps/limits.ts'
 import { MAX_BATCH_BYTES } from './contract/limits.ts'
+import { PENDING_SIGN_IN_MS } from './sso/limits.ts'
 import { SENTRY_MAX_BODY_BYTES, SENTRY_MAX_ENVELOPE_BYTES } from './sentry/limits.ts'
 
 /** Seconds a Sentry SDK is told to wait (Retry-After) when the service cannot store now: busy, database down, disk full. */
@@ -33,10 +34,16 @@ export const ERROR_CODES = [
   { code: 'missing_sentry_key', status: 401, meaning: 'a Sentry envelope without a DSN key (`sentry_key` query, `X-Sentry-Auth` header, or the envelope header\'s `dsn`)' },
   { code: 'not_signed_in', status: 401, meaning: 'dashboard API without a valid sign-in' },
   { code: 'invalid_password', status: 401, meaning: 'dashboard sign-in with a wrong password' },
+  {
+    code: 'sign_in_failed', status: 401,
+    meaning: `single sign-on did not complete: the identity provider refused or answered an error, its code or token did not verify, or the sign-in was started over ${PENDING_SIGN_IN_MS / 60_000} minutes earlier; the message says which; start it again`,
+  },
   { code: 'invalid_sentry_key', status: 403, meaning: 'a Sentry envelope whose DSN key and project id name no project (as Sentry answers, 403)' },
-  { code: 'forbidden', status: 403, meaning: 'a dashboard change without the X-Sessionwatch header' },
+  { code: 'forbidden', status: 403, meaning: 'a dashboard request the signed-in person\'s role does not allow, or a dashboard change without the X-Sessionwatch header' },
   { code: 'not_found', status: 404, meaning: 'unknown, deleted, expired, or another project\'s session or chunk — never told apart' },
   { code: 'route_not_found', status: 404, meaning: 'no such route or method' },
+  { code: 'conflict', status: 409, meaning: 'a person who already has an account, or a change that would leave no owner' },
+  { code: 'public_replays_off', status: 409, meaning: 'a public replay link asked of a project whose admin has not turned public replay links on (`publicReplays`)' },
   {
     code: 'request_timeout', status: 408,
     meaning: `the request did not arrive in full in time: its head within \`HEADERS_TIMEOUT_MS\` (${DEFAULT_HEADERS_TIMEOUT_MS / 1000} s) or all of it within \`REQUEST_TIMEOUT_MS\` (${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s) of its start; nothing of it is stored`,

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import { describeKeys, withDsn } from './projects/format.ts'
-import { ensurePassword } from './dashboard/auth.ts'
 import { claimOnce } from './db/meta.ts'
 import { countProjects, createProject, FIRST_PROJECT_CLAIM } from './projects/service.ts'
 
@@ -18,12 +17,13 @@ export async function firstRun(app: FastifyInstance, url: string): Promise<void>
 }
 
 async function firstStart(app: FastifyInstance, base: string): Promise<void> {
-  const password = app.config.adminPassword === null ? await ensurePassword(app.db) : null
+  const password = app.firstOwnerPassword
   if (password !== null) {
     process.stdout.write([
       '',
-      `Dashboard: ${base}/app   password: ${password}`,
+      `Dashboard: ${base}/app   sign in as: admin   password: ${password}`,
       'Shown once: it is stored hashed. Set ADMIN_PASSWORD to choose one, or run `npx sessionwatch admin reset-password`.',
+      'Rename the account to your email with `npx sessionwatch user rename --email admin --to you@example.com`.',
       '',
     ].join('\n'))
   }

@@ -20,8 +20,9 @@ export const DEFAULT_INGEST_RATE_LIMIT = 1000
 export const DEFAULT_SOURCEMAP_CACHE_BYTES = 268_435_456 // 256 MiB
 /** Default of RETENTION_SWEEP_SECONDS: seconds between in-process retention sweeps. */
 export const DEFAULT_SWEEP_SECONDS = 300
-/** Shortest ADMIN_PASSWORD accepted. */
-export const MIN_ADMIN_PASSWORD_LENGTH = 8
+/** How long the audit trail keeps a line (AUDIT_RETENTION_DAYS), apart from any project's visit retention. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365
+export const MAX_AUDIT_RETENTION_DAYS = 36500
 /** Default of DATABASE_URL: an SQLite file, relative to the working directory. */
 export const DEFAULT_SQLITE_FILE = './data/sessionwatch.db'
 /** Default of DATABASE_POOL_SIZE: PostgreSQL connections per process. */

@@ -26,14 +26,15 @@ export function append(parent: Node, ...children: Child[]): void {
 
 export const clear = (el: Element): void => { el.replaceChildren() }
 
-/** A button that copies `text()` to the clipboard and says so. */
-export function copyButton(text: () => string, label = 'Copy'): HTMLButtonElement {
-  const button = h('button', { type: 'button', class: 'copy' }, label)
+/** A button that copies `text()` to the clipboard and says so; a label given as a function is asked again afterwards. */
+export function copyButton(text: () => string, label: string | (() => string) = 'Copy'): HTMLButtonElement {
+  const words = () => (typeof label === 'string' ? label : label())
+  const button = h('button', { type: 'button', class: 'copy' }, words())
   button.addEventListener('click', () => {
     void navigator.clipboard.writeText(text()).then(
       () => { button.textContent = 'Copied' },
       () => { button.textContent = 'Select and copy by hand' },
-    ).finally(() => { setTimeout(() => { button.textContent = label }, 1500) })
+    ).finally(() => { setTimeout(() => { button.textContent = words() }, 1500) })
   })
   return button
 }

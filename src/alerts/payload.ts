@@ -10,6 +10,8 @@ export interface IssueAlert {
   /** When it happened (epoch ms): the issue's first event, or the event that reopened it. */
   at: number
   issue: { id: string; type: string; title: string; culprit: string | null; firstSeenAt: number; lastSeenAt: number; events: number; sessions: number }
+  /** Who works on the issue (a regression keeps its assignee); absent or null: nobody. */
+  assignee?: { id: string; email: string } | null
 }
 
 /**
@@ -22,6 +24,8 @@ export interface AlertFacts {
   issue: {
     id: string; title: string; type: string; culprit: string | null
     firstSeenAt: string; lastSeenAt: string; events: number; sessions: number
+    /** Who works on it; null: nobody (alerts queued before assignees carry none). */
+    assignee?: { id: string; email: string } | null
   }
 }
 
@@ -33,6 +37,7 @@ export function alertFacts(alert: IssueAlert, projectName: string): AlertFacts {
     issue: {
       id: issue.id, title: issue.title, type: issue.type, culprit: issue.culprit,
       firstSeenAt: toIso(issue.firstSeenAt), lastSeenAt: toIso(issue.lastSeenAt), events: issue.events, sessions: issue.sessions,
+      assignee: alert.assignee ?? null,
     },
   }
 }
@@ -52,6 +57,7 @@ export function renderBody(facts: AlertFacts, publicUrl: string | null): string 
   const link = publicUrl === null ? null : `${publicUrl}${path}`
   return JSON.stringify({
     ...facts,
+    issue: { ...facts.issue, assignee: facts.issue.assignee ?? null },
     url: link ?? path,
     text: chatMessage(facts, link, slack),
     content: truncate(chatMessage(facts, link, discord), WEBHOOK_CHAT_MAX_CHARS),
@@ -87,6 +93,7 @@ function chatMessage(facts: AlertFacts, link: string | null, markup: Markup): st
   const back = facts.kind === 'regression' ? ' is back after it was resolved' : ''
   const line = `${what} in ${markup.plain(facts.project.name)}: ${codeSpan(markup, issue.title)}${where}${back} `
     + `(${issue.type}, ${count(issue.events, 'event')} in ${count(issue.sessions, 'session')})`
+    + (issue.assignee ? `, assigned to ${markup.plain(issue.assignee.email)}` : '')
   // Chat services link a bare URL by themselves; a relative path would link nowhere.
   return link === null ? line : `${line}\n${link}`
 }

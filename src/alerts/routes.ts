@@ -1,4 +1,5 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
+import { actorOf, audit } from '../audit/service.ts'
 import { ProjectParams } from '../projects/schema.ts'
 import { AddedWebhook, DeliveryLog, NewWebhookBody, WebhookList, WebhookParams } from './schema.ts'
 import { addWebhook, deliveryLog, listWebhooks, removeWebhook } from './service.ts'
@@ -14,10 +15,18 @@ export const webhookRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) =>
     ({ webhooks: await listWebhooks(app.db, request.params.projectId) }))
 
   app.post('/', { schema: { ...hide, params: ProjectParams, body: NewWebhookBody, response: { 201: AddedWebhook } } }, async (request, reply) =>
-    reply.code(201).send(await addWebhook(app.db, request.params.projectId, request.body.url, app.config.webhooks)))
+    reply.code(201).send(await app.db.transaction().execute(async (trx) => {
+      const added = await addWebhook(trx, request.params.projectId, request.body.url, app.config.webhooks)
+      await audit(trx, actorOf(request), 'webhook_added', { projectId: request.params.projectId, target: added.id, detail: { url: added.url } })
+      return added
+    })))
 
   app.delete('/:webhookId', { schema: { ...hide, params: WebhookParams } }, async (request, reply) => {
-    await removeWebhook(app.db, request.params.projectId, request.params.webhookId)
+    const { projectId, webhookId } = request.params
+    await app.db.transaction().execute(async (trx) => {
+      await removeWebhook(trx, projectId, webhookId)
+      await audit(trx, actorOf(request), 'webhook_removed', { projectId, target: webhookId })
+    })
     return reply.code(204).send()
   })
 

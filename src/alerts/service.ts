@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely'
 import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_LOG_SIZE } from '../../common/limits.ts'
 import { MAX_WEBHOOKS_PER_PROJECT, WEBHOOK_BACKOFF_BASE_MS, WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_RETRY_FOR_MS } from './limits.ts'
-import type { Database, Db } from '../database.ts'
+import type { Db } from '../database.ts'
 import { invalidBody, notFound } from '../errors.ts'
 import { getProject } from '../projects/service.ts'
 import { newId } from '../util/ids.ts'
@@ -61,7 +60,7 @@ export async function listWebhooks(db: Db, projectId: string): Promise<WebhookVi
 }
 
 /** Removes a webhook and its delivery log; pending deliveries to it are not sent. */
-export async function removeWebhook(db: Kysely<Database>, projectId: string, webhookId: string): Promise<void> {
+export async function removeWebhook(db: Db, projectId: string, webhookId: string): Promise<void> {
   const project = await getProject(db, projectId)
   if (!(await store.deleteWebhook(db, project.id, webhookId))) {
     throw notFound(`No webhook "${webhookId}" in project ${project.id}; \`sessionwatch webhook list --project ${project.id}\` shows them`)

@@ -2,10 +2,11 @@
  * The only code that reads and writes `webhooks` and `webhook_deliveries`: queueing an alert (inside the ingest
  * transaction that changed the issue), the worker's claim-send-record cycle, the delivery log, and pruning.
  */
-import type { Kysely, Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import { WEBHOOK_RATE_LIMIT, WEBHOOK_RATE_WINDOW_MS } from './limits.ts'
-import type { Database, Db } from '../database.ts'
+import type { Db } from '../database.ts'
 import { canMatch } from '../db/sql.ts'
+import { inTransaction } from '../db/transaction.ts'
 import { deleteProjectRows } from '../db/rows.ts'
 import { newId } from '../util/ids.ts'
 import { alertFacts, type IssueAlert } from './payload.ts'
@@ -59,9 +60,9 @@ export function listWebhooks(db: Db, projectId: string): Promise<Omit<WebhookRow
 }
 
 /** Removes a webhook with its deliveries, pending ones included (they are not sent); false when there was none. */
-export async function deleteWebhook(db: Kysely<Database>, projectId: string, id: string): Promise<boolean> {
+export async function deleteWebhook(db: Db, projectId: string, id: string): Promise<boolean> {
   if (!canMatch(id)) return false
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await trx.deleteFrom('webhook_deliveries').where('project_id', '=', projectId).where('webhook_id', '=', id).execute()
     const result = await trx.deleteFrom('webhooks').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
     return result.numDeletedRows > 0n

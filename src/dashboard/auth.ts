@@ -1,25 +1,33 @@
-import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto'
-import { promisify } from 'node:util'
-import type { Db } from '../database.ts'
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { Database } from '../database.ts'
 import { claimOnce, metaValue } from '../db/meta.ts'
-import { sha256Hex } from '../util/ids.ts'
-import * as store from './store.ts'
+import { accessOf, ADMIN_USER_KEY, type Access } from '../accounts/service.ts'
+import { checkPassword, hashPassword } from '../accounts/passwords.ts'
+import * as accounts from '../accounts/store.ts'
+import { audit, type Actor } from '../audit/service.ts'
+import { newId, sha256Hex } from '../util/ids.ts'
 
-const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
-
-const PASSWORD_KEY = 'admin_password'
 const DEVICE_SECRET_KEY = 'admin_device_secret'
 /** A dashboard sign-in lasts a week. */
 export const SESSION_MS = 7 * 24 * 3600 * 1000
+/** Checked when nobody has the login given, so that a wrong login takes as long as a wrong password. */
+const NOBODY = '$argon2id$v=19$m=19456,t=2,p=1$d/YswSOZmGK91b2SRqyAkQ$HaNM8CwSgw3LCKRpa6iV05LnycF0AcOfj8MtQ0PzPW0'
 
-/** The dashboard's admin credentials and sign-ins, as the sign-in and cookie checks need them. */
-export interface AdminAuth {
-  /** Whether a password is set at all (env or database). */
-  configured(): Promise<boolean>
-  verify(password: string): Promise<boolean>
-  /** Starts a sign-in valid until now + SESSION_MS; returns the cookie's token. */
-  issue(now: number): Promise<string>
-  valid(token: string | undefined, now: number): Promise<boolean>
+/** A signed-in browser: who it is and what they may do. */
+export interface SignedIn {
+  access: Access
+  signInId: string
+  actor: Actor
+}
+
+/** The dashboard's sign-ins, as the sign-in route and the cookie check need them. */
+export interface DashboardAuth {
+  /** The account a login (email, or the first owner's name) and password sign in, or null; upgrades an old hash. */
+  verify(login: string, password: string): Promise<accounts.UserRow | null>
+  /** Starts a sign-in valid until now + SESSION_MS, with its audit line; returns the cookie's token. */
+  issue(user: accounts.UserRow, now: number, client: { ip: string; userAgent: string | null }): Promise<string>
+  signedIn(token: string | undefined, now: number, ip: string): Promise<SignedIn | null>
   /** Ends the sign-in of this token (signing out), in every process. */
   revoke(token: string | undefined): Promise<void>
   /** A new device cookie's value for a browser that signed in: a random id signed by this install. */
@@ -30,31 +38,18 @@ export interface AdminAuth {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest()
 
-async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16)
-  const key = await scrypt(password, salt, 32)
-  return `scrypt$${salt.toString('base64')}$${key.toString('base64')}`
-}
-
-async function matches(stored: string, password: string): Promise<boolean> {
-  const [scheme, salt, key] = stored.split('$')
-  if (scheme !== 'scrypt' || salt === undefined || key === undefined) return false
-  const expected = Buffer.from(key, 'base64')
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length)
-  return timingSafeEqual(actual, expected)
-}
-
 /** A cookie's token: 256 random bits, base64url. Only its SHA-256 is stored. */
 const TOKEN = /^[\w-]{43}$/
 
 /**
- * The password comes from ADMIN_PASSWORD when set, else from the database (generated on first start, kept as an
- * scrypt hash). A sign-in is a row of admin_sessions holding the digest of the cookie's random token and a tag of
- * the password it was made with, so signing out deletes it and a changed password ends every sign-in.
+ * Sign-ins of accounts. The first owner's password is ADMIN_PASSWORD when set, else its stored hash. A sign-in is a
+ * row of sign_ins holding the digest of the cookie's random token and a tag of the password it was made with, so
+ * signing out deletes it and a changed password (or ADMIN_PASSWORD) ends every sign-in made with the old one.
  */
-export function adminAuth(db: Db, envPassword: string | null): AdminAuth {
-  const stored = () => metaValue(db, PASSWORD_KEY)
-  const passwordTag = async () => (envPassword === null ? sha256Hex(`db:${(await stored()) ?? ''}`) : sha256Hex(`env:${envPassword}`))
+export function dashboardAuth(db: Kysely<Database>, envPassword: string | null): DashboardAuth {
+  const isFirstOwner = async (user: accounts.UserRow) => envPassword !== null && (await metaValue(db, ADMIN_USER_KEY)) === user.id
+  const passwordTag = async (user: accounts.UserRow) =>
+    (await isFirstOwner(user)) ? sha256Hex(`env:${envPassword ?? ''}`) : sha256Hex(`db:${user.password_hash ?? ''}`)
   const tokenHash = (token: string | undefined) => (token !== undefined && TOKEN.test(token) ? sha256Hex(token) : null)
   let deviceSecret: Promise<string> | null = null
   const signDevice = async (id: string) => {
@@ -66,25 +61,44 @@ export function adminAuth(db: Db, envPassword: string | null): AdminAuth {
   }
 
   return {
-    configured: async () => envPassword !== null || (await stored()) !== undefined,
-    async verify(password) {
-      if (envPassword !== null) return timingSafeEqual(sha256(password), sha256(envPassword))
-      const hash = await stored()
-      return hash !== undefined && matches(hash, password)
+    async verify(login, password) {
+      const user = await accounts.findUserByEmail(db, login.trim())
+      if (!user) {
+        await checkPassword(NOBODY, password)
+        return null
+      }
+      if (await isFirstOwner(user)) return timingSafeEqual(sha256(password), sha256(envPassword ?? '')) ? user : null
+      const checked = await checkPassword(user.password_hash, password)
+      if (!checked.ok) return null
+      if (!checked.upgrade) return user
+      const upgraded = { ...user, password_hash: await hashPassword(password) }
+      await accounts.updateUser(db, user.id, { password_hash: upgraded.password_hash })
+      return upgraded
     },
-    async issue(now) {
+    async issue(user, now, client) {
       const token = randomBytes(32).toString('base64url')
-      await store.insertAdminSession(db, { token_hash: sha256Hex(token), password_tag: await passwordTag(), created_at: now, expires_at: now + SESSION_MS })
+      const tag = await passwordTag(user)
+      await db.transaction().execute(async (trx) => {
+        await accounts.insertSignIn(trx, {
+          id: newId('si_', 12), token_hash: sha256Hex(token), user_id: user.id, password_tag: tag, created_at: now, expires_at: now + SESSION_MS,
+          user_agent: client.userAgent?.slice(0, 300) ?? null, ip: client.ip,
+        })
+        await accounts.updateUser(trx, user.id, { last_sign_in_at: now })
+        await audit(trx, { userId: user.id, name: user.email, ip: client.ip }, 'sign_in', {}, now)
+      })
       return token
     },
-    async valid(token, now) {
+    async signedIn(token, now, ip) {
       const hash = tokenHash(token)
-      const row = hash === null ? undefined : await store.findAdminSession(db, hash)
-      return row !== undefined && row.expires_at > now && row.password_tag === (await passwordTag())
+      const row = hash === null ? undefined : await accounts.findSignIn(db, hash)
+      if (row === undefined || row.expires_at <= now) return null
+      const user = await accounts.findUserById(db, row.user_id)
+      if (!user || row.password_tag !== (await passwordTag(user))) return null
+      return { access: await accessOf(db, user), signInId: row.id, actor: { userId: user.id, name: user.email, ip } }
     },
     async revoke(token) {
       const hash = tokenHash(token)
-      if (hash !== null) await store.deleteAdminSession(db, hash)
+      if (hash !== null) await accounts.deleteSignIns(db, { tokenHash: hash })
     },
     async newDevice() {
       const id = randomBytes(16).toString('base64url')
@@ -98,27 +112,4 @@ export function adminAuth(db: Db, envPassword: string | null): AdminAuth {
       return expected.length === given.length && timingSafeEqual(expected, given) ? m[1] : null
     },
   }
-}
-
-/** A readable random password: 20 characters from a 32-letter alphabet without look-alikes (100 bits). */
-export function generatePassword(): string {
-  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789A'
-  return Array.from(randomBytes(20), (b) => alphabet[b % alphabet.length]).join('')
-}
-
-/**
- * Sets a new generated password when none is stored yet (first start) or when `reset` is asked;
- * returns it so the caller prints it once, or null when one was already set.
- */
-export async function ensurePassword(db: Db, opts: { reset?: boolean } = {}): Promise<string | null> {
-  // Every start asks; hashing (scrypt, tens of ms) only when there is a password to set.
-  if (!opts.reset && (await metaValue(db, PASSWORD_KEY)) !== undefined) return null
-  const password = generatePassword()
-  const hash = await hashPassword(password)
-  if (opts.reset) await db.deleteFrom('meta').where('key', '=', PASSWORD_KEY).execute()
-  // Several processes starting at once: one claim wins, and only its password is printed.
-  if (!(await claimOnce(db, PASSWORD_KEY, hash))) return null
-  // Their password tag already ends the old sign-ins; the rows go too rather than wait for their expiry.
-  if (opts.reset) await store.deleteAllAdminSessions(db)
-  return password
 }

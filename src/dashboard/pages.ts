@@ -1,10 +1,12 @@
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import type { FastifyPluginCallback } from 'fastify'
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox'
 import { buildBrowser, contentHash, ENTRIES, repoRoot } from '../assets/bundle.ts'
 import { sendAsset } from '../assets/routes.ts'
 import { FAVICON_LINK } from '../home/brand.ts'
+import { TokenParams } from '../replay-links/schema.ts'
+import { openLink } from '../replay-links/service.ts'
 
 interface DashboardAssets { js: string; css: string; jsHash: string; cssHash: string }
 
@@ -38,11 +40,16 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
+/** What an expired, revoked or unknown replay link shows. */
+const GONE_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Replay not available</title>${FAVICON_LINK}</head>
+<body><h1>This replay is not available</h1><p>The link has expired or was revoked, or its project no longer shares replays.</p></body></html>`
+
 /**
  * The dashboard page at /app and its script and styles. Built on the first request rather than at
  * start: an API-only process never pays for bundling rrweb-player.
  */
-export const dashboardPages: FastifyPluginCallback = (app, _opts, done) => {
+export const dashboardPages: FastifyPluginCallbackTypebox = (app, _opts, done) => {
   const page = (assets: DashboardAssets) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sessionwatch</title>${FAVICON_LINK}<link rel="stylesheet" href="/app/app.css?v=${assets.cssHash}"></head>
@@ -51,6 +58,15 @@ export const dashboardPages: FastifyPluginCallback = (app, _opts, done) => {
     const html = page(await dashboardAssets())
     return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache')
       .header('Content-Security-Policy', DASHBOARD_CSP)
+      .header('Referrer-Policy', 'no-referrer').send(html)
+  })
+  // A public replay link's page: the same script, which sees /r/ and shows that replay alone. A link that no longer
+  // works answers 404 before any of it loads.
+  app.get('/r/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    const ok = await openLink(app.db, request.params.token).then(() => true, () => false)
+    const html = ok ? page(await dashboardAssets()) : GONE_PAGE
+    return reply.code(ok ? 200 : 404).type('text/html; charset=utf-8').header('Cache-Control', 'no-store')
+      .header('Content-Security-Policy', DASHBOARD_CSP).header('X-Robots-Tag', 'noindex')
       .header('Referrer-Policy', 'no-referrer').send(html)
   })
   app.get('/app/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/app', 301))

@@ -8,7 +8,10 @@ import { IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_INGEST_RATE_LIMIT, MAX_MAS
 import { MAX_HEADLINE_LENGTH } from './limits.ts'
 import type { IpStorage } from '../privacy/ip.ts'
 
-export const SignInBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false })
+export const SignInBody = Type.Object({
+  login: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'An email, or the first owner\'s name (`admin` until renamed); absent: the first owner.' })),
+  password: Type.String({ minLength: 1, maxLength: 1000 }),
+}, { additionalProperties: false })
 
 const projectFields = {
   name: Type.String({ minLength: 1, maxLength: MAX_PROJECT_NAME_LENGTH }),
@@ -26,6 +29,7 @@ const projectFields = {
   recordingBudget: Nullable(Type.Integer({
     minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Compressed recording bytes kept, the oldest recordings deleted beyond it; null: no budget.',
   })),
+  publicReplays: Type.Boolean({ description: 'Whether members may make public links to one visit\'s replay; turning it off stops every link at once.' }),
 }
 export const NewProjectBody = Type.Object({
   name: projectFields.name, domain: projectFields.domain, retentionDays: Type.Optional(projectFields.retentionDays),

@@ -1,20 +1,18 @@
 import type { FastifyPluginCallback } from 'fastify'
 import { demoEnabled } from '../assets/demo.ts'
 import { publicBase } from '../http/public-url.ts'
+import { escapeHtml } from '../util/html.ts'
 import { FAVICON_LINK } from './brand.ts'
 
 /** `GET /`: what to do next, for someone who just ran `npm start`, with commands for the address it was opened at. */
 export const homeRoutes: FastifyPluginCallback = (app, _opts, done) => {
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    // The Host header is the client's to choose: it goes into the page as text, never markup.
     return reply.type('text/html; charset=utf-8')
       .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'").send(homePage(escapeHtml(publicBase(request)), await demoEnabled(app)))
   })
   done()
 }
-
-/** The Host header is the client's to choose: as text in the page, never markup. */
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 const homePage = (base: string, demo: boolean) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

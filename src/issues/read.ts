@@ -7,15 +7,16 @@ import { eventColumns, sessionColumns, type EventRow, type SessionListRow } from
 import type { IssueStatus, IssueTable } from './tables.ts'
 
 const issueColumns = [
-  'id', 'grouping_version', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions', 'status',
+  'id', 'grouping_version', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions', 'status', 'assignee_id',
 ] as const satisfies readonly (keyof IssueTable)[]
 export type IssueRow = Pick<Selectable<IssueTable>, (typeof issueColumns)[number]>
 
-/** Issues whose lastSeenAt is in [from, to), of one status or all. */
+/** Issues whose lastSeenAt is in [from, to), of one status or all, assigned to one person (null: to nobody) or anyone. */
 interface IssueFilter {
   status?: IssueStatus
   from?: number
   to?: number
+  assignee?: string | null
 }
 
 /** The orders the dashboard offers; the API lists by last seen. */
@@ -26,6 +27,7 @@ function issuesMatching(db: Db, projectId: string, filter: IssueFilter) {
   if (filter.status !== undefined) q = q.where('status', '=', filter.status)
   if (filter.from !== undefined) q = q.where('last_seen_at', '>=', filter.from)
   if (filter.to !== undefined) q = q.where('last_seen_at', '<', filter.to)
+  if (filter.assignee !== undefined) q = q.where('assignee_id', filter.assignee === null ? 'is' : '=', filter.assignee)
   return q
 }
 
@@ -55,7 +57,7 @@ export function listIssues(
  * (one row per status), so the first page costs no count however many issues a project has.
  */
 export async function countIssues(db: Db, projectId: string, filter: IssueFilter): Promise<number> {
-  if (filter.from === undefined && filter.to === undefined) {
+  if (filter.from === undefined && filter.to === undefined && filter.assignee === undefined) {
     let q = db.selectFrom('issue_totals').select((eb) => eb.fn.sum<number | string | null>('issues').as('n'))
       .where('project_id', '=', projectId)
     if (filter.status !== undefined) q = q.where('status', '=', filter.status)

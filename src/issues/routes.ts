@@ -3,7 +3,8 @@ import { MAX_ISSUE_ID_LENGTH } from '../contract/limits.ts'
 import { projectOf } from '../auth/api-key.ts'
 import type { ReadAccess } from '../http/read-access.ts'
 import { errorResponses, ref } from '../util/schema.ts'
-import { IssueDetailResponse, IssueListQuery, IssueListResponse, IssueParams } from './schema.ts'
+import { CommentList, IssueDetailResponse, IssueListQuery, IssueListResponse, IssueParams } from './schema.ts'
+import { listComments } from './team.ts'
 import * as service from './service.ts'
 
 /** listIssues and getIssue, for the read API (API key) and the dashboard (sign-in) alike. */
@@ -21,7 +22,7 @@ export const issueReadRoutes: FastifyPluginCallbackTypebox<{ access: ReadAccess 
       querystring: IssueListQuery,
       response: { 200: ref(IssueListResponse), ...errorResponses(400, 401, 503) },
     },
-  }, (request) => service.listIssues(app.db, projectOf(request), request.query))
+  }, (request) => service.listIssues(app.db, projectOf(request), request.query, request.actor?.userId ?? null))
 
   app.get('/issues/:id', {
     schema: {
@@ -35,5 +36,18 @@ export const issueReadRoutes: FastifyPluginCallbackTypebox<{ access: ReadAccess 
       response: { 200: ref(IssueDetailResponse), ...errorResponses(401, 404, 503) },
     },
   }, (request) => service.getIssue(app.db, app.sourceMaps, projectOf(request), request.params.id))
+
+  app.get('/issues/:id/comments', {
+    schema: {
+      operationId: 'listIssueComments',
+      tags: ['issues'],
+      summary: 'List an issue\'s comments, oldest first',
+      description: 'What teammates wrote about the issue in the dashboard, with each author (null once that person was removed) '
+        + 'and when it was written and last edited. The body is plain text. An unknown issue answers 404.',
+      ...access.schema,
+      params: IssueParams,
+      response: { 200: ref(CommentList), ...errorResponses(401, 404, 503) },
+    },
+  }, async (request) => listComments(app.db, projectOf(request).id, request.params.id))
   done()
 }

@@ -23,6 +23,10 @@ export const IssueSchema = Type.Object({
   sessions: Type.Integer({ description: 'Distinct stored visits with at least one of its events: exact, like `events`.' }),
   status: Status('open, resolved or ignored. A resolved issue that occurs again is open again (a regression).'),
   groupingVersion: Type.Integer({ description: 'The version of the grouping rules that created it (docs/api.md, "Issues and grouping").' }),
+  assignee: Nullable(Type.Object({
+    id: Type.String({ description: 'The person\'s account id.' }),
+    email: Type.String(),
+  }, { additionalProperties: false, description: 'Who works on it, a person with a role on the project; null: nobody.' })),
 }, { $id: 'Issue', title: 'Issue', additionalProperties: false })
 
 export const IssueListQuery = Type.Object({
@@ -31,6 +35,10 @@ export const IssueListQuery = Type.Object({
   sort: Type.Optional(Type.Union([Type.Literal('lastSeen'), Type.Literal('events'), Type.Literal('sessions')], {
     default: 'lastSeen',
     description: 'lastSeen: most recent lastSeenAt first; events or sessions: the most first, then by lastSeenAt. id breaks ties.',
+  })),
+  assignee: Type.Optional(Type.String({
+    minLength: 1, maxLength: 320,
+    description: 'Only issues assigned to this person (their email; in the dashboard also their id, or `me`), or `none` for unassigned ones.',
   })),
   ...pageQuery('issues'),
 })
@@ -62,11 +70,39 @@ export const IssueDetailResponse = Type.Object({
 
 export type IssueView = Static<typeof IssueSchema>
 
-/** Schemas referenced by $id; registered once with app.addSchema. */
-export const issueSchemas = [IssueSchema, IssueListResponse, IssueDetailResponse]
 
 export const IssueStatusBody = Type.Object({
   status: Status('The status to set: resolved (reopens when it occurs again), ignored, or open.'),
 }, { additionalProperties: false })
 export type IssueListView = Static<typeof IssueListResponse>
 export type IssueDetailView = Static<typeof IssueDetailResponse>
+
+export const AssigneeBody = Type.Object({
+  userId: Nullable(Type.String({ maxLength: 100, description: 'The person to assign, who must have a role on the project; null unassigns.' })),
+}, { additionalProperties: false })
+
+/** The longest comment, in characters. */
+export const MAX_COMMENT_LENGTH = 10_000
+
+export const CommentBody = Type.Object({
+  body: Type.String({ minLength: 1, maxLength: MAX_COMMENT_LENGTH, description: 'Plain text: shown as written, never as HTML.' }),
+}, { additionalProperties: false })
+
+export const CommentSchema = Type.Object({
+  id: Type.String(),
+  author: Nullable(Type.Object({ id: Type.String(), email: Type.String() }, {
+    additionalProperties: false, description: 'Who wrote it; null once that person was removed (the comment stays).',
+  })),
+  body: Type.String({ description: 'Plain text written by a teammate: escape it when displaying.' }),
+  createdAt: DateTime('When it was written.'),
+  updatedAt: DateTime('When it was last edited (its createdAt when never edited).'),
+}, { $id: 'IssueComment', title: 'IssueComment', additionalProperties: false })
+export type CommentView = Static<typeof CommentSchema>
+
+export const CommentList = Type.Object({
+  comments: Type.Array(ref(CommentSchema), { description: 'Oldest first.' }),
+}, { $id: 'IssueCommentList', title: 'IssueCommentList', additionalProperties: false })
+export type CommentListView = Static<typeof CommentList>
+
+/** Schemas referenced by $id; registered once with app.addSchema. */
+export const issueSchemas = [IssueSchema, IssueListResponse, IssueDetailResponse, CommentSchema, CommentList]

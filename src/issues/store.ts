@@ -11,9 +11,11 @@
  * after its visits expired is a regression, and an ignored one stays ignored.
  */
 import type { Kysely } from 'kysely'
+import { emailsOf } from '../accounts/store.ts'
 import { enqueueIssueAlert } from '../alerts/store.ts'
 import type { Database, Db } from '../database.ts'
 import { canMatch } from '../db/sql.ts'
+import { inTransaction } from '../db/transaction.ts'
 import { runReused } from '../db/reuse.ts'
 import { deleteProjectRows } from '../db/rows.ts'
 import type { EventRecord } from '../contract/index.ts'
@@ -34,7 +36,7 @@ export interface IssueChange {
   kind: 'new' | 'regression'
   /** The issue's first event (new), or the event that reopened it (regression). */
   at: number
-  issue: Pick<IssueTable, 'project_id' | 'id' | 'type' | 'title' | 'culprit' | 'first_seen_at' | 'last_seen_at' | 'events' | 'sessions'>
+  issue: Pick<IssueTable, 'project_id' | 'id' | 'type' | 'title' | 'culprit' | 'first_seen_at' | 'last_seen_at' | 'events' | 'sessions' | 'assignee_id'>
 }
 
 /** The issue a fingerprint leads to, as the batch found or made it. */
@@ -232,7 +234,7 @@ export class IssueDeltas {
         last_event_id: eb.case().when('last_seen_at', '<=', c.last).then(eb.val<string | null>(c.latest.eventId))
           .else(eb.ref('last_event_id')).end(),
       })).where('project_id', '=', c.projectId).where('id', '=', issueId)
-        .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions']))).rows
+        .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions', 'assignee_id']))).rows
       if (!issue) throw new Error(`issue ${issueId} of project ${c.projectId} is gone`)
       if (this.created.has(key)) changes.push({ job: c.job, change: { kind: 'new', at: issue.first_seen_at, issue } })
       if (c.target?.status === 'resolved' && (c.target.resolvedAt ?? Infinity) < c.last) {
@@ -250,8 +252,9 @@ export class IssueDeltas {
     await this.applyDays(trx)
     // In the group's transaction: an alert is queued exactly when the change it tells of commits.
     for (const { change: { kind, at, issue: i } } of changes) {
+      const assignee = i.assignee_id === null ? undefined : (await emailsOf(trx, [i.assignee_id])).get(i.assignee_id)
       await enqueueIssueAlert(trx, {
-        projectId: i.project_id, kind, at,
+        projectId: i.project_id, kind, at, assignee: i.assignee_id === null || assignee === undefined ? null : { id: i.assignee_id, email: assignee },
         issue: {
           id: i.id, type: i.type, title: i.title, culprit: i.culprit, firstSeenAt: i.first_seen_at, lastSeenAt: i.last_seen_at,
           events: i.events, sessions: i.sessions,
@@ -333,10 +336,10 @@ async function addReleaseTotal(trx: Db, projectId: string, release: string, envi
  * status it had, or null when the project has no such issue.
  */
 export async function setIssueStatus(
-  db: Kysely<Database>, projectId: string, issueId: string, status: IssueStatus, now: number,
+  db: Db, projectId: string, issueId: string, status: IssueStatus, now: number,
 ): Promise<IssueStatus | null> {
   if (!canMatch(issueId)) return null
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     for (;;) {
       const row = await trx.selectFrom('issues').select('status').where('project_id', '=', projectId).where('id', '=', issueId)
         .executeTakeFirst()
@@ -375,4 +378,4 @@ export async function aliasFingerprints(
 
 /** Deletes every issue row of a project being deleted (src/projects/delete.ts), its visits already gone. */
 export const forgetProject = (trx: Db, projectId: string): Promise<void> => deleteProjectRows(trx,
-  ['issue_sessions', 'issue_days', 'issue_fingerprints', 'issue_release_totals', 'issue_totals', 'issues'], projectId)
+  ['issue_comments', 'issue_sessions', 'issue_days', 'issue_fingerprints', 'issue_release_totals', 'issue_totals', 'issues'], projectId)

@@ -32,6 +32,22 @@ export interface IssueTable {
   /** The release and environment ('' for none) of its first event: a release's new issues. Null without a release. */
   release: string | null
   environment: string | null
+  /** The person (users.id) working on it, who has a role on the project; null: nobody. */
+  assignee_id: string | null
+}
+
+/** Row shape of `issue_comments`: what people say about an issue, oldest first. */
+export interface IssueCommentTable {
+  /** `cm_` and 12 random characters. */
+  id: string
+  project_id: string
+  issue_id: string
+  /** The author (users.id); null once they were removed, the comment staying. */
+  user_id: string | null
+  /** Plain text, shown as text. */
+  body: string
+  created_at: number
+  updated_at: number
 }
 
 /** Row shape of `issue_fingerprints`: many fingerprints may lead to one issue. */

@@ -4,6 +4,7 @@
  * short transactions that leave the project consistent, so a run killed half-way is finished by running it again.
  */
 import type { Kysely, Transaction } from 'kysely'
+import * as accounts from '../accounts/store.ts'
 import * as alerts from '../alerts/store.ts'
 import type { Database } from '../database.ts'
 import { retrying } from '../db/errors.ts'
@@ -13,6 +14,7 @@ import * as quota from '../limits/quota.ts'
 import type { RecordingStores } from '../recording/store/index.ts'
 import { purgeTrash } from '../recording/upkeep.ts'
 import * as releases from '../releases/index.ts'
+import * as replayLinks from '../replay-links/store.ts'
 import * as search from '../search/index.ts'
 import { deleteSourceMaps } from '../sourcemaps/store.ts'
 import * as visits from '../visits/index.ts'
@@ -41,6 +43,8 @@ async function forgetRows(trx: Transaction<Database>, projectId: string): Promis
   await deleteSourceMaps(trx, projectId, null)
   await quota.forgetProject(trx, projectId)
   await visits.forgetRecordingUsage(trx, projectId)
+  await replayLinks.forgetProject(trx, projectId)
+  await accounts.forgetProject(trx, projectId)
 }
 
 /**

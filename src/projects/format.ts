@@ -42,7 +42,8 @@ export function describeProject(p: ProjectSummary & { dsn?: string; recordingByt
   const rate = p.ingestRateLimit === null ? `${perSecond(server.ingestRateLimit)} (server default)` : perSecond(p.ingestRateLimit)
   const quota = p.dailyEventQuota === null ? '' : `  daily quota ${p.dailyEventQuota} events`
   const recordings = `${p.recordingBytes === undefined ? '' : `  recordings ${sizeText(p.recordingBytes)}`}${p.recordingBudget === null ? '' : ` (budget ${sizeText(p.recordingBudget)})`}`
-  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  rate limit ${rate}${quota}${recordings}  API key ${p.apiKeyPrefix}…  ${p.uploadKeyPrefix === null ? 'no upload key' : `upload key ${p.uploadKeyPrefix}…`}  ingest key ${p.ingestKey}${p.dsn === undefined ? '' : `  Sentry DSN ${p.dsn}`}`
+  const replays = p.publicReplays ? '  public replay links on' : ''
+  return `${p.id}  ${p.name} (${p.domain})  retention ${p.retentionDays} d  IP ${ip}${masked}  rate limit ${rate}${quota}${recordings}${replays}  API key ${p.apiKeyPrefix}…  ${p.uploadKeyPrefix === null ? 'no upload key' : `upload key ${p.uploadKeyPrefix}…`}  ingest key ${p.ingestKey}${p.dsn === undefined ? '' : `  Sentry DSN ${p.dsn}`}`
 }
 
 /** Bytes as a person reads them, in the decimal units `--recording-budget` takes (1 MB = 10^6 bytes). */

@@ -1,7 +1,8 @@
 import {
   DEFAULT_RETENTION_DAYS, IP_STORAGE_MODES, MAX_DAILY_EVENT_QUOTA, MAX_INGEST_RATE_LIMIT, MAX_MASK_FIELD_LENGTH, MAX_MASK_FIELDS, MAX_PROJECT_NAME_LENGTH, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS,
 } from '../../common/limits.ts'
-import type { Db } from '../database.ts'
+import type { Kysely, Transaction } from 'kysely'
+import type { Database, Db } from '../database.ts'
 import { metaValue } from '../db/meta.ts'
 import { AppError } from '../errors.ts'
 import { cleanText } from '../events/text.ts'
@@ -31,6 +32,8 @@ export interface ProjectContext extends Project {
   dailyEventQuota: number | null
   /** Compressed recording bytes kept at most; null is no budget (src/recording/upkeep.ts). */
   recordingBudget: number | null
+  /** Whether public links to one visit's replay work (src/replay-links); off by default. */
+  publicReplays: boolean
 }
 
 /** The IP storage a project applies: its own, else the server's (config.ipStorage). */
@@ -76,6 +79,8 @@ export interface ProjectSummary extends Project {
   dailyEventQuota: number | null
   /** Compressed recording bytes kept at most, the oldest recordings deleted beyond it (src/recording/upkeep.ts); null: none. */
   recordingBudget: number | null
+  /** Whether public links to one visit's replay work (src/replay-links). */
+  publicReplays: boolean
 }
 
 const maskFieldsOf = (row: store.ProjectRow): string[] => (row.mask_fields === null ? [] : JSON.parse(row.mask_fields) as string[])
@@ -83,6 +88,7 @@ const maskFieldsOf = (row: store.ProjectRow): string[] => (row.mask_fields === n
 const toContext = (row: store.ProjectRow): ProjectContext => ({
   id: row.id, name: row.name, domain: row.domain, retentionDays: row.retention_days, ipStorage: row.ip_storage, maskFields: maskFieldsOf(row),
   ingestRateLimit: row.ingest_rate_limit, dailyEventQuota: row.daily_event_quota, recordingBudget: row.recording_budget,
+  publicReplays: row.public_replays === 1,
 })
 
 export interface NewProject {
@@ -99,6 +105,8 @@ export interface NewProject {
   dailyEventQuota?: number | null
   /** Compressed recording bytes; null (or left out at creation): no budget. */
   recordingBudget?: number | null
+  /** Public replay links allowed; off at creation. */
+  publicReplays?: boolean
 }
 
 /** Checks a new project's fields; returns every problem found. */
@@ -183,6 +191,7 @@ export async function updateProject(db: Db, id: string, input: Partial<NewProjec
     ...(input.ingestRateLimit !== undefined && { ingest_rate_limit: input.ingestRateLimit }),
     ...(input.dailyEventQuota !== undefined && { daily_event_quota: input.dailyEventQuota }),
     ...(input.recordingBudget !== undefined && { recording_budget: input.recordingBudget }),
+    ...(input.publicReplays !== undefined && { public_replays: input.publicReplays ? 1 : 0 }),
   })
   if (!row) throw new AppError(404, 'not_found', `No project with id "${id}"`)
   return toSummary(row)
@@ -211,6 +220,7 @@ export async function createProject(db: Db, input: NewProject, now = Date.now())
     ingest_rate_limit: input.ingestRateLimit ?? null,
     daily_event_quota: input.dailyEventQuota ?? null,
     recording_budget: input.recordingBudget ?? null,
+    public_replays: input.publicReplays === true ? 1 : 0,
   }
   const stored = await store.insertProject(db, row)
   return { id: row.id, name: row.name, domain: row.domain, apiKey, uploadKey, ingestKey, sentryProjectId: stored.number, dsnKey: stored.dsn_key }
@@ -262,7 +272,7 @@ const toSummary = (r: store.ProjectRow): ProjectSummary => ({
   id: r.id, name: r.name, domain: r.domain, retentionDays: r.retention_days,
   apiKeyPrefix: r.api_key_prefix, uploadKeyPrefix: r.upload_key_prefix, ingestKey: r.ingest_key, sentryProjectId: r.number, dsnKey: r.dsn_key, createdAt: new Date(r.created_at).toISOString(),
   ipStorage: r.ip_storage, maskFields: maskFieldsOf(r), ingestRateLimit: r.ingest_rate_limit, dailyEventQuota: r.daily_event_quota,
-  recordingBudget: r.recording_budget,
+  recordingBudget: r.recording_budget, publicReplays: r.public_replays === 1,
 })
 
 export const countProjects = (db: Db): Promise<number> => store.countProjects(db)
@@ -312,4 +322,14 @@ export async function rotateUploadKey(db: Db, id: string): Promise<ProjectWithUp
   const uploadKey = newUploadKey()
   await store.updateProjectKeys(db, id, { upload_key_hash: hashApiKey(uploadKey), upload_key_prefix: displayPrefix(uploadKey) })
   return { id, name: project.name, domain: project.domain, uploadKey }
+}
+
+/**
+ * Runs changes to projects, with what the caller writes beside them (an audit line), in one transaction, then drops
+ * this process's cached projects: a rotated key stops working once the change committed.
+ */
+export async function changeProjects<T>(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  const result = await db.transaction().execute(work)
+  store.forget(db)
+  return result
 }

@@ -10,7 +10,7 @@ export type ProjectRow = Selectable<ProjectTable>
 const columns = [
   'id', 'name', 'domain', 'retention_days', 'api_key_hash', 'api_key_prefix', 'ingest_key', 'created_at', 'ip_storage', 'mask_fields', 'number', 'dsn_key',
   'upload_key_hash', 'upload_key_prefix',
-  'ingest_rate_limit', 'daily_event_quota', 'recording_budget',
+  'ingest_rate_limit', 'daily_event_quota', 'recording_budget', 'public_replays',
 ] as const
 
 /*
@@ -118,7 +118,7 @@ export async function updateProjectKeys(
 }
 
 export async function updateProject(
-  db: Db, id: string, fields: Partial<Pick<ProjectRow, 'name' | 'domain' | 'retention_days' | 'ip_storage' | 'mask_fields' | 'ingest_rate_limit' | 'daily_event_quota' | 'recording_budget'>>,
+  db: Db, id: string, fields: Partial<Pick<ProjectRow, 'name' | 'domain' | 'retention_days' | 'ip_storage' | 'mask_fields' | 'ingest_rate_limit' | 'daily_event_quota' | 'recording_budget' | 'public_replays'>>,
 ): Promise<ProjectRow | undefined> {
   if (Object.keys(fields).length === 0) return findProjectById(db, id)
   const row = await db.updateTable('projects').set(fields).where('id', '=', id).returning(columns).executeTakeFirst()

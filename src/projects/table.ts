@@ -34,4 +34,6 @@ export interface ProjectTable {
   daily_event_quota: number | null
   /** Compressed recording bytes kept at most (src/recording/budget.ts); null is no budget. */
   recording_budget: number | null
+  /** 1: members may make public links to one visit's replay (src/replay-links); 0 (the default): every such link stops working. */
+  public_replays: number
 }

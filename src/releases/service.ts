@@ -1,7 +1,7 @@
 import type { Db } from '../database.ts'
 import { invalidParameter, notFound } from '../errors.ts'
 import { releaseIssueCounts, releaseIssues } from '../issues/index.ts'
-import { toIssueView } from '../issues/service.ts'
+import { issueViews } from '../issues/service.ts'
 import { publicProject, type ProjectContext } from '../projects/service.ts'
 import { countThenPage, parseRange } from '../sessions/service.ts'
 import { listScope, nextCursor, pageStart } from '../util/cursor.ts'
@@ -67,6 +67,6 @@ export async function getRelease(db: Db, project: ProjectContext, release: strin
     ...toReleaseView(row, issues.length < RELEASE_ISSUES ? issues.length
       : (await releaseIssueCounts(db, project.id, [row.release])).get(issueKey(row)) ?? 0),
     days: days.map((d) => ({ day: toIso(d.day * DAY_MS).slice(0, 10), sessions: d.sessions, crashed: d.crashed, errored: d.errored })),
-    issues: issues.map(toIssueView),
+    issues: await issueViews(db, issues),
   }
 }

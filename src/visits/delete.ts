@@ -7,6 +7,7 @@ import { DAY_MS } from '../util/time.ts'
 import { DayDeltas, forgetTexts, termsOf } from '../search/index.ts'
 import { byKey } from '../issues/index.ts'
 import { forgetVisitUnits } from '../releases/index.ts'
+import { forgetVisits as forgetLinks } from '../replay-links/store.ts'
 import { type BlobRef, trashBlobs } from './trash.ts'
 
 interface SessionRef {
@@ -38,6 +39,7 @@ export async function deleteSessions(
   // locks a visit's session row before its issues, and before the events, which they are counted from.
   await forgetVisits(db, projectId, deleted.map((r) => r.id))
   await forgetVisitUnits(db, projectId, deleted.map((r) => r.id))
+  await forgetLinks(db, projectId, deleted.map((r) => r.id))
   await db.deleteFrom('events').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
   await deleteChunks(db, projectId, ids)
   await forgetSearch(db, projectId, deleted)

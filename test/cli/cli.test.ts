@@ -233,6 +233,20 @@ for (const engine of testEngines()) {describe(`sessionwatch CLI [${engine}]`, ()
     assert.equal((JSON.parse(none.stdout) as { recordingBudget: number | null }).recordingBudget, null)
   })
 
+  it('project update turns public replay links on and off', async () => {
+    const created = await cli(['project', 'create', '--name', 'R', '--domain', 'r.example', '--json'], env)
+    const id = (JSON.parse(created.stdout) as { id: string; publicReplays: boolean }).id
+    const on = await cli(['project', 'update', '--project', id, '--public-replays', 'on', '--json'], env)
+    assert.equal(on.code, 0, on.stderr)
+    assert.equal((JSON.parse(on.stdout) as { publicReplays: boolean }).publicReplays, true)
+    assert.match((await cli(['project', 'list'], env)).stdout, /public replay links on/)
+    const off = await cli(['project', 'update', '--project', id, '--public-replays', 'off', '--json'], env)
+    assert.equal((JSON.parse(off.stdout) as { publicReplays: boolean }).publicReplays, false)
+    const bad = await cli(['project', 'update', '--project', id, '--public-replays', 'yes'], env)
+    assert.equal(bad.code, 2)
+    assert.match(bad.stderr, /--public-replays must be on or off/)
+  })
+
   it('project create and update set IP storage and masked fields, naming a bad value', async () => {
     const created = await cli(['project', 'create', '--name', 'P', '--domain', 'p.example', '--ip-storage', 'truncated', '--mask-fields', 'iban, phone', '--json'], env)
     assert.equal(created.code, 0, created.stderr)

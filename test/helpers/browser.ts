@@ -2,7 +2,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { BuildOptions } from '../../src/app.ts'
-import { startTestApp, type TestApp } from './app.ts'
+import { json, startTestApp, type TestApp } from './app.ts'
+import { batch } from './factories.ts'
+import { chunkUpload, rrwebEvents } from './recording.ts'
 import { eventually } from './wait.ts'
 
 /** The flags the developer guide gives for Debian's Chromium in this sandbox. */
@@ -75,6 +77,15 @@ export async function drawnAfterRequests(page: Page, inFlight: () => number): Pr
   await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))')
 }
 
+/** Signs the page in on the dashboard's sign-in page (login: an email, or the first owner's `admin`); resolves on the projects list. */
+export async function signIn(page: Page, base: string, password: string, login = 'admin'): Promise<void> {
+  await page.goto(`${base}/app#/login`)
+  await page.fill('#login-name', login)
+  await page.fill('#password', password)
+  await page.click('#login button[type=submit]')
+  await page.waitForSelector('#projects')
+}
+
 export interface BrowserTest {
   t: TestApp
   /** The listening service's base URL. */
@@ -92,4 +103,17 @@ export async function startBrowserTest(env: Record<string, string> = {}, build: 
 export async function closeBrowserTest({ t, browser }: Pick<BrowserTest, 't' | 'browser'>): Promise<void> {
   await browser.close()
   await t.close()
+}
+
+/** A visit with an error (so an issue) and a ten-second recording, once both are listed: the ids of the visit and the issue. */
+export async function recordedVisitWithIssue(t: TestApp, sessionKey: string): Promise<{ visitId: string; issueId: string }> {
+  const start = Date.now() - 20_000
+  const res = await t.ingest(batch(sessionKey, [{ type: 'ERROR', message: 'TypeError: checkout broke', createdAt: start + 2000 }],
+    { recording: [chunkUpload('c0', rrwebEvents(start, 10, 'Checkout'))] }))
+  if (res.statusCode >= 300) throw new Error(res.body)
+  return eventually(async () => {
+    const visit = json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions?recording=true')).sessions[0]
+    const issue = json<{ issues: { id: string }[] }>(await t.get('/api/v1/issues')).issues[0]
+    return visit && issue ? { visitId: visit.id, issueId: issue.id } : undefined
+  }, 'the visit, its recording and its issue')
 }

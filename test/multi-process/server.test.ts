@@ -44,8 +44,8 @@ for (const engine of testEngines()) {describe(`first run of the service [${engin
     assert.equal(body.total, 0)
   })
 
-  it('generates a dashboard password on first start, prints it once, and it signs in', async () => {
-    const [, base, password] = await server.waitFor(/Dashboard: (http:\/\/\S+)\/app {3}password: (\w+)\n/)
+  it('makes the owner admin with a generated password on first start, prints it once, and it signs in', async () => {
+    const [, base, password] = await server.waitFor(/Dashboard: (http:\/\/\S+)\/app {3}sign in as: admin {3}password: (\w+)\n/)
     const signIn = (pw: string) => fetch(`${base ?? ''}/app/api/session`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-sessionwatch': '1' }, body: JSON.stringify({ password: pw }),
     })

@@ -138,6 +138,69 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ PUBLIC_URL: 'https://sw.example.com/?x=1' }), /without credentials, query or fragment/)
   })
 
+  /** The problems of a configuration that must fail, as its ConfigError lists them. */
+  const problemsOf = (env: Record<string, string>): readonly string[] => {
+    try {
+      loadConfig(env)
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems
+      throw error
+    }
+    throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`)
+  }
+  const OIDC = { OIDC_ISSUER: 'https://id.example.com/realms/staff', OIDC_CLIENT_ID: 'sessionwatch', OIDC_CLIENT_SECRET: 's3cret-value', OIDC_ALLOWED_DOMAINS: 'Example.com, @example.org' }
+
+  it('reads the OIDC settings: null without an issuer, defaults, and the domains lower-cased', () => {
+    const off = loadConfig({})
+    assert.deepEqual([off.oidc, off.passwordLogin], [null, true])
+    const c = loadConfig(OIDC)
+    assert.deepEqual(c.oidc, {
+      issuer: 'https://id.example.com/realms/staff', clientId: 'sessionwatch', clientSecret: 's3cret-value',
+      allowedDomains: ['example.com', 'example.org'], defaultRole: 'viewer', roleClaim: null,
+    })
+    assert.ok(Object.isFrozen(c.oidc))
+    const d = loadConfig({ ...OIDC, OIDC_DEFAULT_ROLE: 'member', OIDC_ROLE_CLAIM: 'groups', PASSWORD_LOGIN: 'false' })
+    assert.deepEqual([d.oidc?.defaultRole, d.oidc?.roleClaim, d.passwordLogin], ['member', 'groups', false])
+  })
+
+  it('names what an issuer lacks, and what is set without one, all at once', () => {
+    assert.deepEqual(problemsOf({ OIDC_ISSUER: OIDC.OIDC_ISSUER }),
+      ['OIDC_ISSUER is set, so OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ALLOWED_DOMAINS must be too (the client registered at the provider, and the email domains that may sign in)'])
+    assert.deepEqual(problemsOf({ ...OIDC, OIDC_ALLOWED_DOMAINS: ' , ' }),
+      ['OIDC_ALLOWED_DOMAINS=" , ": must list the email domains that may sign in, such as example.com,example.org (an empty list would allow nobody)'])
+    assert.deepEqual(problemsOf({ OIDC_CLIENT_ID: 'x', OIDC_ROLE_CLAIM: 'groups', PASSWORD_LOGIN: 'false' }), [
+      'OIDC_CLIENT_ID, OIDC_ROLE_CLAIM are set but OIDC_ISSUER is not: set it to the identity provider\'s issuer URL, or unset them',
+      'PASSWORD_LOGIN=false needs OIDC_ISSUER: without single sign-on nobody could sign in',
+    ])
+  })
+
+  it('refuses bad OIDC values, each once', () => {
+    const problems = problemsOf({
+      ...OIDC, OIDC_ISSUER: 'id.example.com', OIDC_CLIENT_SECRET: 'hunter2', OIDC_ALLOWED_DOMAINS: 'example.com,evil example.com',
+      OIDC_DEFAULT_ROLE: 'root', OIDC_ROLE_CLAIM: 'my groups', PASSWORD_LOGIN: 'no',
+    })
+    assert.deepEqual(problems.map((p) => p.split(/[= ]/)[0]), ['OIDC_ISSUER', 'OIDC_ALLOWED_DOMAINS', 'OIDC_DEFAULT_ROLE', 'OIDC_ROLE_CLAIM', 'PASSWORD_LOGIN'])
+    assert.match(problems.join('\n'), /not a domain: evil example\.com/)
+    assert.match(problems.join('\n'), /OIDC_DEFAULT_ROLE="root": must be one of viewer, member, admin, owner/)
+    assert.deepEqual(problemsOf({ ...OIDC, OIDC_ISSUER: 'https://u:p@id.example.com/?x=1' }).length, 1)
+    assert.deepEqual(problemsOf({ ...OIDC, OIDC_ISSUER: 'ldap://id.example.com' }), ['OIDC_ISSUER="ldap://id.example.com": must start with https:// (or http:// for a provider on a trusted network)'])
+    assert.equal(loadConfig({ ...OIDC, OIDC_ISSUER: 'http://keycloak:8080/realms/x' }).oidc?.issuer, 'http://keycloak:8080/realms/x')
+  })
+
+  it('reads SMTP_URL and SMTP_FROM, the sender by default at PUBLIC_URL\'s host, the password never echoed', () => {
+    assert.equal(loadConfig({}).smtp, null)
+    assert.deepEqual(loadConfig({ SMTP_URL: 'smtps://sw:pw@mail.example.com' }).smtp,
+      { url: 'smtps://sw:pw@mail.example.com', from: 'Sessionwatch <sessionwatch@localhost>' })
+    assert.deepEqual(loadConfig({ SMTP_URL: 'smtp://mail:2525', PUBLIC_URL: 'https://sw.example.com/tools' }).smtp?.from, 'Sessionwatch <sessionwatch@sw.example.com>')
+    assert.equal(loadConfig({ SMTP_URL: 'smtp://mail', SMTP_FROM: 'Alerts <alerts@example.com>' }).smtp?.from, 'Alerts <alerts@example.com>')
+    const problems = problemsOf({ SMTP_URL: 'http://u:hunter2@mail.example.com', SMTP_FROM: 'not an address' })
+    assert.deepEqual(problems, [
+      'SMTP_URL="http://u:***@mail.example.com": must start with smtp:// or smtps://',
+      'SMTP_FROM="not an address": must be an address, or a name and an address: Sessionwatch <sessionwatch@example.com>',
+    ])
+    assert.deepEqual(problemsOf({ SMTP_FROM: 'sw@example.com' }), ['SMTP_FROM is set but SMTP_URL is not: set SMTP_URL to the server mail is sent through, or unset SMTP_FROM'])
+  })
+
   it('reports every bad variable at once', () => {
     try {
       loadConfig({ DATABASE_URL: 'mysql://x', PORT: 'eighty', TRUST_PROXY: 'maybe?', RETENTION_SWEEP_SECONDS: '-1', LOG_LEVEL: 'loud' })

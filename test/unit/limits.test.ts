@@ -117,7 +117,7 @@ describe('limits and defaults', () => {
     assert.ok(meaning('RECORDING_MAX_CHUNK_BYTES').includes(
       `(${limits.MIN_CHUNK_BYTES_SETTING} to ${limits.MAX_CHUNK_BYTES_SETTING} bytes: its base64 must fit the ${limits.byteSize(limits.MAX_BATCH_BYTES)} ingest request)`))
     assert.ok(meaning('RECORDING_MAX_SESSION_BYTES').includes(`(${limits.byteSize(limits.DEFAULT_MAX_SESSION_BYTES)})`))
-    assert.ok(meaning('ADMIN_PASSWORD').includes(`(${limits.MIN_ADMIN_PASSWORD_LENGTH}+ characters)`))
+    assert.ok(meaning('ADMIN_PASSWORD').includes(`(${limits.MIN_PASSWORD_LENGTH}+ characters)`))
     assert.ok(meaning('DATABASE_PARALLEL_WORKERS').endsWith(`0 to ${limits.MAX_PARALLEL_WORKERS}`))
     assert.ok(meaning('SOURCEMAP_CACHE_BYTES').includes(`(${limits.byteSize(limits.DEFAULT_SOURCEMAP_CACHE_BYTES)})`))
     assert.equal(limits.INGEST_BURST_SECONDS, 2, 'the docs say "bursts of twice that"')

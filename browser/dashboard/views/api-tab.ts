@@ -1,3 +1,4 @@
+import { atLeast } from '../../../common/roles.ts'
 import { api, ApiError, type ProjectSummary, type ProjectWithKeys, type ProjectWithUploadKey } from '../api.ts'
 import { codeBlock, copyButton, h } from '../dom.ts'
 import { freshKeys, freshUploadKeys } from '../keys.ts'
@@ -50,7 +51,7 @@ export function renderApiTab(body: HTMLElement, project: ProjectSummary): void {
   body.append(
     h('section', { class: 'card' }, h('h2', {}, 'API key'),
       h('p', {}, 'Read the sessions of this project from scripts and bots. Send it as "Authorization: Bearer <key>" or "X-Api-Key: <key>".'),
-      keyBox, rotate, message, examples),
+      keyBox, atLeast(project.role, 'admin') ? rotate : null, message, examples),
     uploadCard,
     h('section', { class: 'card' }, h('h2', {}, 'Record your site'),
       h('p', {}, 'Paste before </body> on every page. The ingest key is public and can only write.'),
@@ -105,5 +106,5 @@ function renderUploadKey(project: ProjectSummary, origin: string): HTMLElement {
   show()
   return h('section', { class: 'card' }, h('h2', {}, 'Upload key'),
     h('p', {}, 'Upload source maps from CI, so error stacks read in your own files. It writes maps and reads nothing; the API key above only reads.'),
-    keyBox, button, message, examples)
+    keyBox, atLeast(project.role, 'admin') ? button : null, message, examples)
 }

@@ -1,5 +1,7 @@
+import { atLeast } from '../../../common/roles.ts'
 import { api, type IssueDetail, type IssueItem, type ProjectSummary } from '../api.ts'
 import { clear, formatTime, h, timeTag } from '../dom.ts'
+import { assigneePicker, commentThread } from './issue-team.ts'
 import { badgeText, sessionRow } from './sessions.ts'
 import { stackBlock } from './stack.ts'
 
@@ -22,7 +24,8 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
       fact('Events', issue.events.toLocaleString('en-US')), fact('Visits', issue.sessions.toLocaleString('en-US')),
       fact('First seen', timeTag(issue.firstSeenAt)), fact('Last seen', timeTag(issue.lastSeenAt)))
     clear(actions)
-    for (const [action, status, label] of ACTIONS) {
+    // A viewer reads; changing the status is a member's.
+    for (const [action, status, label] of atLeast(project.role, 'member') ? ACTIONS : []) {
       if (status === issue.status) continue
       actions.append(h('button', {
         type: 'button', id: `issue-${action}`,
@@ -36,7 +39,7 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
   main.append(
     h('p', {}, h('a', { href: `${projectHash}/issues` }, `‹ ${project.name}: issues`)),
     h('h1', { class: 'broken' }, h('span', { class: 'badge error' }, badgeText(detail.issue.type, null)), ' ', h('span', { id: 'issue-title' }, detail.issue.title)),
-    facts, actions,
+    facts, assigneePicker(project, base, detail.issue), actions,
     h('h2', {}, 'Occurrences, last 30 days'), dayChart('issue-histogram', 'events', histogram.days.map((d) => ({ day: d.day, count: d.events }))))
   show(detail.issue)
 
@@ -54,6 +57,8 @@ export async function renderIssue(main: HTMLElement, project: ProjectSummary, id
       e.statusCode !== null ? h('p', {}, h('b', {}, 'Status '), e.statusCode) : null,
       stackBlock(e, 'issue-stack')))
   }
+
+  main.append(await commentThread(project, base))
 
   main.append(h('h2', {}, 'Visits that hit it'))
   if (detail.sessions.length === 0) {

@@ -4,12 +4,14 @@ import { h, plural, timeTag } from '../dom.ts'
 import { badgeText } from './sessions.ts'
 
 const STATUSES = [['open', 'Open'], ['resolved', 'Resolved'], ['ignored', 'Ignored'], ['', 'All']] as const
+const ASSIGNEES = [['', 'Anyone'], ['me', 'Assigned to me'], ['none', 'Unassigned']] as const
 const SORTS = [['lastSeen', 'Last seen'], ['events', 'Most events'], ['sessions', 'Most visits']] as const
 
 /** The issues list: status filter, sort and paging, all kept in the URL. */
 export async function renderIssues(body: HTMLElement, project: ProjectSummary, params: URLSearchParams): Promise<void> {
   const status = params.get('status') ?? 'open'
   const sort = params.get('sort') ?? 'lastSeen'
+  const assignee = params.get('assignee') ?? ''
   const offset = Math.max(0, Number(params.get('offset')) || 0)
   const base = `#/p/${encodeURIComponent(project.id)}/issues`
   const go = (next: Record<string, string | null>) => {
@@ -27,10 +29,12 @@ export async function renderIssues(body: HTMLElement, project: ProjectSummary, p
   }
   body.append(h('form', { class: 'filters', id: 'issue-filters' },
     h('label', {}, 'Status ', select('filter-status', status, STATUSES, (v) => { go({ status: v, offset: null }) })),
+    h('label', {}, 'Assignee ', select('filter-assignee', assignee, ASSIGNEES, (v) => { go({ assignee: v === '' ? null : v, offset: null }) })),
     h('label', {}, 'Sort by ', select('sort', sort, SORTS, (v) => { go({ sort: v, offset: null }) }))))
 
   const q = new URLSearchParams({ limit: String(PAGE), offset: String(offset), sort })
   if (status) q.set('status', status)
+  if (assignee) q.set('assignee', assignee)
   const page = await api<IssueList>('GET', `/projects/${encodeURIComponent(project.id)}/issues?${q.toString()}`)
   if (page.issues.length === 0) {
     body.append(h('p', { class: 'empty', id: 'no-issues' }, offset > 0 ? 'No more issues.'
@@ -55,6 +59,7 @@ function row(project: ProjectSummary, i: IssueItem): HTMLElement {
     h('div', { class: 'visit-sub culprit' }, i.culprit ?? ''),
     h('div', { class: 'visit-meta' },
       h('span', { class: 'bad' }, plural(i.events, 'event')), sep(), plural(i.sessions, 'visit'), sep(),
-      'first ', timeTag(i.firstSeenAt), sep(), 'last ', timeTag(i.lastSeenAt)),
+      'first ', timeTag(i.firstSeenAt), sep(), 'last ', timeTag(i.lastSeenAt),
+      i.assignee ? sep() : null, i.assignee ? h('span', { class: 'issue-assignee' }, i.assignee.email) : null),
     h('div', { class: 'visit-play' }, h('span', { class: `status ${i.status}` }, i.status)))
 }

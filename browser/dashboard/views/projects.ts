@@ -5,19 +5,22 @@ import { api, ApiError, type ProjectSummary, type ProjectWithKeys } from '../api
 import { h, stackedTable, timeTag } from '../dom.ts'
 import { freshKeys, freshUploadKeys } from '../keys.ts'
 
-export async function renderProjects(main: HTMLElement): Promise<void> {
-  const { projects } = await api<{ projects: ProjectSummary[] }>('GET', '/projects')
+/** The projects the person has a role on; an owner also gets the form for a new one. */
+export async function renderProjects(main: HTMLElement, isOwner: Promise<boolean>): Promise<void> {
+  const [{ projects }, owner] = await Promise.all([api<{ projects: ProjectSummary[] }>('GET', '/projects'), isOwner])
   main.append(h('h1', {}, 'Projects'))
-  if (projects.length === 0) main.append(h('p', {}, 'No projects yet: create the first one below.'))
-  else {
-    main.append(stackedTable('projects', ['Name', 'Domain', 'Retention', 'Created', 'Keys'], projects.map((p) => h('tr', {},
+  if (projects.length === 0) {
+    main.append(h('p', { id: 'no-projects' }, owner ? 'No projects yet: create the first one below.' : 'You have no role on any project yet: ask an owner for one.'))
+  } else {
+    main.append(stackedTable('projects', ['Name', 'Domain', 'Your role', 'Retention', 'Created', 'Keys'], projects.map((p) => h('tr', {},
       h('td', {}, h('a', { href: `#/p/${encodeURIComponent(p.id)}/sessions` }, p.name)),
       h('td', {}, p.domain),
+      h('td', { class: 'role' }, p.role),
       h('td', {}, `${p.retentionDays} days`),
       h('td', {}, timeTag(p.createdAt)),
       h('td', {}, h('a', { href: `#/p/${encodeURIComponent(p.id)}/api`, 'aria-label': `API key of ${p.name}` }, 'API key'))))))
   }
-  main.append(projectForm())
+  if (owner) main.append(projectForm())
 }
 
 /** Create a project; its API key is shown once, on its API tab. */

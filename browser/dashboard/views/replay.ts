@@ -23,8 +23,10 @@ export interface Marker {
 export interface Replay {
   /** Moves the player to a server-clock instant (epoch ms), paused. */
   seek(at: number): void
-  /** Calls back with the server-clock instant the player shows, as it plays. */
-  onTime(fn: (at: number) => void): void
+  /** Moves the player to a time on its own clock (ms from its 00:00), paused: a moment link's. */
+  seekOffset(offset: number): void
+  /** Calls back with the server-clock instant the player shows and its own clock's time, as it plays or seeks. */
+  onTime(fn: (at: number, offset: number) => void): void
   /** Puts markers on the scrubber, each a button that selects its event. */
   markers(list: Marker[]): void
 }
@@ -35,7 +37,7 @@ export interface Replay {
  * Recording times are on the visitor clock; the service corrected chunk times like event times,
  * and that difference maps one clock onto the other.
  */
-export async function mountReplay(target: HTMLElement, base: string, info: RecordingInfo): Promise<Replay | null> {
+export async function mountReplay(target: HTMLElement, base: string, info: Pick<RecordingInfo, 'chunks'>): Promise<Replay | null> {
   const first = info.chunks[0]
   if (!first) return null
   const events: RecordedEvent[] = []
@@ -75,14 +77,14 @@ export async function mountReplay(target: HTMLElement, base: string, info: Recor
   })
   nameControls(target)
   const total = player.getMetaData().totalTime
+  const seekOffset = (offset: number) => { player.goto(Math.min(total, Math.max(firstPicture, offset)), false) }
   return {
-    seek(at) {
-      player.goto(Math.min(total, Math.max(firstPicture, at - clockOffset - start)), false)
-    },
+    seek(at) { seekOffset(at - clockOffset - start) },
+    seekOffset,
     onTime(fn) {
       player.addEventListener('ui-update-current-time', (event) => {
         const payload = (event as { payload?: unknown }).payload
-        if (typeof payload === 'number') fn(start + clockOffset + payload)
+        if (typeof payload === 'number') fn(start + clockOffset + payload, payload)
       })
     },
     markers(list) {

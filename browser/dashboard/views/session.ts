@@ -1,8 +1,10 @@
 import { REPLAY_JUMP_AFTER_MS } from '../../../common/limits.ts'
+import { atLeast } from '../../../common/roles.ts'
 import { api, type Headline, type ProjectSummary, type RecordingInfo, type SessionEvent, type SessionItem } from '../api.ts'
-import { clock, formatDuration, formatTime, h, pagePath, plural, timeTag } from '../dom.ts'
+import { clock, copyButton, formatDuration, formatTime, h, pagePath, plural, timeTag } from '../dom.ts'
 import { mountReplay, noReplay, replayNote, type Replay } from './replay.ts'
 import { deleteVisitButton } from './erase.ts'
+import { publicLinkButton } from './public-links.ts'
 import { badgeText, headlineText } from './sessions.ts'
 import { stackBlock } from './stack.ts'
 
@@ -29,7 +31,7 @@ const tone = (e: SessionEvent) => (e.type === 'USER_REPORT' ? 'report' : e.type 
  * column), compact facts and the timeline beside it — or below it on a phone. Timeline and replay follow each
  * other, on one clock: the player's.
  */
-export async function renderSession(main: HTMLElement, project: ProjectSummary, id: string): Promise<void> {
+export async function renderSession(main: HTMLElement, project: ProjectSummary, id: string, params: URLSearchParams): Promise<void> {
   const base = `/projects/${encodeURIComponent(project.id)}/sessions/${encodeURIComponent(id)}`
   const [detail, recording] = await Promise.all([
     api<Detail>('GET', base),
@@ -55,7 +57,8 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
       h('section', { class: 'replay-pane', 'aria-label': 'Replay' }, playerBox),
       h('section', { class: 'side-pane', 'aria-label': 'Facts and timeline' },
         facts(s), h('h2', { class: 'timeline-head' }, 'Timeline'), filters.element, timeline)),
-    h('section', { class: 'visit-actions' }, deleteVisitButton(project, s.id)))
+    // Erasing is an admin's.
+    ...(atLeast(project.role, 'admin') ? [h('section', { class: 'visit-actions' }, deleteVisitButton(project, s.id))] : []))
 
   let replay: Replay | null = null
   /** After a jump, the row clicked stays selected while the player settles just past it. */
@@ -108,7 +111,8 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
     playerBox.append(noReplay(recording))
     return
   }
-  playerBox.append(replayNote(recording))
+  playerBox.append(replayNote(recording), momentLink(project, s.id, replay))
+  if (project.publicReplays && atLeast(project.role, 'member')) playerBox.append(publicLinkButton(project, s.id))
   replay.markers([...errors, ...reports].map((e) => ({
     at: Date.parse(e.createdAt), tone: tone(e),
     label: `${badgeText(e.type, e.statusCode)} at ${clock(Date.parse(e.createdAt) - origin)}: ${headlineText(asHeadline(e))}`,
@@ -121,6 +125,22 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
     for (const x of items) if (x.at <= at && !x.item.hidden) last = x.item
     select(last)
   })
+  // A moment link (…?t=83) opens the player at that second of its clock, paused there.
+  const t = Number(params.get('t') ?? NaN)
+  if (Number.isFinite(t) && t >= 0) replay.seekOffset(t * 1000)
+}
+
+/** "Copy link at 01:23": the URL of this visit at the player's current second, for any teammate with a role on the project. */
+function momentLink(project: ProjectSummary, visitId: string, replay: Replay): HTMLElement {
+  let seconds = 0
+  const label = () => `Copy link at ${clock(seconds * 1000)}`
+  const button = copyButton(() => `${location.origin}${location.pathname}#/p/${encodeURIComponent(project.id)}/s/${encodeURIComponent(visitId)}?t=${seconds}`, label)
+  button.id = 'copy-moment'
+  replay.onTime((_at, offset) => {
+    seconds = Math.max(0, Math.floor(offset / 1000))
+    if (button.textContent.startsWith('Copy link')) button.textContent = label()
+  })
+  return h('p', { class: 'moment' }, button)
 }
 
 /** "on /checkout · user ann · 2 errors · 1 report": the rest of what happened, under the title. */

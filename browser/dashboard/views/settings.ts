@@ -5,6 +5,7 @@ import {
 import { api, ApiError, type IpStorage, type ProjectSummary, type ProjectUsage, type ServerDefaults } from '../api.ts'
 import { h } from '../dom.ts'
 import { eraseCard } from './erase.ts'
+import { publicLinksCard } from './public-links.ts'
 import { renderWebhooks } from './webhooks.ts'
 
 const IP_STORAGE_LABELS: Record<IpStorage, string> = {
@@ -93,6 +94,7 @@ export function renderSettings(body: HTMLElement, project: ProjectSummary, defau
   })
   body.append(form)
   renderWebhooks(body, project)
+  body.append(publicLinksCard(project))
   body.append(eraseCard(project))
 }
 

@@ -23,6 +23,7 @@ import { dropSessionListJson } from './0020_drop_session_list_json.ts'
 import { releaseHealth } from './0021_release_health.ts'
 import { eventFrames } from './0022_event_frames.ts'
 import { recordingStores } from './0023_recording_stores.ts'
+import { accounts } from './0024_accounts.ts'
 
 /**
  * The migrations, applied in key order on every start. Each is frozen once shipped: it imports nothing of the
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, (target: Target) => Migration> = {
   '0021_release_health': releaseHealth,
   '0022_event_frames': eventFrames,
   '0023_recording_stores': recordingStores,
+  '0024_accounts': accounts,
 }
 
 export function migrationProvider(engine: Engine): MigrationProvider {

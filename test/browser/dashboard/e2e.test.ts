@@ -83,6 +83,7 @@ describe('dashboard, in Chromium', () => {
     const res = await page.goto(`${base}/app`)
     assert.match(res?.headers()['content-security-policy'] ?? '', /script-src 'self'/)
     await page.waitForSelector('#login')
+    await page.fill('#login-name', 'admin')
     await page.fill('#password', 'wrong password')
     await page.click('#login button[type=submit]')
     // Locators, not waitForFunction: the dashboard's CSP forbids the eval that string predicates need.

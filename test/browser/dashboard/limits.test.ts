@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import type { TestApp } from '../../helpers/app.ts'
 import { getProject } from '../../../src/projects/service.ts'
-import { closeBrowserTest, screenshot, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, screenshot, signIn, startBrowserTest } from '../../helpers/browser.ts'
 
 const PASSWORD = 'limits password 38'
 
@@ -16,10 +16,7 @@ describe('dashboard settings: ingest limits, in Chromium', () => {
   before(async () => {
     ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD }))
     page = await (await browser.newContext()).newPage()
-    await page.goto(`${base}/app`)
-    await page.fill('#password', PASSWORD)
-    await page.click('#login button[type=submit]')
-    await page.waitForSelector('#projects')
+    await signIn(page, base, PASSWORD)
   })
   after(() => closeBrowserTest({ t, browser }))
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import type { TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
-import { closeBrowserTest, screenshot, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, screenshot, signIn, startBrowserTest } from '../../helpers/browser.ts'
 import { PAYLOAD_IMG } from './hostile.ts'
 
 const PASSWORD = 'correct horse battery staple'
@@ -19,10 +19,7 @@ describe('dashboard: the Releases tab, in Chromium', () => {
     ;({ t, base, browser } = await startBrowserTest({ ADMIN_PASSWORD: PASSWORD }))
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
     page.on('pageerror', (e) => pageErrors.push(e.message))
-    await page.goto(`${base}/app`)
-    await page.fill('#password', PASSWORD)
-    await page.click('#login button[type=submit]')
-    await page.waitForSelector('#projects')
+    await signIn(page, base, PASSWORD)
   })
   after(() => closeBrowserTest({ t, browser }))
 

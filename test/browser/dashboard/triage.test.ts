@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { REPLAY_JUMP_AFTER_MS } from '../../../common/limits.ts'
 import { json, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
-import { closeBrowserTest, drawnAfterRequests, eventually, requestsInFlight, screenshot, servePage, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, drawnAfterRequests, eventually, requestsInFlight, screenshot, servePage, signIn, startBrowserTest } from '../../helpers/browser.ts'
 
 const PASSWORD = 'triage password 15'
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -92,10 +92,7 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
     const page = await context.newPage()
     const inFlight = requestsInFlight(page, () => true)
     page.on('pageerror', (e) => pageErrors.push(`${size.name}: ${e.message}`))
-    await page.goto(`${base}/app#/login`)
-    await page.fill('#password', PASSWORD)
-    await page.click('#login button[type=submit]')
-    await page.waitForSelector('#projects')
+    await signIn(page, base, PASSWORD)
     return { context, page, inFlight }
   }
 

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core'
 import { addWebhook } from '../../../src/alerts/service.ts'
 import { settledDeliveries, startReceiver } from '../../helpers/alerts.ts'
 import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, screenshot, servePage, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, screenshot, servePage, signIn, startBrowserTest } from '../../helpers/browser.ts'
 import { eventually } from '../../helpers/wait.ts'
 
 const CDN = 'https://cdn.shop.test/static'
@@ -158,10 +158,7 @@ describe('issues from a minified bundle, mapped after the fact, in Chromium', ()
     assert.ok(order)
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     const page = await context.newPage()
-    await page.goto(`${base}/app#/login`)
-    await page.fill('#password', PASSWORD)
-    await page.click('#login button[type=submit]')
-    await page.waitForSelector('#projects')
+    await signIn(page, base, PASSWORD)
     await page.goto(`${base}/app#/p/${t.project.id}/issues/${order.id}`)
     await page.waitForSelector('#issue-stack .frame.mapped')
     assert.match(await page.textContent('#issue-stack .frame.mapped .frame-head') ?? '', /checkout .*cart\.js:3:\d+/)

@@ -16,7 +16,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import type { Browser, Page } from 'playwright-core'
 import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, eventually, screenshot, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, eventually, screenshot, signIn, startBrowserTest } from '../../helpers/browser.ts'
 import { parseEnvelope } from '../../../src/sentry/envelope.ts'
 
 const PASSWORD = 'sentry dashboard password'
@@ -151,10 +151,7 @@ describe('an unmodified Sentry SDK pointed at the DSN, in Chromium', () => {
   it('plays the Sentry replay in the dashboard', async () => {
     const visitId = (await sessions()).find((s) => s.sessionKey.startsWith('sentry-r-'))?.id ?? ''
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-    await page.goto(`${base}/app`)
-    await page.fill('#password', PASSWORD)
-    await page.click('#login button[type=submit]')
-    await page.waitForSelector('#projects')
+    await signIn(page, base, PASSWORD)
     await page.goto(`${base}/app#/p/${t.project.id}/s/${visitId}`)
     const frame = page.frameLocator('#player iframe')
     await frame.locator('#title').waitFor({ state: 'attached', timeout: 15_000 })

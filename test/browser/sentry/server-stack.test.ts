@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { json, type TestApp } from '../../helpers/app.ts'
-import { closeBrowserTest, screenshot, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, screenshot, signIn, startBrowserTest } from '../../helpers/browser.ts'
 import { recordedRequests, replayRecorded } from '../../helpers/sentry.ts'
 
 const PASSWORD = 'correct horse battery staple'
@@ -25,10 +25,7 @@ describe('a server SDK\'s stack on the issue page, in Chromium', () => {
     }
     issues = json<{ issues: { id: string; title: string }[] }>(await t.get('/api/v1/issues?limit=100')).issues
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
-    await page.goto(`${base}/app#/login`)
-    await page.fill('#password', PASSWORD)
-    await page.click('#login button[type=submit]')
-    await page.waitForSelector('#projects')
+    await signIn(page, base, PASSWORD)
   })
   after(() => closeBrowserTest({ t, browser }))
 

@@ -111,7 +111,7 @@ for (const engine of testEngines()) {
         assert.deepEqual(body.project, { id: t.project.id, name: 'Shop' })
         assert.deepEqual(body.issue, {
           id: alert.issue.id, title: 'TypeError: <b>cart</b> is undefined', type: 'ERROR', culprit: 'checkout.js',
-          firstSeenAt: new Date(alert.at).toISOString(), lastSeenAt: new Date(alert.at).toISOString(), events: 4, sessions: 2,
+          firstSeenAt: new Date(alert.at).toISOString(), lastSeenAt: new Date(alert.at).toISOString(), events: 4, sessions: 2, assignee: null,
         })
         const link = `https://sw.example.com/app#/p/${t.project.id}/issues/${alert.issue.id}`
         assert.equal(body.url, link)

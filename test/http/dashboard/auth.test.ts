@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { adminAuth, ensurePassword, generatePassword, SESSION_MS } from '../../../src/dashboard/auth.ts'
+import { generatePassword, scryptHash } from '../../../src/accounts/passwords.ts'
+import { ensureOwner } from '../../../src/accounts/service.ts'
+import * as accounts from '../../../src/accounts/store.ts'
+import { dashboardAuth, SESSION_MS } from '../../../src/dashboard/auth.ts'
 import { makeSignInLimiter } from '../../../src/dashboard/service.ts'
 import { sha256Hex } from '../../../src/util/ids.ts'
 import { startTestApp, type TestApp } from '../../helpers/app.ts'
@@ -46,53 +49,80 @@ describe('sign-in limiter', () => {
 })
 
 for (const engine of testEngines()) {
-  describe(`admin password and sign-in tokens [${engine}]`, () => {
+  describe(`accounts: passwords and sign-in tokens [${engine}]`, () => {
     let t: TestApp
     before(async () => { t = await startTestApp(engine) })
     after(() => t.close())
+    const client = { ip: '127.0.0.1', userAgent: 'test' }
 
-    it('stores a generated password once, hashed; a reset replaces it and signs everyone out', async () => {
-      const auth = adminAuth(t.app.db, null)
-      assert.equal(await auth.configured(), false)
-      const password = await ensurePassword(t.app.db)
+    it('the first start makes the owner `admin` with a generated Argon2id password; a reset replaces it and ends its sign-ins', async () => {
+      const auth = dashboardAuth(t.app.db, null)
+      const password = t.app.firstOwnerPassword
       assert.ok(password)
-      assert.equal(await ensurePassword(t.app.db), null, 'only the first start sets one')
-      const stored = await t.app.db.selectFrom('meta').select('value').where('key', '=', 'admin_password').executeTakeFirstOrThrow()
-      assert.ok(!stored.value.includes(password))
-      assert.equal(await auth.verify(password), true)
-      assert.equal(await auth.verify(`${password}x`), false)
-      const token = await auth.issue(Date.now())
-      assert.equal(await auth.valid(token, Date.now()), true)
-      assert.equal(await auth.valid(token, Date.now() + SESSION_MS + 1), false, 'tokens expire')
-      assert.equal(await auth.valid(`${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, Date.now()), false)
-      const rows = await t.app.db.selectFrom('admin_sessions').select('token_hash').execute()
+      const admin = await accounts.findUserByEmail(t.app.db, 'admin')
+      assert.ok(admin)
+      assert.equal(admin.role, 'owner')
+      assert.match(admin.password_hash ?? '', /^\$argon2id\$/)
+      assert.ok(!admin.password_hash?.includes(password))
+      assert.equal(await ensureOwner(t.app.db, { generate: true }), null, 'only the first start makes one')
+      const user = await auth.verify('ADMIN', password)
+      assert.equal(user?.email, 'admin', 'the login is read in any case')
+      assert.equal(await auth.verify('admin', `${password}x`), null)
+      assert.equal(await auth.verify('nobody@example.com', password), null)
+      assert.ok(user)
+      const token = await auth.issue(user, Date.now(), client)
+      assert.equal((await auth.signedIn(token, Date.now(), '127.0.0.1'))?.access.role, 'owner')
+      assert.equal(await auth.signedIn(token, Date.now() + SESSION_MS + 1, '127.0.0.1'), null, 'tokens expire')
+      assert.equal(await auth.signedIn(`${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, Date.now(), '127.0.0.1'), null)
+      const rows = await t.app.db.selectFrom('sign_ins').select('token_hash').execute()
       assert.ok(rows.length > 0 && rows.every((r) => !r.token_hash.includes(token)), 'only the token\'s digest is stored')
-      const next = await ensurePassword(t.app.db, { reset: true })
+      const next = await ensureOwner(t.app.db, { generate: true, reset: true })
       assert.ok(next && next !== password)
-      assert.equal(await auth.verify(password), false)
-      assert.equal(await auth.valid(token, Date.now()), false, 'a new password signs everyone out')
-      assert.equal((await t.app.db.selectFrom('admin_sessions').select('token_hash').execute()).length, 0, 'and their rows go')
+      assert.equal(await auth.verify('admin', password), null)
+      assert.equal(await auth.signedIn(token, Date.now(), '127.0.0.1'), null, 'a new password ends the sign-ins')
+      assert.equal((await t.app.db.selectFrom('sign_ins').select('token_hash').execute()).length, 0, 'and their rows go')
     })
 
     it('a sign-out ends the sign-in for every process on the database, and expired sign-ins are swept', async () => {
-      const auth = adminAuth(t.app.db, 'x'.repeat(12))
-      const other = adminAuth(t.app.db, 'x'.repeat(12))
-      const old = await auth.issue(Date.now() - SESSION_MS - 1)
-      const token = await auth.issue(Date.now())
-      assert.equal(await other.valid(token, Date.now()), true)
+      const auth = dashboardAuth(t.app.db, null)
+      const other = dashboardAuth(t.app.db, null)
+      const admin = await accounts.findUserByEmail(t.app.db, 'admin')
+      assert.ok(admin)
+      const old = await auth.issue(admin, Date.now() - SESSION_MS - 1, client)
+      const token = await auth.issue(admin, Date.now(), client)
+      assert.ok(await other.signedIn(token, Date.now(), '127.0.0.1'))
       await auth.revoke(token)
-      assert.equal(await other.valid(token, Date.now()), false)
-      const hashes = (await t.app.db.selectFrom('admin_sessions').select('token_hash').execute()).map((r) => r.token_hash)
+      assert.equal(await other.signedIn(token, Date.now(), '127.0.0.1'), null)
+      const hashes = (await t.app.db.selectFrom('sign_ins').select('token_hash').execute()).map((r) => r.token_hash)
       assert.ok(!hashes.includes(sha256Hex(old)), 'the expired sign-in was swept by the next one')
       await auth.revoke(undefined)
       await auth.revoke('not a token')
     })
 
-    it('ADMIN_PASSWORD takes precedence and its tokens stop working when it changes', async () => {
-      const auth = adminAuth(t.app.db, 'from the environment')
-      assert.equal(await auth.verify('from the environment'), true)
-      const token = await auth.issue(Date.now())
-      assert.equal(await adminAuth(t.app.db, 'changed later').valid(token, Date.now()), false)
+    it('ADMIN_PASSWORD is the first owner\'s password, and its sign-ins end when it changes', async () => {
+      const auth = dashboardAuth(t.app.db, 'from the environment')
+      const user = await auth.verify('admin', 'from the environment')
+      assert.ok(user)
+      const token = await auth.issue(user, Date.now(), client)
+      assert.equal(await dashboardAuth(t.app.db, 'changed later').signedIn(token, Date.now(), '127.0.0.1'), null)
+    })
+
+    it('upgrades an scrypt hash to Argon2id at the next sign-in, and the shared password becomes the owner\'s', async () => {
+      const auth = dashboardAuth(t.app.db, null)
+      await accounts.insertUser(t.app.db, {
+        id: 'u_legacy', email: 'old@example.com', name: null, password_hash: await scryptHash('the old one'), role: 'viewer', created_at: Date.now(), last_sign_in_at: null, oidc_subject: null,
+      })
+      assert.equal(await auth.verify('old@example.com', 'wrong'), null)
+      const user = await auth.verify('old@example.com', 'the old one')
+      assert.match(user?.password_hash ?? '', /^\$argon2id\$/)
+      assert.match((await accounts.findUserById(t.app.db, 'u_legacy'))?.password_hash ?? '', /^\$argon2id\$/, 'stored upgraded')
+      assert.ok(await auth.verify('old@example.com', 'the old one'), 'and it still signs in')
+      // An install from before accounts: the shared password's scrypt hash in meta, no owner yet.
+      await accounts.deleteUserRows(t.app.db, (await accounts.findUserByEmail(t.app.db, 'admin'))?.id ?? '')
+      await t.app.db.deleteFrom('meta').where('key', 'in', ['admin_user_id', 'admin_password']).execute()
+      await t.app.db.insertInto('meta').values({ key: 'admin_password', value: await scryptHash('shared password') }).execute()
+      assert.equal(await ensureOwner(t.app.db, { generate: true }), null, 'nothing new to print: the password stays')
+      assert.equal((await auth.verify('admin', 'shared password'))?.role, 'owner')
     })
   })
 }

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
 import { SIGN_IN_BUSY_RETRY_SECONDS, SIGN_IN_FREE_FAILURES, SIGN_IN_MAX_CONCURRENT_CHECKS, SIGN_IN_MAX_DELAY_MS } from '../../../src/dashboard/limits.ts'
-import { ensurePassword } from '../../../src/dashboard/auth.ts'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 
@@ -63,9 +62,8 @@ for (const engine of testEngines()) {
       // Failures with the device cookie are throttled on their own, like an address.
       const guesses = await Promise.all(Array.from({ length: 10 }, () => withDevice('wrong', device)))
       assert.ok(guesses.filter((r) => r.statusCode === 401).length <= SIGN_IN_FREE_FAILURES)
-      const refused = guesses.find((r) => r.statusCode === 429)
-      assert.ok(refused)
-      assert.match(String(json(refused).message), /from this browser/)
+      // Past the free ones each is refused for the browser (some of the free ones may find the checks busy).
+      assert.ok(guesses.some((r) => r.statusCode === 429 && /from this browser/.test(String(json(r).message))), guesses.map((r) => r.body).join('\n'))
     })
 
     it('signing out revokes the sign-in: the old cookie answers 401 afterwards', async () => {
@@ -98,9 +96,8 @@ for (const engine of testEngines()) {
   describe(`dashboard password checks at once [${engine}]`, () => {
     let t: TestApp
     before(async () => {
+      // A generated password, kept as an Argon2id hash: each check takes a worker thread for tens of milliseconds.
       t = await startTestApp(engine)
-      // A generated password, kept as an scrypt hash: each check takes a worker thread for tens of milliseconds.
-      await ensurePassword(t.app.db)
     })
     after(() => t.close())
 

@@ -137,16 +137,17 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/app')), [])
   })
 
-  it('documents the issues extension with the API key: list, get, and the sessions of an issue', () => {
+  it('documents the issues extension with the API key: list, get, comments, and the sessions of an issue', () => {
     const list = doc.paths['/api/v1/issues']?.get
     const get = doc.paths['/api/v1/issues/{id}']?.get
     assert.equal(list?.operationId, 'listIssues')
     assert.equal(get?.operationId, 'getIssue')
     assert.deepEqual(list.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }])
-    assert.deepEqual((list.parameters ?? []).map((p) => p.name).sort(), ['after', 'from', 'limit', 'offset', 'sort', 'status', 'to'])
+    assert.deepEqual((list.parameters ?? []).map((p) => p.name).sort(), ['after', 'assignee', 'from', 'limit', 'offset', 'sort', 'status', 'to'])
     assert.deepEqual(doc.components.schemas.IssueList?.properties.next?.type, ['string', 'null'])
     assert.deepEqual(Object.keys(get.responses).sort(), ['200', '401', '404', '431', '503'])
-    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/issues')), ['/api/v1/issues', '/api/v1/issues/{id}'])
+    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/issues')), ['/api/v1/issues', '/api/v1/issues/{id}', '/api/v1/issues/{id}/comments'])
+    assert.equal(doc.paths['/api/v1/issues/{id}/comments']?.get?.operationId, 'listIssueComments')
   })
 
   it('documents the releases extension with the API key: list and get', () => {

@@ -7,7 +7,11 @@ import { sql, type Kysely } from 'kysely'
 import { addWebhook } from '../../../src/alerts/service.ts'
 import type { Database } from '../../../src/database.ts'
 import { deleteProject } from '../../../src/projects/delete.ts'
-import { updateProject, type ProjectWithKeys } from '../../../src/projects/service.ts'
+import { getProject, updateProject, type ProjectWithKeys } from '../../../src/projects/service.ts'
+import { invitePerson } from '../../../src/accounts/service.ts'
+import { CLI_ACTOR } from '../../../src/audit/service.ts'
+import { addComment } from '../../../src/issues/index.ts'
+import { createLink } from '../../../src/replay-links/service.ts'
 import { openStores, type RecordingStores } from '../../../src/recording/store/index.ts'
 import { DAY_MS } from '../../../src/util/time.ts'
 import { deleteExpired } from '../../../src/visits/index.ts'
@@ -35,9 +39,9 @@ async function rowsOf(db: Kysely<Database>, projectId: string): Promise<Record<s
 
 /** The tables a project with visits, errors, recordings, releases, a webhook, a source map and a quota fills. */
 const FILLED = [
-  'events', 'issue_days', 'issue_fingerprints', 'issue_release_totals', 'issue_sessions', 'issue_totals', 'issues', 'projects', 'quota_days',
-  'recording_chunks', 'recording_usage', 'release_days', 'release_units', 'release_users', 'releases', 'session_days', 'session_terms', 'session_texts', 'sessions',
-  'source_maps', 'term_bits', 'term_days', 'webhook_deliveries', 'webhooks',
+  'events', 'issue_comments', 'issue_days', 'issue_fingerprints', 'issue_release_totals', 'issue_sessions', 'issue_totals', 'issues', 'projects', 'quota_days',
+  'recording_chunks', 'recording_usage', 'release_days', 'release_units', 'release_users', 'releases', 'replay_links', 'session_days', 'session_terms', 'session_texts', 'sessions',
+  'source_maps', 'term_bits', 'term_days', 'user_projects', 'webhook_deliveries', 'webhooks',
 ]
 
 const MAP = JSON.stringify({ version: 3, file: 'app.js', sources: ['src/app.js'], names: [], mappings: 'AAAA' })
@@ -80,6 +84,13 @@ for (const engine of testEngines()) {
         }))
         assert.equal(res.statusCode, 200, res.body)
       }
+      // A person with a role on it, a comment on an issue and a public link to a replay.
+      const person = await invitePerson(t.app.db, CLI_ACTOR, `${name.toLowerCase()}@example.com`, { role: 'member', projects: [p.id] })
+      const issue = await t.app.db.selectFrom('issues').select('id').where('project_id', '=', p.id).executeTakeFirstOrThrow()
+      await addComment(t.app.db, p.id, issue.id, { id: person.person.id, email: person.person.email }, 'seen it')
+      await updateProject(t.app.db, p.id, { publicReplays: true })
+      const visit = await t.app.db.selectFrom('sessions').select('id').where('project_id', '=', p.id).executeTakeFirstOrThrow()
+      await createLink(t.app.db, await getProject(t.app.db, p.id), visit.id, person.person.id)
       return p
     }
 

@@ -22,7 +22,7 @@ describe('webhook payload', () => {
     const body = render(alert())
     assert.deepEqual(body.issue, {
       id: 'i_1', title: 'TypeError: x is undefined', type: 'ERROR', culprit: 'checkout.js',
-      firstSeenAt: '2026-11-20T10:00:00.000Z', lastSeenAt: '2026-11-20T10:00:01.000Z', events: 3, sessions: 1,
+      firstSeenAt: '2026-11-20T10:00:00.000Z', lastSeenAt: '2026-11-20T10:00:01.000Z', events: 3, sessions: 1, assignee: null,
     })
     assert.deepEqual([body.kind, body.project], ['new', { id: 'p_1', name: 'Shop' }])
     assert.equal(body.url, 'https://sw.example.com/app#/p/p_1/issues/i_1')

@@ -55,16 +55,16 @@ select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and "last_seen_at" >= $2 and (started_at, id) > ($3, $4) order by "started_at", "id" limit $5;
 
 -- issues: first page
-select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 order by "last_seen_at" desc, "id" desc limit $2 offset $3;
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status", "assignee_id" from "issues" where "project_id" = $1 order by "last_seen_at" desc, "id" desc limit $2 offset $3;
 
 -- issues: page after a cursor
-select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 and (last_seen_at, id) < ($2, $3) order by "last_seen_at" desc, "id" desc limit $4 offset $5;
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status", "assignee_id" from "issues" where "project_id" = $1 and (last_seen_at, id) < ($2, $3) order by "last_seen_at" desc, "id" desc limit $4 offset $5;
 
 -- issues: one status, after a cursor
-select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 and "status" = $2 and (last_seen_at, id) < ($3, $4) order by "last_seen_at" desc, "id" desc limit $5 offset $6;
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status", "assignee_id" from "issues" where "project_id" = $1 and "status" = $2 and (last_seen_at, id) < ($3, $4) order by "last_seen_at" desc, "id" desc limit $5 offset $6;
 
 -- issues: one status
-select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = $1 and "status" = $2 order by "last_seen_at" desc, "id" desc limit $3 offset $4;
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status", "assignee_id" from "issues" where "project_id" = $1 and "status" = $2 order by "last_seen_at" desc, "id" desc limit $3 offset $4;
 
 -- issues: total of a period
 select count(*) as "n" from "issues" where "project_id" = $1 and "last_seen_at" >= $2 and "last_seen_at" < $3;

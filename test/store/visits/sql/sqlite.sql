@@ -56,16 +56,16 @@ select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and (started_at, id) > (?, ?) order by "started_at", "id" limit ?;
 
 -- issues: first page
-select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status", "assignee_id" from "issues" where "project_id" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
 -- issues: page after a cursor
-select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? and (last_seen_at, id) < (?, ?) order by "last_seen_at" desc, "id" desc limit ? offset ?;
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status", "assignee_id" from "issues" where "project_id" = ? and (last_seen_at, id) < (?, ?) order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
 -- issues: one status, after a cursor
-select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? and "status" = ? and (last_seen_at, id) < (?, ?) order by "last_seen_at" desc, "id" desc limit ? offset ?;
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status", "assignee_id" from "issues" where "project_id" = ? and "status" = ? and (last_seen_at, id) < (?, ?) order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
 -- issues: one status
-select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status" from "issues" where "project_id" = ? and "status" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
+select "id", "grouping_version", "type", "title", "culprit", "first_seen_at", "last_seen_at", "events", "sessions", "status", "assignee_id" from "issues" where "project_id" = ? and "status" = ? order by "last_seen_at" desc, "id" desc limit ? offset ?;
 
 -- issues: total of a period
 select count(*) as "n" from "issues" where "project_id" = ? and "last_seen_at" >= ? and "last_seen_at" < ?;
