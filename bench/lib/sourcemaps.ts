@@ -39,6 +39,8 @@ export async function ensureMapSessions(db: Kysely<Database>, progress: (line: s
   const result = await build({
     entryPoints: [path.join(ROOT, 'src', 'app.ts')], bundle: true, minify: true, sourcemap: 'external', write: false,
     outfile: path.join(ROOT, 'bench', 'data', 'app.js'), platform: 'node', format: 'esm', logLevel: 'silent',
+    // Native addons (better-sqlite3's, Argon2's) are not JavaScript: the bundle is never run, only its map is used.
+    loader: { '.node': 'empty' },
   })
   const mapFile = result.outputFiles.find((f) => f.path.endsWith('.map'))
   if (!mapFile) throw new Error('esbuild wrote no map')
