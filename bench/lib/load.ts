@@ -40,10 +40,13 @@ const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0)
 /** Drives HTTP load from this process with autocannon and returns the figures that matter. */
 export async function load(opts: LoadOptions): Promise<LoadResult> {
   const makeBody = opts.body
+  // autocannon stops only at the end of a sample: a run shorter than a second samples at its own length.
+  const sampleInt = Math.min(1000, opts.seconds * 1000)
   const result = await autocannon({
     url: opts.url,
     connections: opts.connections ?? 50,
     duration: opts.seconds,
+    sampleInt,
     method: opts.method ?? 'GET',
     headers: opts.headers,
     requests: [{
@@ -53,7 +56,7 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
   })
   return {
     requests: result.requests.total,
-    rps: result.requests.average,
+    rps: result.requests.average * 1000 / sampleInt,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
