@@ -17,7 +17,7 @@ import { firstRun } from './first-run.ts'
 import { changeStatus, STATUS_OF_ACTION } from './issues/service.ts'
 import { ensureOwner } from './accounts/service.ts'
 import { describeKeys, describeProject, describeUploadKey, withDsn } from './projects/format.ts'
-import { eraseVisitor } from './privacy/service.ts'
+import { eraseKind, eraseVisitor } from './privacy/service.ts'
 import { args, PROJECT_FIELDS, projectFields, required, UsageError } from './cli-options.ts'
 import { createResolver } from './sourcemaps/resolve.ts'
 import { sourceMapMapper } from './issues/index.ts'
@@ -235,10 +235,11 @@ async function runCommand(db: Kysely<Database>, config: Config, stores: Recordin
     const project = required(values, 'project')
     const given = (['user', 'session', 'ip'] as const).filter((name) => values[name] !== undefined)
     if (given.length !== 1) throw new UsageError(`erase takes exactly one of --user, --session and --ip (got ${given.length === 0 ? 'none' : given.map((g) => `--${g}`).join(' and ')})`)
-    const result = await eraseVisitor(db, stores, project, { userId: values.user, sessionId: values.session, ip: values.ip }, config.ipStorage, (n) => {
+    const body = { userId: values.user, sessionId: values.session, ip: values.ip }
+    const result = await eraseVisitor(db, stores, project, body, config.ipStorage, (n) => {
       if (n >= SWEEP_BATCH) note(`erased ${n} visits…`)
     })
-    await audit(db, CLI_ACTOR, 'erase', { projectId: project, detail: { by: given[0] === 'session' ? 'visit' : given[0] === 'ip' ? 'address' : 'user', visits: result.erased } })
+    await audit(db, CLI_ACTOR, 'erase', { projectId: project, detail: { by: eraseKind(body), visits: result.erased } })
     if (result.note !== null) note(result.note)
     print(values.json ? JSON.stringify(result) : `erased ${result.erased} visits from project ${project}, with their events and recordings`)
     return 0

@@ -6,6 +6,7 @@ import { AppError, notFound } from '../errors.ts'
 import { audit, CLI_ACTOR, type Actor } from '../audit/service.ts'
 import { forgetPerson } from '../issues/index.ts'
 import * as replayLinks from '../replay-links/store.ts'
+import { listProjects } from '../projects/service.ts'
 import { newId, sha256Hex } from '../util/ids.ts'
 import { DAY_MS, toIso } from '../util/time.ts'
 import { generatePassword, hashPassword } from './passwords.ts'
@@ -56,7 +57,7 @@ async function roles(db: Db, input: PersonInput): Promise<{ role: Role | null; p
   if (input.projects === undefined) return { role: input.role, projects: [] }
   if (input.role === 'owner') throw new AppError(400, 'invalid_body', 'owner is a role on every project: give it without projects.', 'role')
   if (input.projects.length === 0) throw new AppError(400, 'invalid_body', 'Name at least one project, or none for every project.', 'projects')
-  const known = new Set((await db.selectFrom('projects').select('id').where('id', 'in', [...input.projects]).execute()).map((p) => p.id))
+  const known = new Set((await listProjects(db)).map((p) => p.id))
   const unknown = input.projects.find((id) => !known.has(id))
   if (unknown !== undefined) throw notFound(`No project with id "${unknown}"`)
   return { role: null, projects: [...new Set(input.projects)].map((projectId) => ({ projectId, role: input.role })) }
@@ -199,7 +200,7 @@ export async function ensureOwner(db: Kysely<Database>, opts: { generate: boolea
     }
     // A first owner removed by hand from the database is made again, under a name of its own if `admin` is taken.
     const id = newId('u_', 12)
-    if (existing === undefined ? !(await claimOnce(trx, ADMIN_USER_KEY, id)) : false) return null
+    if (existing === undefined && !(await claimOnce(trx, ADMIN_USER_KEY, id))) return null
     if (existing !== undefined) await trx.updateTable('meta').set({ value: id }).where('key', '=', ADMIN_USER_KEY).execute()
     const login = await store.findUserByEmail(trx, ADMIN_LOGIN) ? `${ADMIN_LOGIN}-${id.slice(2, 8).toLowerCase()}` : ADMIN_LOGIN
     await store.insertUser(trx, { id, email: login, name: null, password_hash: hash, role: 'owner', created_at: now, last_sign_in_at: null, oidc_subject: null })

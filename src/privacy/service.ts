@@ -11,6 +11,10 @@ import type { EraseBody, EraseResult } from './schema.ts'
 
 const SELECTORS = ['sessionId', 'ip', 'userId'] as const
 
+/** How an erase named its visits, for the audit trail: never the value, which is what was erased. */
+export const eraseKind = (body: EraseBody): 'visit' | 'user' | 'address' =>
+  body.sessionId !== undefined ? 'visit' : body.userId !== undefined ? 'user' : 'address'
+
 /**
  * The visits an erase request names: exactly one selector, since "erase user A and IP B" is two requests that a
  * person confirms one by one. A typed IP address is written as the service stores one (canonicalIp).
