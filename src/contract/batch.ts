@@ -52,7 +52,7 @@ export const IngestEvent = Type.Object({
     minLength: 1, maxLength: 100, pattern: TOKEN,
     description: 'Client event id, unique within the session. Default: "<batchId>-<index>". A repeated id is a duplicate and is skipped.',
   })),
-  type: Type.String({ pattern: TYPE_PATTERN, description: 'ERROR, HTTP_ERROR, SLOW_REQUEST, NAVIGATION, CLICK, INPUT, USER_REPORT or a further upper-case type.' }),
+  type: Type.String({ pattern: TYPE_PATTERN, description: `${KNOWN_TYPES.join(', ')} or a further upper-case type.` }),
   createdAt: Type.Optional(Instant('When it happened on the visitor clock: epoch milliseconds or ISO 8601. Default: the time the batch arrived.')),
   ...inputFields(),
   // The SDK sends what the page used (fetch takes "post"); it is stored upper case.
@@ -60,7 +60,9 @@ export const IngestEvent = Type.Object({
 }, {
   $id: 'IngestEvent', title: 'IngestEvent', additionalProperties: false, allOf: typeRules,
   description: 'Required per known type — ERROR, CLICK, INPUT, USER_REPORT: message; HTTP_ERROR: url, method; '
-    + 'SLOW_REQUEST: url, durationMs; NAVIGATION: url. Unknown fields are dropped. Secrets in every text field are '
+    + 'SLOW_REQUEST: url, durationMs; NAVIGATION: url; RAGE_CLICK: selector, count; DEAD_CLICK: selector; WEB_VITAL: '
+    + 'name, value. RAGE_CLICK, DEAD_CLICK and WEB_VITAL without a message get a caption as message ("Rage click ×6 on '
+    + 'Pay now", "LCP 4.2 s (poor)"). Unknown fields are dropped. Secrets in every text field are '
     + 'masked on the server as well, as "***": secret JSON keys and query, fragment and form parameters (password, token, '
     + 'access_token, api_key, secret, code, sig, jwt, session, cookie, authorization, …), GraphQL arguments such as '
     + 'password: "…", Bearer and Basic credentials and a URL\'s password; Luhn-valid payment card numbers become '

@@ -3,7 +3,9 @@ import type { EventField } from './event.ts'
 export type { EventField, EventRecord, TextField } from './event.ts'
 
 /** The event types the spec names; their fields are validated. Other types matching TYPE_PATTERN are stored as sent. */
-export const KNOWN_TYPES = ['ERROR', 'HTTP_ERROR', 'SLOW_REQUEST', 'NAVIGATION', 'CLICK', 'INPUT', 'USER_REPORT'] as const
+export const KNOWN_TYPES = [
+  'ERROR', 'HTTP_ERROR', 'SLOW_REQUEST', 'NAVIGATION', 'CLICK', 'INPUT', 'USER_REPORT', 'RAGE_CLICK', 'DEAD_CLICK', 'WEB_VITAL',
+] as const
 export type KnownType = (typeof KNOWN_TYPES)[number]
 
 /** Upper-case words joined by underscores, e.g. CONSOLE_ERROR. */
@@ -23,6 +25,9 @@ export const REQUIRED_FIELDS: Readonly<Record<KnownType, readonly EventField[]>>
   CLICK: ['message'],
   INPUT: ['message'],
   USER_REPORT: ['message'],
+  RAGE_CLICK: ['selector', 'count'],
+  DEAD_CLICK: ['selector'],
+  WEB_VITAL: ['name', 'value'],
 }
 
 export const isKnownType = (type: string): type is KnownType => (KNOWN_TYPES as readonly string[]).includes(type)

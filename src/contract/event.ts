@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { MAX_DURATION_MS } from './limits.ts'
-import { Nullable } from '../util/schema.ts'
+import { MAX_DURATION_MS, MAX_CLICK_COUNT } from './limits.ts'
+import { VITAL_NAMES, VITAL_RATINGS } from '../../common/vitals.ts'
+import { Nullable, StringEnum } from '../util/schema.ts'
 import type { ResolvedFrame } from './frame.ts'
 
 /**
@@ -24,15 +25,40 @@ export const EVENT_FIELDS = {
     description: 'Grouping key chosen by the page (Sessionwatch.captureError(error, { fingerprint })): ERROR and HTTP_ERROR '
       + 'events with the same one form one issue, whatever their message and stack.',
   }),
+  selector: Type.String({ description: 'RAGE_CLICK and DEAD_CLICK: a short CSS selector of the clicked element.' }),
+  text: Type.String({ description: 'RAGE_CLICK and DEAD_CLICK: the clicked element\'s visible text.' }),
+  count: Type.Integer({ minimum: 1, maximum: MAX_CLICK_COUNT, description: 'RAGE_CLICK: the clicks on the element in the burst.' }),
+  name: StringEnum(VITAL_NAMES, { description: 'WEB_VITAL: the metric.' }),
+  value: Type.Number({
+    minimum: 0, maximum: MAX_DURATION_MS,
+    description: 'WEB_VITAL: the metric\'s value, in milliseconds (CLS: the unitless layout shift score).',
+  }),
+  rating: StringEnum(VITAL_RATINGS, {
+    description: 'WEB_VITAL: web.dev\'s rating of the value, computed by the service from `name` and `value` (a sent rating is replaced).',
+  }),
+  element: Type.String({
+    description: 'WEB_VITAL: the element the metric names, as a CSS selector: LCP\'s largest element, INP\'s interaction target, CLS\'s largest shift source.',
+  }),
 }
 type Fields = typeof EVENT_FIELDS
 export type EventField = keyof Fields
 const EVENT_FIELD_NAMES = Object.keys(EVENT_FIELDS) as EventField[]
-/** The fields holding text, which are bounded (TEXT_LIMITS) and scrubbed. */
-export type TextField = { [K in EventField]: Static<Fields[K]> extends string ? K : never }[EventField]
+/** The fields holding free text, which are bounded (TEXT_LIMITS) and scrubbed; `name` and `rating` are enumerations. */
+export type TextField = Exclude<{ [K in EventField]: Static<Fields[K]> extends string ? K : never }[EventField], 'name' | 'rating'>
 
-/** The fields the API leaves out when they do not apply (the spec types them string); the others are null then. */
-const ABSENT_WHEN_EMPTY = ['url', 'method'] as const
+/**
+ * The fields of the three frustration and vitals types, which no other type has: stored together in the events
+ * table's `detail` column.
+ */
+export const DETAIL_FIELDS = ['selector', 'text', 'count', 'name', 'value', 'rating', 'element'] as const satisfies readonly EventField[]
+export type DetailField = (typeof DETAIL_FIELDS)[number]
+export type EventDetail = { [K in DetailField]?: Static<Fields[K]> }
+
+/**
+ * The fields the API leaves out when they do not apply (the spec types url and method string, and the detail fields
+ * belong to a few types); the others are null then.
+ */
+const ABSENT_WHEN_EMPTY = ['url', 'method', ...DETAIL_FIELDS] as const
 type AbsentField = (typeof ABSENT_WHEN_EMPTY)[number]
 
 /**
@@ -41,8 +67,12 @@ type AbsentField = (typeof ABSENT_WHEN_EMPTY)[number]
  * ingest API sends them; absent for every other event.
  */
 export interface SdkFrames { frames?: readonly ResolvedFrame[] | null }
-/** An event as stored and served inside the service: times in epoch ms, absent values null. */
-export type EventRecord = { id: string; type: string; createdAt: number } & { [K in EventField]: Static<Fields[K]> | null } & SdkFrames
+/**
+ * An event as stored and served inside the service: times in epoch ms, absent values null, and the detail fields
+ * (DETAIL_FIELDS) apart, present only on the types that have them.
+ */
+export type EventRecord = { id: string; type: string; createdAt: number }
+  & { [K in Exclude<EventField, DetailField>]: Static<Fields[K]> | null } & SdkFrames & { detail?: EventDetail | null }
 /** An event as a client sent it (ingest, import), once its id and time are settled: any field may be missing. */
 export type EventInput = { id: string; type: string; createdAt: number } & { [K in EventField]?: Static<Fields[K]> | null } & SdkFrames
 

@@ -1,4 +1,5 @@
 /** This module's limits; README and docs state them (test/unit/limits.test.ts). */
+import type { TextField } from './event.ts'
 
 /** Longest session id a path may carry: none is longer, so a longer one is a 404 without a lookup. */
 export const MAX_SESSION_ID_LENGTH = 200
@@ -22,7 +23,7 @@ export const MAX_USER_AGENT_LENGTH = 1024
  * Longest stored value of each text field, in characters. Longer values are cut and end with
  * "…[truncated N chars]", so nothing is silently shortened and a batch is never refused for one long stack.
  */
-export const TEXT_LIMITS: Readonly<Record<'url' | 'method' | 'message' | 'stack' | 'reqBody' | 'resBody' | 'fingerprint', number>> = {
+export const TEXT_LIMITS: Readonly<Record<TextField, number>> = {
   url: 4096,
   method: 16,
   message: 8192,
@@ -30,7 +31,12 @@ export const TEXT_LIMITS: Readonly<Record<'url' | 'method' | 'message' | 'stack'
   reqBody: 65_536,
   resBody: 65_536,
   fingerprint: 256,
+  selector: 256,
+  text: 80,
+  element: 256,
 }
+/** Most clicks one RAGE_CLICK may count: no hand clicks more within its window. */
+export const MAX_CLICK_COUNT = 10_000
 /**
  * Most bytes one recording chunk (or Sentry replay segment) may inflate to, and the most plain JSON a chunk may be.
  * The recorder benchmark's heavy page (19,200 elements, 200 changes every 50 ms) records 5.4–6.0 MiB of JSON per

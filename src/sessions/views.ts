@@ -1,5 +1,5 @@
 import { toIso } from '../util/time.ts'
-import type { EventView, ResolvedFrame, SessionDetailView, SessionView } from '../contract/index.ts'
+import type { EventDetail, EventView, ResolvedFrame, SessionDetailView, SessionView } from '../contract/index.ts'
 import { factsOf, type EventRow, type SessionListRow } from '../visits/index.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 
@@ -38,6 +38,7 @@ export function toEventFields(row: EventRow): EventFields {
   }
   if (row.url !== null) view.url = row.url
   if (row.method !== null) view.method = row.method
+  if (row.detail !== null) Object.assign(view, JSON.parse(row.detail) as EventDetail)
   return view
 }
 

@@ -30,8 +30,12 @@ export type ErrorBody = Static<typeof ErrorBody>
  * meaning (and OpenAPI 3.1 form), but fast-json-stringify serializes a type array directly, while
  * for `anyOf` it validates every value against each branch first — 6 validations per event.
  */
-export const Nullable = <T extends Type.TSchema & { type: string }>(schema: T) =>
-  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })
+export const Nullable = <T extends Type.TSchema & { type: string; enum?: readonly unknown[] }>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'], ...(schema.enum && { enum: [...schema.enum, null] }) })
+
+/** A string that is one of `values`, typed as their union: one `enum`, whose 400 lists what is allowed. */
+export const StringEnum = <const V extends readonly string[]>(values: V, options: { description?: string } = {}) =>
+  Type.Unsafe<V[number]>({ type: 'string', enum: [...values], ...options }) as Type.TUnsafe<V[number]> & { type: 'string'; enum: V }
 
 /**
  * A `$ref` to a schema registered by $id (app.addSchema), typed as that schema: the OpenAPI document

@@ -76,6 +76,8 @@ export interface EventTable {
   fingerprint: string | null
   /** JSON array of the frames a server Sentry SDK sent (contract SdkFrames), or null: read in place of parsing `stack`. */
   frames: string | null
+  /** JSON object of a RAGE_CLICK's, DEAD_CLICK's or WEB_VITAL's own fields (contract EventDetail); null for other types. */
+  detail: string | null
   /** The issue an ERROR or HTTP_ERROR event was grouped into; null for other types. */
   issue_id: string | null
 }
@@ -138,6 +140,6 @@ export type SessionListRow = Pick<Selectable<SessionTable>, (typeof sessionColum
 
 export const eventColumns = [
   'seq', 'id', 'type', 'created_at', 'url', 'method', 'message', 'stack', 'status_code', 'duration_ms', 'req_body', 'res_body',
-  'fingerprint', 'issue_id', 'frames',
+  'fingerprint', 'issue_id', 'frames', 'detail',
 ] as const satisfies readonly (keyof EventTable)[]
 export type EventRow = Pick<Selectable<EventTable>, (typeof eventColumns)[number]>

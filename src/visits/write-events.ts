@@ -11,7 +11,7 @@ import { countTypes, type EventRecord } from '../contract/index.ts'
 import type { IssueDeltas, IssueTarget } from '../issues/index.ts'
 import type { EventTable } from './tables.ts'
 
-/** Rows per INSERT, largest first: well under both engines' bound-parameter limits (17 columns each), and few sizes,
+/** Rows per INSERT, largest first: well under both engines' bound-parameter limits (18 columns each), and few sizes,
  * so that SQLite's statement cache (src/db/sqlite/dialect.ts) keeps each prepared whatever the group's row count. */
 const INSERT_SIZES = [500, 100, 20, 5, 1] as const
 
@@ -19,7 +19,7 @@ const INSERT_SIZES = [500, 100, 20, 5, 1] as const
 const EVENT_TYPES = {
   project_id: 'text', session_id: 'text', id: 'text', seq: 'integer', type: 'text', created_at: 'bigint', url: 'text', method: 'text',
   message: 'text', stack: 'text', status_code: 'integer', duration_ms: 'double precision', req_body: 'text', res_body: 'text',
-  fingerprint: 'text', issue_id: 'text', frames: 'text',
+  fingerprint: 'text', issue_id: 'text', frames: 'text', detail: 'text',
 } as const satisfies Record<keyof EventTable, string>
 const EVENT_COLUMNS = Object.keys(EVENT_TYPES) as (keyof EventTable)[]
 
@@ -29,6 +29,7 @@ function toRow(projectId: string, sessionId: string, seq: number, e: EventRecord
     url: e.url, method: e.method, message: e.message, stack: e.stack, status_code: e.statusCode,
     duration_ms: e.durationMs, req_body: e.reqBody, res_body: e.resBody, fingerprint: e.fingerprint, issue_id: issueId,
     frames: e.frames == null ? null : JSON.stringify(e.frames),
+    detail: e.detail == null ? null : JSON.stringify(e.detail),
   }
 }
 
@@ -42,7 +43,7 @@ const ARRAY_INSERT_TEXT_CHARS = 131_072
 
 const textChars = (row: EventTable | undefined): number => row === undefined ? 0
   : (row.url?.length ?? 0) + (row.message?.length ?? 0) + (row.stack?.length ?? 0) + (row.req_body?.length ?? 0) + (row.res_body?.length ?? 0)
-    + (row.frames?.length ?? 0)
+    + (row.frames?.length ?? 0) + (row.detail?.length ?? 0)
 
 /**
  * Inserts rows, skipping ids already stored; returns how many were new. On PostgreSQL one statement of a column's

@@ -24,6 +24,7 @@ import { releaseHealth } from './0021_release_health.ts'
 import { eventFrames } from './0022_event_frames.ts'
 import { recordingStores } from './0023_recording_stores.ts'
 import { accounts } from './0024_accounts.ts'
+import { pages } from './0025_pages.ts'
 
 /**
  * The migrations, applied in key order on every start. Each is frozen once shipped: it imports nothing of the
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, (target: Target) => Migration> = {
   '0022_event_frames': eventFrames,
   '0023_recording_stores': recordingStores,
   '0024_accounts': accounts,
+  '0025_pages': pages,
 }
 
 export function migrationProvider(engine: Engine): MigrationProvider {

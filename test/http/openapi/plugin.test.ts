@@ -61,7 +61,8 @@ describe('OpenAPI document', () => {
     assert.equal(doc.components.securitySchemes.apiKeyHeader?.name, 'X-Api-Key')
     assert.deepEqual(doc.components.schemas.ApiError?.required?.sort(), ['code', 'error', 'message', 'statusCode'])
     assert.deepEqual(Object.keys(doc.components.schemas.SessionEvent?.properties ?? {}),
-      ['id', 'type', 'createdAt', 'url', 'method', 'message', 'stack', 'statusCode', 'durationMs', 'reqBody', 'resBody', 'fingerprint', 'issueId', 'frames'])
+      ['id', 'type', 'createdAt', 'url', 'method', 'message', 'stack', 'statusCode', 'durationMs', 'reqBody', 'resBody', 'fingerprint',
+        'selector', 'text', 'count', 'name', 'value', 'rating', 'element', 'issueId', 'frames'])
     assert.deepEqual(Object.keys(doc.components.schemas.Recording?.properties ?? {}), ['available', 'chunks'])
     for (const phrase of ['lastSeenAt descending, then id descending', 'Retention', 'WWW-Authenticate', 'never clamped', 'ERROR and HTTP_ERROR']) {
       assert.ok(doc.info.description.includes(phrase), phrase)
