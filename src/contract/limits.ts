@@ -1,5 +1,4 @@
 /** This module's limits; README and docs state them (test/unit/limits.test.ts). */
-import type { TextField } from './event.ts'
 
 /** Longest session id a path may carry: none is longer, so a longer one is a 404 without a lookup. */
 export const MAX_SESSION_ID_LENGTH = 200
@@ -23,7 +22,9 @@ export const MAX_USER_AGENT_LENGTH = 1024
  * Longest stored value of each text field, in characters. Longer values are cut and end with
  * "…[truncated N chars]", so nothing is silently shortened and a batch is never refused for one long stack.
  */
-export const TEXT_LIMITS: Readonly<Record<TextField, number>> = {
+export const TEXT_LIMITS: Readonly<Record<
+  'url' | 'method' | 'message' | 'stack' | 'reqBody' | 'resBody' | 'fingerprint' | 'selector' | 'text' | 'element', number
+>> = {
   url: 4096,
   method: 16,
   message: 8192,
