@@ -13,6 +13,7 @@ import type { RecorderHost, RecorderStats, Recording } from './recorder.ts'
 import { markTriggered, planOf, PLAN_KEY } from './sampling.ts'
 import { makeTransport } from './transport.ts'
 import type { Traits, VisitorFields } from './visitor.ts'
+import { holdVitals, type VitalsHost } from './vitals-hold.ts'
 
 export type { GroupOptions, NetworkBodies, Traits }
 
@@ -55,11 +56,16 @@ export interface Options extends Partial<CaptureOptions>, ApiOptions {
   rageClicks?: { count?: number; windowMs?: number } | false
   /** DEAD_CLICK: a click on a link or button followed by no DOM change, navigation or request within `windowMs` (default 2500); false: none. */
   deadClicks?: { windowMs?: number } | false
+  /** WEB_VITAL events (LCP, INP, CLS, FCP, TTFB), measured by a chunk loaded from `vitalsUrl` at start (default true). */
+  vitals?: boolean
+  /** Default: `<endpoint>/sdk/vitals.js`. */
+  vitalsUrl?: string
 }
 
 /** The SDK's lazily loaded chunks, as they define themselves on window. */
 interface Chunks {
   SessionwatchRecorder?: { start(h: RecorderHost): Recording | null; modes?: readonly string[] }
+  SessionwatchVitals?: { start(h: VitalsHost): void }
 }
 const chunks = window as Chunks
 
@@ -72,7 +78,10 @@ function load(src: string, onload: () => void): HTMLScriptElement {
   return document.head.appendChild(script)
 }
 
-/** Rage and dead clicks (clicks.ts), each on unless its option is false; a rage burst joins the hidden page's last batch. */
+/**
+ * Rage and dead clicks (clicks.ts) and Core Web Vitals (the vitals chunk), each on unless its option is false. What
+ * they hold for the page's end (a rage burst, the vitals) joins the hidden page's last batch.
+ */
 function startSignals(o: Options & { endpoint: string }, core: Core): ClickSignals {
   const rage = o.rageClicks !== false && { count: DEFAULT_RAGE_CLICK_COUNT, windowMs: DEFAULT_RAGE_CLICK_WINDOW_MS, ...o.rageClicks }
   const dead = o.deadClicks !== false && { windowMs: DEFAULT_DEAD_CLICK_WINDOW_MS, ...o.deadClicks }
@@ -85,6 +94,14 @@ function startSignals(o: Options & { endpoint: string }, core: Core): ClickSigna
     watch: (seen) => pageWatch(guard(seen)),
   })
   core.beforeHide(guard(signals.hide))
+  if (o.vitals !== false) {
+    const vitals = holdVitals(core.record, () => location.href)
+    core.beforeHide(guard(vitals.release))
+    addEventListener('pageshow', guard((e: PageTransitionEvent) => { if (e.persisted) vitals.restore() }))
+    const begin = guard(() => { chunks.SessionwatchVitals?.start({ report: guard(vitals.report) }) })
+    if (chunks.SessionwatchVitals) begin()
+    else load(o.vitalsUrl ?? `${o.endpoint.replace(/\/+$/, '')}/sdk/vitals.js`, begin)
+  }
   return signals
 }
 
