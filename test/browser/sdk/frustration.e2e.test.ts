@@ -73,11 +73,13 @@ describe('rage and dead clicks, end to end in Chromium', () => {
     await page.waitForURL(`${base}/next`)
     await page.close({ runBeforeUnload: true })
 
-    const events = await eventually(async () => {
-      const id = json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions')).sessions[0]?.id
-      const list = id === undefined ? [] : json<{ events: Event[] }>(await t.get(`/api/v1/sessions/${id}`)).events
-      return list.some((e) => e.type === 'NAVIGATION' && e.url === `${base}/next`) ? list : null
-    }, 'the visit, up to its second page')
+    const id = await eventually(async () => json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions')).sessions[0]?.id, 'the visit')
+    const read = async () => json<{ events: Event[] }>(await t.get(`/api/v1/sessions/${id}`)).events
+    // The first page's last batch leaves as the link is followed, with the link's CLICK.
+    await eventually(async () => ((await read()).some((e) => e.type === 'CLICK' && e.message?.startsWith('a#next')) || null), 'the first page\'s events')
+    // The rule is that nothing more arrives: a late report would have within this.
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS))
+    const events = await read()
     const signals = events.filter((e) => e.type === 'RAGE_CLICK' || e.type === 'DEAD_CLICK')
       .map((e) => [e.type, e.selector, e.text, e.count ?? null, e.url, e.message])
     assert.deepEqual(signals, [
