@@ -46,7 +46,8 @@ type Emit = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => void
 export function makeClickSignals(o: ClickSignalOptions, emit: Emit, env: ClickEnv) {
   let left = MAX_CLICK_SIGNALS_PER_PAGE
   const send = (type: string, c: Click, count?: number) => {
-    // Cut to the service's limits, which would refuse the whole batch: ids and class names can be of any length.
+    // Within the service's limits: it would refuse the whole batch for a larger count, and cut a longer selector (ids
+    // and class names can be of any length) with a marker.
     if (left-- > 0) emit({ type, url: c.url, selector: c.selector.slice(0, MAX_SELECTOR_LENGTH), text: c.text || undefined, count: count && Math.min(count, MAX_CLICK_COUNT) })
   }
 
