@@ -9,7 +9,10 @@
  * worktree of `--against`, "main", each running its own service), medians printed side by side. Per visit: the
  * main thread's script time (CDP Performance metrics: the page's own and the SDK's), total blocking time and long
  * tasks (> 50 ms), the heavy page's own update loop's worst lateness, JS heap after a forced GC, bytes the page sent
- * to the service, the synchronous time of `pagehide` handlers, and the bytes of /sdk.js and the recorder downloaded.
+ * to the service, the synchronous time of `pagehide` handlers, and the bytes of /sdk.js and its chunks downloaded.
+ * Visitors click on every page (bench/lib/recorder-pages.ts' act), so the rage- and dead-click detectors run; the
+ * `no-signals` variant (this checkout only) turns them and Core Web Vitals off, and its difference from `record: false`
+ * is what they cost, printed under each page as script time and long tasks.
  * `record: 'onError'` is a further variant (this checkout only), a visit without an error: what holding costs. Then an
  * error workload (bench/lib/recorder-errors.ts): `--error-visits` short article visits, one in twenty with an error,
  * recorded whole and held until an error, and the recording bytes the service stored of each (`--error-visits 0`
@@ -27,7 +30,9 @@ import { CHROMIUM_ARGS } from '../test/helpers/browser.ts'
 import { build } from 'esbuild'
 import { rrwebPatch } from '../src/assets/rrweb-patch.ts'
 import { ERROR_EVERY, errorWorkload, type ErrorWorkloadResult } from './lib/recorder-errors.ts'
-import { BRANCH_ONLY, PAGES, RRWEB_ALONE_PATH, snippet, VARIANTS, type PageName, type Variant } from './lib/recorder-pages.ts'
+import { act, BRANCH_ONLY, PAGES, RRWEB_ALONE_PATH, snippet, VARIANTS, type PageName, type Variant } from './lib/recorder-pages.ts'
+import { buildSdk } from '../src/assets/bundle.ts'
+import { gzipSize } from '../src/assets/budgets.ts'
 import { ROOT, startService, type RunningService } from './lib/service.ts'
 import { compareTrees, type Tree as BaseTree } from './lib/trees.ts'
 
@@ -86,9 +91,6 @@ interface Sample {
   pagehideMs: number; sdkKB: number; replayPct: number | null; elements: number
 }
 
-/** Clicks on the heavy page's Act button while it runs: the page notes each click's delay to its handler. */
-const CLICKS = 6
-
 /**
  * The share of the heavy page's update ticks that the service holds in the visit's recording (polled for up to 10 s
  * while the page stays open, so chunks still uploading arrive): every update replayed is 100 %.
@@ -125,23 +127,7 @@ async function visit(browser: Browser, site: string, tree: Tree, page: PageName,
   await cdp.send('Performance.enable')
   const marker = `visit${Math.random().toString(36).slice(2, 12)}`
   await tab.goto(`${site}/${page}?variant=${variant}&tree=${encodeURIComponent(tree.name)}&${marker}`, { waitUntil: 'load' })
-  if (page === 'heavy') {
-    for (let i = 0; i < CLICKS; i++) {
-      await tab.waitForTimeout((HEAVY_SECONDS * 1000) / CLICKS)
-      await tab.click('#act', { timeout: 5000 }).catch(() => undefined)
-    }
-  }
-  else if (page === 'form') {
-    await tab.waitForTimeout(1000)
-    await tab.fill('#name', 'Ann Example')
-    for (const [field, text] of [['#email', 'ann@example.com'], ['#password', 'hunter2-secret'], ['#card', '4111 1111 1111 1111'],
-      ['#address', '1 Main Street, Springfield']] as const) await tab.locator(field).pressSequentially(text, { delay: 20 })
-    await tab.waitForTimeout(2000)
-  } else {
-    await tab.waitForTimeout(1500)
-    await tab.mouse.wheel(0, 4000)
-    await tab.waitForTimeout(2500)
-  }
+  await act(tab, page, HEAVY_SECONDS)
   const metrics = (await cdp.send('Performance.getMetrics')).metrics
   const metric = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0
   const probe = await tab.evaluate<{ longTasks: number[]; drift: number | null; delays: number[] | null; elements: number }>(
@@ -178,7 +164,7 @@ const median = (xs: number[]) => {
 const ROWS: [keyof Sample, string, number][] = [
   ['scriptMs', 'main-thread script, ms', 0], ['tbtMs', 'total blocking time, ms', 0], ['longTasks', 'long tasks > 50 ms', 0],
   ['driftMs', 'page update loop, worst drift, ms', 0], ['inputDelayMs', 'click to handler, median ms', 1], ['heapMB', 'JS heap after GC, MB', 1],
-  ['sentKB', 'bytes sent, KB', 1], ['pagehideMs', 'pagehide handlers, sync ms', 1], ['sdkKB', '/sdk.js + recorder downloaded, KB', 1],
+  ['sentKB', 'bytes sent, KB', 1], ['pagehideMs', 'pagehide handlers, sync ms', 1], ['sdkKB', '/sdk.js and chunks downloaded, KB', 1],
   ['replayPct', 'update ticks in the stored replay, %', 1],
 ]
 /** Rows measured on the heavy page only. */
@@ -220,6 +206,9 @@ async function main(): Promise<void> {
       ;({ ingestKey: tree.ingestKey, apiKey: tree.apiKey } = JSON.parse(created) as { ingestKey: string; apiKey: string })
     }
     console.log(`recorder bench: ${PAGE_NAMES.join(', ')}; ${VISITS} visits per variant and tree, alternated; heavy page ${HEAVY_SECONDS} s`)
+    const built = await buildSdk()
+    const size = (text: string) => `${gzipSize(text).toLocaleString('en-US')} B`
+    console.log(`this checkout's scripts, gzipped: sdk.js ${size(built.script)}, vitals.js ${size(built.vitals)}, recorder.js ${size(built.recorder)}`)
     for (const page of PAGE_NAMES) {
       for (let i = 0; i < VISITS; i++) {
         for (const tree of compared) {
@@ -269,7 +258,20 @@ function printPage(page: PageName, byTree: Record<string, Record<string, Sample[
     const held = variants['on-error'] ? `, record: 'onError' without an error ${(script('on-error') / Math.max(1, script('none'))).toFixed(2)}×` : ''
     console.log(`${tree}: script with the recorder ${(script('recorder') / Math.max(1, script('none'))).toFixed(2)}× the page without the SDK`
       + ` (record: false ${(script('no-recorder') / Math.max(1, script('none'))).toFixed(2)}×${alone}${held})`)
+    if (variants['no-signals']) console.log(signalsLine(variants['no-signals'], variants['no-recorder'] ?? []))
   }
+}
+
+/**
+ * What rage and dead clicks and Core Web Vitals cost the page: the script time of `record: false` with them on
+ * against `no-signals`, as a share of the visit's script time and of the SDK's, and the long tasks of each.
+ */
+function signalsLine(off: Sample[], on: Sample[]): string {
+  const script = (s: Sample[]) => median(s.map((x) => x.scriptMs))
+  const tasks = (s: Sample[]) => median(s.map((x) => x.longTasks))
+  const extra = script(on) - script(off)
+  return `  rage/dead clicks and vitals: ${extra >= 0 ? '+' : ''}${extra.toFixed(1)} ms script (${((100 * extra) / Math.max(1, script(on))).toFixed(1)} % of the visit's script time), `
+    + `long tasks ${tasks(on)} with them, ${tasks(off)} without`
 }
 
 /** The error workload on this checkout, whole and held, and its section of the output. */

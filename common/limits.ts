@@ -72,6 +72,22 @@ export const RECORD_BUFFER_MAX_BYTES = 4_194_304 // 4 MiB
 /** Default of RECORDING_MAX_CHUNK_BYTES: the largest compressed chunk kept (and the SDK's recordMaxChunkBytes). */
 export const DEFAULT_MAX_CHUNK_BYTES = 524_288 // 512 KiB
 
+// --- Frustration signals (the SDK's RAGE_CLICK and DEAD_CLICK; docs/sdk.md compares them with other tools') ---
+
+/** A rage click: at least DEFAULT_RAGE_CLICK_COUNT clicks on one element within DEFAULT_RAGE_CLICK_WINDOW_MS (init option rageClicks). */
+export const DEFAULT_RAGE_CLICK_COUNT = 3
+export const DEFAULT_RAGE_CLICK_WINDOW_MS = 1000
+/** A dead click: no DOM change, navigation or request within this after the click (init option deadClicks). */
+export const DEFAULT_DEAD_CLICK_WINDOW_MS = 2500
+/** RAGE_CLICK and DEAD_CLICK events one page view sends at most: a page clicked in a loop must not flood its visit. */
+export const MAX_CLICK_SIGNALS_PER_PAGE = 50
+/**
+ * Longest `selector` (RAGE_CLICK, DEAD_CLICK) and `element` (WEB_VITAL) the SDK sends: the service's TEXT_LIMITS for
+ * them, here as literals so that the SDK's bundle carries two numbers, not the service's table.
+ */
+export const MAX_SELECTOR_LENGTH = 256
+export const MAX_ELEMENT_LENGTH = 256
+
 // --- Fair use of ingest (rate limits, quotas, the writer's queues) ---
 
 /** Largest INGEST_RATE_LIMIT, and largest rate limit of a project. */

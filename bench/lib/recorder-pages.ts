@@ -2,6 +2,8 @@
  * The pages the recorder benchmark visits, served from an origin other than the service's (as a customer's site
  * is): a typical article, a heavy app that mutates all the time, and a form. `sdk` is the snippet (or nothing).
  */
+import type { Page } from 'playwright-core'
+
 export type PageName = 'article' | 'heavy' | 'form'
 
 const shell = (title: string, body: string, sdk: string, script = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -81,13 +83,17 @@ export const PAGES: Record<PageName, (sdk: string) => string> = { article, heavy
 
 /**
  * Without the SDK; rrweb alone, with the recorder's options and events thrown away (what rrweb itself costs, the
- * floor under the recorder's figures; measured on this checkout only); the SDK without and with the recorder; and
- * with `record: 'onError'`, holding the recording of a visit without an error (this checkout only).
+ * floor under the recorder's figures; measured on this checkout only); the SDK without the recorder and, further,
+ * without rage and dead clicks and Core Web Vitals (`no-signals`: what those cost is the difference; this checkout
+ * only); the SDK with the recorder; and with `record: 'onError'`, holding the recording of a visit without an error
+ * (this checkout only).
  */
-export type Variant = 'none' | 'rrweb' | 'no-recorder' | 'recorder' | 'on-error'
-export const VARIANTS: readonly Variant[] = ['none', 'rrweb', 'no-recorder', 'recorder', 'on-error']
+export type Variant = 'none' | 'rrweb' | 'no-signals' | 'no-recorder' | 'recorder' | 'on-error'
+export const VARIANTS: readonly Variant[] = ['none', 'rrweb', 'no-signals', 'no-recorder', 'recorder', 'on-error']
 /** The variants measured on this checkout only: the tree compared with has no such thing. */
-export const BRANCH_ONLY: ReadonlySet<Variant> = new Set(['rrweb', 'on-error'])
+export const BRANCH_ONLY: ReadonlySet<Variant> = new Set(['rrweb', 'no-signals', 'on-error'])
+/** The init options that turn rage and dead clicks and Core Web Vitals off. */
+const NO_SIGNALS = { rageClicks: false, deadClicks: false, vitals: false }
 /** Where the page loads rrweb alone from (its own origin: the bench site serves it). */
 export const RRWEB_ALONE_PATH = '/rrweb-alone.js'
 
@@ -96,5 +102,40 @@ export function snippet(variant: Variant, endpoint: string, ingestKey: string, o
   if (variant === 'none') return ''
   if (variant === 'rrweb') return `<script src="${RRWEB_ALONE_PATH}"></script>`
   const record = variant === 'recorder' ? true : variant === 'on-error' ? 'onError' : false
-  return `<script src="${endpoint}/sdk.js"></script><script>Sessionwatch.init(${JSON.stringify({ ingestKey, endpoint, record, ...options })})</script>`
+  const signals = variant === 'no-signals' ? NO_SIGNALS : {}
+  return `<script src="${endpoint}/sdk.js"></script><script>Sessionwatch.init(${JSON.stringify({ ingestKey, endpoint, record, ...signals, ...options })})</script>`
+}
+
+/** Clicks on the heavy page's Act button while it runs, spread over the visit: the page notes each click's delay to its handler. */
+const CLICKS = 6
+
+/**
+ * What a visitor does on each page, clicks included, so that the rage- and dead-click detectors run: the article's
+ * reader follows a few section links (one twice) and triple-clicks a heading to select it; the heavy page's user
+ * clicks Act through the visit, then four times at once (a rage click); the form's user fills it and clicks Pay,
+ * which does nothing (a dead click), then three times at once.
+ */
+export async function act(tab: Page, page: PageName, heavySeconds: number): Promise<void> {
+  if (page === 'heavy') {
+    for (let i = 0; i < CLICKS; i++) {
+      await tab.waitForTimeout((heavySeconds * 1000) / CLICKS)
+      await tab.click('#act', { timeout: 5000 }).catch(() => undefined)
+    }
+    await tab.click('#act', { clickCount: 4, timeout: 5000 }).catch(() => undefined)
+  } else if (page === 'form') {
+    await tab.waitForTimeout(1000)
+    await tab.fill('#name', 'Ann Example')
+    for (const [field, text] of [['#email', 'ann@example.com'], ['#password', 'hunter2-secret'], ['#card', '4111 1111 1111 1111'],
+      ['#address', '1 Main Street, Springfield']] as const) await tab.locator(field).pressSequentially(text, { delay: 20 })
+    await tab.click('#pay')
+    await tab.waitForTimeout(1000)
+    await tab.click('#pay', { clickCount: 3 })
+    await tab.waitForTimeout(2000)
+  } else {
+    await tab.waitForTimeout(1500)
+    for (const section of [2, 5, 5]) await tab.click(`nav a[href="#s${section}"]`)
+    await tab.click('h1', { clickCount: 3 })
+    await tab.mouse.wheel(0, 4000)
+    await tab.waitForTimeout(2500)
+  }
 }

@@ -1,3 +1,4 @@
+import type { ClickSignals } from './clicks.ts'
 import { selectorOf, shortText } from './dom.ts'
 import { errorEvent } from './errors.ts'
 import { inputMasked, requestEvent, type RequestOptions } from './privacy.ts'
@@ -16,8 +17,16 @@ export interface Capture extends CaptureOptions, RequestOptions {}
 type Emit = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => void
 type Guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void
 
+/**
+ * What a click lands on: the nearest link, button, field or element with onclick, else the element itself. Those
+ * but fields should visibly act on a click: dead clicks are looked for on them only.
+ */
+const CLICKABLE = 'a,button,input,select,textarea,summary,[role=button],[onclick]'
+/** Form fields, where repeated clicks select text and nothing need change: neither rage nor dead clicks. */
+const FIELD = 'label,select,textarea,[contenteditable],input:not([type=button],[type=submit],[type=reset],[type=image])'
+
 /** Installs every listener and wrapper; each one runs under `guard`, so nothing the SDK does can throw into the page. */
-export function installCapture(opts: Capture, emit: Emit, guard: Guard, isOwn: (url: string) => boolean): void {
+export function installCapture(opts: Capture, emit: Emit, guard: Guard, isOwn: (url: string) => boolean, signals: Omit<ClickSignals, 'hide'>): void {
   const w = window
   const network = (url: string, method: string, status: number | null, started: number, reqBody: unknown, resBody: string | null) => {
     const event = requestEvent(opts, url, method, status, Math.round(performance.now() - started), reqBody, resBody)
@@ -48,6 +57,7 @@ export function installCapture(opts: Capture, emit: Emit, guard: Guard, isOwn: (
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
     const started = performance.now()
     if (isOwn(url)) return nativeFetch(input, init)
+    guard(signals.activity)()
     try {
       const res = await nativeFetch(input, init)
       // A body that will not be kept is not even read.
@@ -74,6 +84,7 @@ export function installCapture(opts: Capture, emit: Emit, guard: Guard, isOwn: (
   proto.send = function (this: XMLHttpRequest, body?: Document | XMLHttpRequestBodyInit | null) {
     const m = meta.get(this)
     if (m && !isOwn(m.url)) {
+      guard(signals.activity)()
       const started = performance.now()
       this.addEventListener('loadend', guard(() => {
         const res = this.responseType === '' || this.responseType === 'text' ? this.responseText : null
@@ -96,6 +107,7 @@ export function installCapture(opts: Capture, emit: Emit, guard: Guard, isOwn: (
 
   let lastUrl = ''
   const navigated = guard(() => {
+    signals.activity()
     if (location.href !== lastUrl) emit({ type: 'NAVIGATION', url: (lastUrl = location.href) })
   })
   for (const name of ['pushState', 'replaceState'] as const) {
@@ -109,11 +121,27 @@ export function installCapture(opts: Capture, emit: Emit, guard: Guard, isOwn: (
   w.addEventListener('hashchange', navigated)
   navigated()
 
+  const clicked = (e: Event) => (e.target instanceof Element ? e.target.closest(CLICKABLE) ?? e.target : null)
+  document.addEventListener('pointerdown', guard((e: PointerEvent) => {
+    const el = clicked(e)
+    if (el && e.isTrusted && !el.closest(FIELD)) signals.press(el, el.matches(CLICKABLE))
+  }), true)
   document.addEventListener('click', guard((e: MouseEvent) => {
-    const el = (e.target as Element | null)?.closest('a,button,input,select,textarea,[role=button],[onclick]') ?? (e.target as Element | null)
+    const el = clicked(e)
     if (!el) return
     const text = shortText(el)
-    emit({ type: 'CLICK', message: text ? `${selectorOf(el)} "${text}"` : selectorOf(el), url: location.href })
+    const selector = selectorOf(el)
+    const url = location.href
+    emit({ type: 'CLICK', message: text ? `${selector} "${text}"` : selector, url })
+    // Clicks a script makes (el.click()) are no visitor's frustration.
+    if (!e.isTrusted || el.closest(FIELD)) return
+    const link = el.closest('a[href]')
+    signals.click({
+      el, selector, text, url, checked: el.matches(CLICKABLE),
+      // A link the browser follows (another page, a new tab, a download) did its work, whatever the page shows meanwhile.
+      followed: () => !!link && !e.defaultPrevented && !/^(#|javascript:)/i.test(link.getAttribute('href') ?? ''),
+      selected: () => { const s = getSelection(); return !!s && !s.isCollapsed && s.containsNode(el, true) },
+    })
   }), true)
   document.addEventListener('change', guard((e: Event) => {
     const el = e.target as HTMLInputElement | null
@@ -122,4 +150,24 @@ export function installCapture(opts: Capture, emit: Emit, guard: Guard, isOwn: (
     const secret = inputMasked(el, opts.maskInputs, opts.maskFields)
     emit({ type: 'INPUT', message: secret ? selectorOf(el) : `${selectorOf(el)} = ${JSON.stringify(el.value.slice(0, 200))}`, url: location.href })
   }), true)
+}
+
+/** Scrolling this soon after a press is the click's doing (a "back to top" button); later it is the visitor's. */
+const SCROLL_MS = 300
+
+/**
+ * The page's watch for a response: any DOM change (a MutationObserver on the document, only while a check runs), a
+ * scroll just after the press, a navigation starting (beforeunload) or a form's validation message (invalid).
+ */
+export function pageWatch(seen: () => void): () => void {
+  const observer = new MutationObserver(seen)
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
+  const start = performance.now()
+  const scrolled = () => { if (performance.now() - start < SCROLL_MS) seen() }
+  const listeners = [['beforeunload', seen], ['invalid', seen], ['scroll', scrolled]] as const
+  for (const [type, fn] of listeners) addEventListener(type, fn, true)
+  return () => {
+    observer.disconnect()
+    for (const [type, fn] of listeners) removeEventListener(type, fn, true)
+  }
 }

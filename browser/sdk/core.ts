@@ -69,6 +69,8 @@ export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionSt
   /** Whether the visit has had an event that makes a held recording leave (sampling.ts), and who waits for one. */
   let triggered = false
   const waiting: (() => void)[] = []
+  /** What runs first when the page is hidden, so that what waits for the page's end leaves in its last batch. */
+  const beforeHide: (() => void)[] = []
 
   const record = (event: Omit<SdkEvent, 'id' | 'createdAt'>) => {
     if (!triggered && isTrigger(event)) {
@@ -126,6 +128,7 @@ export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionSt
     flushSoon,
     /** A closing page: everything pending leaves by beacon. A batch already in flight goes again with the same id. */
     flushOnHide: (): void => {
+      for (const hook of beforeHide) hook()
       if (!granted) return
       const bodies = inFlight ? [inFlight.body] : []
       while (queue.size > 0) bodies.push(batchOf(queue.take(o.maxBatchEvents)))
@@ -152,6 +155,8 @@ export function makeCore(o: CoreOptions, io: Transport, storage: () => SessionSt
         flushSoon()
       }
     },
+    /** Runs `hook` at the start of every flushOnHide (the held vitals, a rage burst): it must not throw. */
+    beforeHide: (hook: () => void): void => { beforeHide.push(hook) },
     granted: () => granted,
     /** Calls `listener` once this page records a trigger, or at once when it has. */
     onTrigger: (listener: () => void): void => {

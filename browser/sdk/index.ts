@@ -1,14 +1,19 @@
-import { DEFAULT_MAX_CHUNK_BYTES, DEFAULT_RECORD_BUFFER_MS, DEFAULT_RECORD_CHECKOUT_MS, DEFAULT_SLOW_THRESHOLD_MS, RECORD_CHUNK_MS } from '../../common/limits.ts'
+import {
+  DEFAULT_DEAD_CLICK_WINDOW_MS, DEFAULT_MAX_CHUNK_BYTES, DEFAULT_RAGE_CLICK_COUNT, DEFAULT_RAGE_CLICK_WINDOW_MS, DEFAULT_RECORD_BUFFER_MS, DEFAULT_RECORD_CHECKOUT_MS,
+  DEFAULT_SLOW_THRESHOLD_MS, RECORD_CHUNK_MS,
+} from '../../common/limits.ts'
 import { guard, makeApi, type ApiOptions, type Started } from './api.ts'
 import { clearCarry } from './buffer.ts'
-import { installCapture, type CaptureOptions } from './capture.ts'
-import { makeCore } from './core.ts'
+import { installCapture, pageWatch, type CaptureOptions } from './capture.ts'
+import { makeClickSignals, type ClickSignals } from './clicks.ts'
+import { makeCore, type Core } from './core.ts'
 import type { GroupOptions } from './errors.ts'
 import { bodyFilter, maskFieldsOf, type NetworkBodies } from './privacy.ts'
 import type { RecorderHost, RecorderStats, Recording } from './recorder.ts'
 import { markTriggered, planOf, PLAN_KEY } from './sampling.ts'
 import { makeTransport } from './transport.ts'
 import type { Traits, VisitorFields } from './visitor.ts'
+import { holdVitals, type VitalsHost } from './vitals-hold.ts'
 
 export type { GroupOptions, NetworkBodies, Traits }
 
@@ -47,6 +52,57 @@ export interface Options extends Partial<CaptureOptions>, ApiOptions {
   networkBodies?: NetworkBodies
   /** Further JSON keys and form fields masked in bodies, and INPUT values of fields so named. */
   maskFields?: readonly string[]
+  /** RAGE_CLICK: at least `count` clicks on one element within `windowMs` (default 3 within 1000 ms); false: none. */
+  rageClicks?: { count?: number; windowMs?: number } | false
+  /** DEAD_CLICK: a click on a link or button followed by no DOM change, navigation or request within `windowMs` (default 2500); false: none. */
+  deadClicks?: { windowMs?: number } | false
+  /** WEB_VITAL events (LCP, INP, CLS, FCP, TTFB), measured by a chunk loaded from `vitalsUrl` at start (default true). */
+  vitals?: boolean
+  /** Default: `<endpoint>/sdk/vitals.js`. */
+  vitalsUrl?: string
+}
+
+/** The SDK's lazily loaded chunks, as they define themselves on window. */
+interface Chunks {
+  SessionwatchRecorder?: { start(h: RecorderHost): Recording | null; modes?: readonly string[] }
+  SessionwatchVitals?: { start(h: VitalsHost): void }
+}
+const chunks = window as Chunks
+
+/** Adds an async script to the page: the chunks load without delaying it. */
+function load(src: string, onload: () => void): HTMLScriptElement {
+  const script = document.createElement('script')
+  script.src = src
+  script.async = true
+  script.onload = onload
+  return document.head.appendChild(script)
+}
+
+/**
+ * Rage and dead clicks (clicks.ts) and Core Web Vitals (the vitals chunk), each on unless its option is false. What
+ * they hold for the page's end (a rage burst, the vitals) joins the hidden page's last batch.
+ */
+function startSignals(o: Options & { endpoint: string }, core: Core): ClickSignals {
+  const rage = o.rageClicks !== false && { count: DEFAULT_RAGE_CLICK_COUNT, windowMs: DEFAULT_RAGE_CLICK_WINDOW_MS, ...o.rageClicks }
+  const dead = o.deadClicks !== false && { windowMs: DEFAULT_DEAD_CLICK_WINDOW_MS, ...o.deadClicks }
+  const signals = makeClickSignals({ rageClicks: rage, deadClicks: dead }, core.record, {
+    now: () => performance.now(),
+    later: (fn, ms) => {
+      const timer = setTimeout(guard(fn), ms)
+      return () => { clearTimeout(timer) }
+    },
+    watch: (seen) => pageWatch(guard(seen)),
+  })
+  core.beforeHide(guard(signals.hide))
+  if (o.vitals !== false) {
+    const vitals = holdVitals(core.record, () => location.href)
+    core.beforeHide(guard(vitals.release))
+    addEventListener('pageshow', guard((e: PageTransitionEvent) => { if (e.persisted) vitals.restore() }))
+    const begin = guard(() => { chunks.SessionwatchVitals?.start({ report: guard(vitals.report) }) })
+    if (chunks.SessionwatchVitals) begin()
+    else load(o.vitalsUrl ?? `${o.endpoint.replace(/\/+$/, '')}/sdk/vitals.js`, begin)
+  }
+  return signals
 }
 
 /** Starts the SDK in the page: capture, timers, the closing page's beacon, and the recorder once the page has loaded. */
@@ -63,7 +119,8 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
   const core = makeCore({ ...o, consent: granted }, io, storage, landing, fields)
   const store = () => { try { return storage() } catch { return null } }
 
-  installCapture({ ...o, bodies: bodyFilter(o.networkBodies, () => location.href), maskFields: maskFieldsOf(o.maskFields) }, core.record, guard, (url) => io.isOwn(url))
+  installCapture({ ...o, bodies: bodyFilter(o.networkBodies, () => location.href), maskFields: maskFieldsOf(o.maskFields) }, core.record, guard, (url) => io.isOwn(url),
+    startSignals(o, core))
   setInterval(guard(() => { void core.flush() }), o.flushIntervalMs)
   addEventListener('pagehide', guard(core.flushOnHide))
   document.addEventListener('visibilitychange', guard(() => { if (document.visibilityState === 'hidden') core.flushOnHide() }))
@@ -79,7 +136,7 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
     const key = core.sessionKey()
     const { plan, triggered } = planOf(store(), key, o)
     if (plan === 'off') return
-    const recorder = (window as { SessionwatchRecorder?: { start(h: RecorderHost): Recording | null; modes?: readonly string[] } }).SessionwatchRecorder
+    const recorder = chunks.SessionwatchRecorder
     if (recorder) {
       // A recorder too old to hold a recording would send it whole: it does not start.
       if (plan === 'onError' && !recorder.modes?.includes('onError')) return
@@ -94,12 +151,8 @@ function start(options: Options, granted: boolean, fields: () => VisitorFields):
         checkoutMs: o.recordCheckoutMs, chunkMs: o.recordChunkMs, maxChunkBytes: o.recordMaxChunkBytes,
         mode: plan, bufferMs: o.recordBufferMs, onTrigger,
       })
-    } else if (!script) {
-      script = document.createElement('script')
-      script.src = o.recorderUrl ?? `${o.endpoint.replace(/\/+$/, '')}/sdk/recorder.js`
-      script.async = true
-      script.onload = startRecording
-      document.head.appendChild(script)
+    } else {
+      script ??= load(o.recorderUrl ?? `${o.endpoint.replace(/\/+$/, '')}/sdk/recorder.js`, startRecording)
     }
   })
   addEventListener('load', startRecording)

@@ -6,7 +6,7 @@ import type { IngestEvent } from '../../src/contract/index.ts'
  */
 export type DropReason = 'queue_overflow' | 'rejected' | 'retries_exhausted' | 'consent'
 
-/** An event as the SDK queues and sends it: the ingest body's event (one definition, src/events/schema.ts), with its id and time set. */
+/** An event as the SDK queues and sends it: the ingest body's event (one definition, src/contract/batch.ts), with its id and time set. */
 export type SdkEvent = Omit<IngestEvent, 'id' | 'createdAt'> & { id: string; createdAt: number }
 
 /**

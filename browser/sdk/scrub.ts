@@ -1,8 +1,11 @@
 import { scrub } from '../../common/scrub.ts'
 import type { SdkEvent } from './queue.ts'
 
-/** Every field of an event that can carry what a visitor typed: a URL's query, a message, a stack's first line, bodies, a fingerprint built from data. */
-const TEXT_FIELDS = ['url', 'message', 'stack', 'reqBody', 'resBody', 'fingerprint'] as const
+/**
+ * Every field of an event that can carry what a visitor typed or the page shows of it: a URL's query, a message, a
+ * stack's first line, bodies, a fingerprint built from data, a clicked element's text (a card number on a button).
+ */
+const TEXT_FIELDS = ['url', 'message', 'stack', 'reqBody', 'resBody', 'fingerprint', 'text'] as const
 
 /**
  * Secrets and card numbers never leave the page: each text field goes through common/scrub.ts's pass before the

@@ -15,12 +15,16 @@ export interface SdkBundle {
   /** The screen recorder (rrweb), loaded by the SDK after the page: defines window.SessionwatchRecorder. */
   recorder: string
   recorderHash: string
+  /** The Core Web Vitals chunk (web-vitals), loaded by the SDK at start: defines window.SessionwatchVitals. */
+  vitals: string
+  vitalsHash: string
 }
 
 /** The entry point of each browser bundle, from the repository root. */
 export const ENTRIES = {
   sdk: ['browser', 'sdk', 'index.ts'],
   recorder: ['browser', 'sdk', 'recorder.ts'],
+  vitals: ['browser', 'sdk', 'vitals.ts'],
   dashboard: ['browser', 'dashboard', 'main.ts'],
 } as const
 
@@ -59,25 +63,29 @@ export async function buildBrowser(options: Omit<BuildOptions, keyof typeof BROW
 export const contentHash = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12)
 
 /**
- * Builds the browser SDK and its recorder. The one build of them: the service serves its output, and
+ * Builds the browser SDK and its chunks, the recorder and the vitals. The one build of them: the service serves its output, and
  * `npm run build` writes dist/sdk.js and dist/sdk.mjs from it, so those are byte for byte what /sdk.js and
  * /sdk.mjs serve (test/assets/build.test.ts holds them to it).
  */
 export async function buildSdk(root = repoRoot()): Promise<SdkBundle> {
   const entry = (name: keyof typeof ENTRIES) => [path.join(root, ...ENTRIES[name])]
-  const [iife, esm, rec] = await Promise.all([
+  const [iife, esm, rec, vit] = await Promise.all([
     buildBrowser({ entryPoints: entry('sdk'), format: 'iife', globalName: 'Sessionwatch' }),
     buildBrowser({ entryPoints: entry('sdk'), format: 'esm' }),
     buildBrowser({ entryPoints: entry('recorder'), format: 'iife', globalName: 'SessionwatchRecorder', plugins: [rrwebPatch] }),
+    buildBrowser({ entryPoints: entry('vitals'), format: 'iife', globalName: 'SessionwatchVitals' }),
   ])
   const script = iife[0]?.text ?? ''
   const recorder = rec[0]?.text ?? ''
-  return { script, module: esm[0]?.text ?? '', hash: contentHash(script), recorder, recorderHash: contentHash(recorder) }
+  const vitals = vit[0]?.text ?? ''
+  return {
+    script, module: esm[0]?.text ?? '', hash: contentHash(script), recorder, recorderHash: contentHash(recorder), vitals, vitalsHash: contentHash(vitals),
+  }
 }
 
 let cached: Promise<SdkBundle> | null = null
 
-/** The SDK and recorder, built once per process (~150 ms), so they always match their source. */
+/** The SDK and its chunks, built once per process (~150 ms), so they always match their source. */
 export function sdkBundle(): Promise<SdkBundle> {
   cached ??= buildSdk()
   return cached

@@ -62,14 +62,17 @@ export async function sendAsset(
 
 /**
  * The browser SDK: /sdk.js (short cache, revalidated by ETag) for the snippet, /sdk/<hash>.js
- * (immutable) for pages that pin a version, /sdk.mjs for bundlers, and /sdk/recorder.js, the
- * screen recorder the SDK loads after the page. All compressed as the browser accepts.
+ * (immutable) for pages that pin a version, /sdk.mjs for bundlers, /sdk/recorder.js, the
+ * screen recorder the SDK loads after the page, and /sdk/vitals.js, the Core Web Vitals it loads at start. All
+ * compressed as the browser accepts.
  */
 export const sdkRoutes: FastifyPluginAsync = async (app) => {
   const sdk = await sdkBundle()
   app.get('/sdk.js', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, sdk.script, sdk.hash))
   app.get('/sdk/recorder.js', { schema: { hide: true } }, async (request, reply) =>
     sendAsset(request, reply, sdk.recorder, sdk.recorderHash))
+  app.get('/sdk/vitals.js', { schema: { hide: true } }, async (request, reply) =>
+    sendAsset(request, reply, sdk.vitals, sdk.vitalsHash))
   app.get<{ Params: { hash: string } }>('/sdk/:hash.js', { schema: { hide: true } }, async (request, reply) => {
     if (request.params.hash !== sdk.hash) return reply.redirect('/sdk.js', 302)
     return sendAsset(request, reply, sdk.script, sdk.hash, JS, 'immutable')

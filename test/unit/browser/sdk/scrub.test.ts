@@ -21,6 +21,10 @@ describe('SDK scrubbing', () => {
     })
     assert.ok(event.message.includes(card), 'the caller\'s object is not changed')
   })
+  it('masks a card number or a secret in a clicked element\'s text (RAGE_CLICK, DEAD_CLICK), keeping its selector', () => {
+    const event = { type: 'DEAD_CLICK', url: 'https://shop.example/pay', selector: 'button#pay', text: `Pay with 4921 7788 0012 3456 token=${SECRET}` }
+    assert.deepEqual(scrubEvent(event), { ...event, text: 'Pay with [card …3456] token=***' })
+  })
   it('leaves events without secrets or card numbers, and absent fields, as they are', () => {
     const event = { type: 'CLICK', message: 'button#pay "Pay 49.90"', url: null }
     assert.deepEqual(scrubEvent(event), event)
