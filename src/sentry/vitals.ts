@@ -16,10 +16,13 @@ import { num, obj, sentryTime, str, text, type Json } from './values.ts'
 /** The vitals kept, by Sentry's measurement name (also its attribute's: `browser.web_vital.<name>.value`). */
 const VITALS: readonly (readonly [string, VitalName])[] = [['lcp', 'LCP'], ['inp', 'INP'], ['cls', 'CLS'], ['fcp', 'FCP'], ['ttfb', 'TTFB']]
 
+/** The attribute naming INP's interaction target; a v1 span names it in its description instead. */
+const INP_TARGET = 'browser.web_vital.inp.target'
+
 /** Where a vital's element is named: LCP's largest element, INP's target, CLS's first shift source (new name, old name). */
 const ELEMENT_KEYS: Partial<Record<VitalName, readonly string[]>> = {
   LCP: ['browser.web_vital.lcp.element', 'lcp.element'],
-  INP: ['browser.web_vital.inp.target'],
+  INP: [INP_TARGET],
   CLS: ['browser.web_vital.cls.source.1', 'cls.source.1'],
 }
 
@@ -81,10 +84,8 @@ export function mapSpans(container: Json, header: Json, now: number, projectId: 
   // Page loads first: a container may hold a pageload span and the vitals that name it.
   for (const span of spans) {
     const attr = attributes(span)
-    const url = str(attr('url.full'))
-    if ((str(attr('sentry.op')) ?? str(span.op)) === 'pageload' && url !== undefined && str(span.span_id)) {
-      pageloads.set(pageloadKey(projectId, str(span.span_id) ?? ''), url)
-    }
+    const [id, url] = [str(span.span_id), str(attr('url.full'))]
+    if ((str(attr('sentry.op')) ?? str(span.op)) === 'pageload' && id !== undefined && url !== undefined) pageloads.set(pageloadKey(projectId, id), url)
   }
   const events: IngestEvent[] = []
   for (const span of spans) {
@@ -94,8 +95,8 @@ export function mapSpans(container: Json, header: Json, now: number, projectId: 
     const pageload = str(attr('sentry.pageload.span_id')) ?? str(attr('sentry.segment.id'))
     const url = str(attr('url.full')) ?? (pageload === undefined ? undefined : pageloads.get(pageloadKey(projectId, pageload)))
     const measurements = obj(span.measurements) ?? {}
-    const description = v2 ? undefined : str(span.description)
-    events.push(...vitalsOf(spanId, sentryTime(span.start_timestamp) ?? now, url, (key) => attr(key) ?? (key === ELEMENT_KEYS.INP?.[0] ? description : undefined), (name) => {
+    const element = (key: string): unknown => attr(key) ?? (v2 || key !== INP_TARGET ? undefined : span.description)
+    events.push(...vitalsOf(spanId, sentryTime(span.start_timestamp) ?? now, url, element, (name) => {
       const m = obj(measurements[name])
       return vitalValue(name, attr(`browser.web_vital.${name}.value`) ?? m?.value, m?.unit)
     }))

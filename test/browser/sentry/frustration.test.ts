@@ -176,8 +176,7 @@ describe('rage clicks, dead clicks and web vitals from an unmodified Sentry SDK,
   it('recorded what it sent (SW_RECORD_FIXTURES=1 writes the fixtures)', () => {
     const kept = new Map<string, Buffer>()
     for (const { lifecycle: mode, body } of posted) {
-      const kind = fixtureKind(body)
-      if (kind !== null && !kept.has(`${mode}-${kind}`)) kept.set(`${mode}-${kind}`, body)
+      for (const kind of fixtureKinds(body)) if (!kept.has(`${mode}-${kind}`)) kept.set(`${mode}-${kind}`, body)
     }
     for (const name of ['static-transaction', 'static-inp-span', 'stream-pageload-spans', 'stream-lcp-span', 'stream-rage-click', 'stream-dead-click']) {
       assert.ok(kept.has(name), `the SDK sent ${name}: ${[...kept.keys()].join(', ')}`)
@@ -188,20 +187,19 @@ describe('rage clicks, dead clicks and web vitals from an unmodified Sentry SDK,
   })
 })
 
-/** What a body shows of the features under test, to name its fixture; null for the rest. */
-function fixtureKind(body: Buffer): string | null {
+/** What a body shows of the features under test, to name its fixture (a segment may hold both kinds of click). */
+function fixtureKinds(body: Buffer): string[] {
   const items = parseEnvelope(body).items
-  if (items.some((i) => i.type === 'transaction')) return 'transaction'
+  if (items.some((i) => i.type === 'transaction')) return ['transaction']
   const recording = items.find((i) => i.type === 'replay_recording')
   if (recording) {
     const data = recording.payload.subarray(recording.payload.indexOf(0x0a) + 1)
     const text = (data[0] === 0x78 ? inflateSync(data) : data).toString('utf8')
-    return text.includes('"ui.multiClick"') ? 'rage-click' : text.includes('"ui.slowClickDetected"') ? 'dead-click' : null
+    return [...(text.includes('"ui.multiClick"') ? ['rage-click'] : []), ...(text.includes('"ui.slowClickDetected"') ? ['dead-click'] : [])]
   }
   const spans = items.find((i) => i.type === 'span')?.payload.toString('utf8') ?? ''
-  if (spans.includes('"pageload"')) return 'pageload-spans'
-  if (spans.includes('"ui.webvital.lcp"')) return 'lcp-span'
-  if (spans.includes('"ui.webvital.cls"')) return 'cls-span'
-  if (spans.includes('"ui.interaction.click"') && spans.includes('button#slow')) return 'inp-span'
-  return null
+  if (spans.includes('"pageload"')) return ['pageload-spans']
+  if (spans.includes('"ui.webvital.lcp"')) return ['lcp-span']
+  if (spans.includes('"ui.webvital.cls"')) return ['cls-span']
+  return spans.includes('"ui.interaction.click"') && spans.includes('button#slow') ? ['inp-span'] : []
 }
