@@ -1,15 +1,9 @@
-/** A short, readable CSS selector for an element: tag, id or name, classes, and one parent for context. */
+import { elementSelector } from '../../common/selector.ts'
+
+/** A short, readable CSS selector for an element: its own part (common/selector.ts) and one parent's for context. */
 export function selectorOf(el: Element | null): string {
   if (!el) return ''
-  const part = (e: Element): string => {
-    let s = e.tagName.toLowerCase()
-    if (e.id) return `${s}#${e.id}`
-    const name = e.getAttribute('name')
-    if (name) return `${s}[name=${name}]`
-    const classes = (e.getAttribute('class') ?? '').trim().split(/\s+/).filter(Boolean).slice(0, 2)
-    if (classes.length > 0) s += `.${classes.join('.')}`
-    return s
-  }
+  const part = (e: Element) => elementSelector(e.tagName, { id: e.id, name: e.getAttribute('name'), class: e.getAttribute('class') })
   const self = part(el)
   const parent = el.parentElement
   return parent && !el.id && parent !== document.body ? `${part(parent)} > ${self}` : self

@@ -1,4 +1,5 @@
 /** This module's limits; README and docs state them (test/unit/limits.test.ts). */
+import { MAX_ELEMENT_LENGTH, MAX_SELECTOR_LENGTH } from '../../common/limits.ts'
 
 /** Longest session id a path may carry: none is longer, so a longer one is a 404 without a lookup. */
 export const MAX_SESSION_ID_LENGTH = 200
@@ -32,9 +33,9 @@ export const TEXT_LIMITS: Readonly<Record<
   reqBody: 65_536,
   resBody: 65_536,
   fingerprint: 256,
-  selector: 256,
+  selector: MAX_SELECTOR_LENGTH,
   text: 80,
-  element: 256,
+  element: MAX_ELEMENT_LENGTH,
 }
 /** Most clicks one RAGE_CLICK may count: no hand clicks more within its window. */
 export const MAX_CLICK_COUNT = 10_000
