@@ -49,16 +49,18 @@ export interface Counters { days: string; totals: string; keys: readonly Column[
 export const PAGE_COUNTERS: Counters = { days: 'page_days', totals: 'page_totals', keys: [PROJECT, PAGE], counters: COUNTER_COLUMNS }
 export const VITAL_COUNTERS: Counters = { days: 'page_vitals', totals: 'page_vital_totals', keys: [PROJECT, METRIC, PAGE, BUCKET], counters: [COUNT] }
 
-/** Adds rows of day counters (project, day, the other keys, the counters) to their day table and, summed, to the totals. */
-async function addDays(db: Db, c: Counters, rows: Iterable<Value[]>): Promise<void> {
+/** Rows to add into one table's counters: its key columns, then its counters, one row per key. */
+export interface Upsert { table: string; keys: readonly Column[]; counters: readonly Column[]; rows: readonly Value[][] }
+
+/** Rows of day counters (project, day, the other keys, the counters) for their day table, and summed for the totals. */
+function dayUpserts(c: Counters, rows: Iterable<Value[]>): [Upsert, Upsert] {
   const all = sorted(rows)
-  await addRows(db, c.days, [PROJECT, DAY, ...c.keys.slice(1)], c.counters, all)
-  await addTotals(db, c, all)
+  return [{ table: c.days, keys: [PROJECT, DAY, ...c.keys.slice(1)], counters: c.counters, rows: all }, totalUpsert(c, all)]
 }
 
-/** Adds rows of day counters, summed without their day, to the totals: negative counts take from them (retention). */
-export const addTotals = (db: Db, c: Counters, rows: Iterable<Value[]>): Promise<void> =>
-  addRows(db, c.totals, c.keys, c.counters, sorted(totals(rows, c.keys.length + 1)))
+/** Rows of day counters summed without their day, for the totals: negative counts take from them (retention). */
+export const totalUpsert = (c: Counters, rows: Iterable<Value[]>): Upsert =>
+  ({ table: c.totals, keys: c.keys, counters: c.counters, rows: sorted(totals(rows, c.keys.length + 1)) })
 
 /**
  * Changes to the page counters, gathered during a transaction and written once at its end: every counter row of
@@ -82,32 +84,37 @@ export class PageDeltas {
   async apply(db: Db): Promise<void> {
     const days = new Map<string, Value[]>()
     const vitals = new Map<string, Value[]>()
-    const bump = (rows: Map<string, Value[]>, key: Value[], counters: number, counter: number) => {
-      const id = key.join('\u0000')
-      let row = rows.get(id)
-      if (!row) rows.set(id, (row = [...key, ...new Array<number>(counters).fill(0)]))
-      row[key.length + counter] = (row[key.length + counter] as number) + 1
-    }
+    // A batch's events mostly share their page's URL: each is made a template once.
+    const pages = new Map<string, string>()
     for (const { projectId, events } of this.#stored) {
       for (const e of events) {
         const counter = COUNTED[e.type]
         if (counter === undefined || !e.url) continue
-        const page = pageOf(e.url)
+        let page = pages.get(e.url)
+        if (page === undefined) pages.set(e.url, (page = pageOf(e.url)))
         if (page === '') continue
         const day = dayOf(e.createdAt)
         if (counter === 'vitals') {
           const { name, value } = e.detail ?? {}
           if (name === undefined || value === undefined || !isVitalName(name)) continue
-          bump(vitals, [projectId, day, name, page, vitalBucket(value)], 1, 0)
+          const bucket = vitalBucket(value)
+          const key = `${projectId}\u0000${day}\u0000${name}\u0000${page}\u0000${bucket}`
+          const row = vitals.get(key)
+          if (row) row[5] = (row[5] as number) + 1
+          else vitals.set(key, [projectId, day, name, page, bucket, 1])
         }
-        bump(days, [projectId, day, page], COUNTERS.length, COUNTERS.indexOf(counter))
+        const key = `${projectId}\u0000${day}\u0000${page}`
+        let row = days.get(key)
+        if (!row) days.set(key, (row = [projectId, day, page, 0, 0, 0, 0, 0]))
+        const at = 3 + COUNTERS.indexOf(counter)
+        row[at] = (row[at] as number) + 1
       }
     }
     this.#stored.length = 0
     if (days.size === 0) return
-    // Every transaction takes the rows in one order: day rows before totals, pages before vitals, each table's sorted.
-    await addDays(db, PAGE_COUNTERS, days.values())
-    if (vitals.size > 0) await addDays(db, VITAL_COUNTERS, vitals.values())
+    // Every transaction takes the rows in one order: each table's sorted, the tables always the same four (an empty
+    // one adds nothing), written in one statement on PostgreSQL.
+    await addRows(db, [...dayUpserts(PAGE_COUNTERS, days.values()), ...dayUpserts(VITAL_COUNTERS, vitals.values())])
   }
 }
 
@@ -134,29 +141,35 @@ const sorted = (rows: Iterable<Value[]>): Value[][] => [...rows].sort((a, b) => 
 })
 
 /** Rows per SQLite statement: a row count is written as a sum of these, so each table has a few statements to prepare. */
-const SIZES = [64, 16, 4, 1] as const
+const SIZES = [64, 32, 16, 8, 4, 2, 1] as const
 
 /**
- * Adds rows (their key columns, then their counters) into `table`'s counters, creating the rows that are missing:
- * on PostgreSQL one statement of a column's values per parameter, on SQLite rows of VALUES (SIZES). Keys are unique.
+ * Adds each upsert's rows into its table's counters, creating the rows that are missing. On PostgreSQL all in one
+ * statement, a data-modifying WITH query per table with a column's values per parameter: one round trip, whatever
+ * the rows. On SQLite, which runs in process, a statement per table and row count of SIZES.
  */
-async function addRows(db: Db, table: string, keys: readonly Column[], counters: readonly Column[], rows: readonly Value[][]): Promise<void> {
-  if (rows.length === 0) return
-  const columns = [...keys, ...counters]
-  const upsert = (values: RawBuilder<unknown>) => ({
-    compile: () => sql`insert into ${sql.table(table)} (${sql.join(columns.map(([c]) => sql.ref(c)))}) ${values}
-      on conflict (${sql.join(keys.map(([c]) => sql.ref(c)))}) do update set
-      ${sql.join(counters.map(([c]) => sql`${sql.ref(c)} = ${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`))}`.compile(db),
-  })
+export async function addRows(db: Db, upserts: readonly Upsert[]): Promise<void> {
+  const upsert = ({ table, keys, counters }: Upsert, values: RawBuilder<unknown>) => sql`insert into ${sql.table(table)}
+    (${sql.join([...keys, ...counters].map(([c]) => sql.ref(c)))}) ${values} on conflict (${sql.join(keys.map(([c]) => sql.ref(c)))})
+    do update set ${sql.join(counters.map(([c]) => sql`${sql.ref(c)} = ${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`))}`
   if (takesArrays(db)) {
-    const arrays = columns.map((_, k) => rows.map((r) => r[k]))
-    await runReused(db, `add ${table} as arrays`, arrays, () => upsert(rowsOfArrays(columns.map(([, type], k) => [arrays[k] ?? [], type]))))
+    const parts = upserts.map((u) => ({ u, columns: [...u.keys, ...u.counters] }))
+    const arrays = parts.flatMap(({ u, columns }) => columns.map((_, k) => u.rows.map((r) => r[k])))
+    let at = 0
+    const statements = parts.map(({ u, columns }) => upsert(u, rowsOfArrays(columns.map(([, type]) => [arrays[at++] ?? [], type]))))
+    const withs = statements.slice(0, -1).map((s, i) => sql`${sql.raw(`u${i}`)} as (${s})`)
+    const statement = sql`${withs.length === 0 ? sql`` : sql`with ${sql.join(withs)} `}${statements.at(-1) ?? sql`select 1`}`
+    await runReused(db, `add ${upserts.map((u) => u.table).join(' ')} as arrays`, arrays, () => ({ compile: () => statement.compile(db) }))
     return
   }
-  for (let i = 0; i < rows.length;) {
-    const size = SIZES.find((s) => s <= rows.length - i) ?? 1
-    const chunk = rows.slice(i, i + size)
-    i += size
-    await runReused(db, `add ${table} ${size}`, chunk.flat(), () => upsert(sql`values ${sql.join(chunk.map((r) => sql`(${sql.join(r)})`))}`))
+  for (const u of upserts) {
+    for (let i = 0; i < u.rows.length;) {
+      const size = SIZES.find((s) => s <= u.rows.length - i) ?? 1
+      const chunk = u.rows.slice(i, i + size)
+      i += size
+      await runReused(db, `add ${u.table} ${size}`, chunk.flat(), () => ({
+        compile: () => upsert(u, sql`values ${sql.join(chunk.map((r) => sql`(${sql.join(r)})`))}`).compile(db),
+      }))
+    }
   }
 }
