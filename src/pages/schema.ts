@@ -12,7 +12,10 @@ export const VitalSummarySchema = Type.Object({
   poor: Type.Integer({ description: 'Values rated poor: exact.' }),
 }, { $id: 'VitalSummary', title: 'VitalSummary', additionalProperties: false, description: 'One Core Web Vital of a page over the period.' })
 
-const vital = (name: string) => ref(VitalSummarySchema, { description: `${name} of the page's WEB_VITAL events.` })
+// A description beside a $ref is dropped from the document: allOf keeps both.
+const vital = (name: string) => Type.Unsafe<Static<typeof VitalSummarySchema>>({
+  allOf: [ref(VitalSummarySchema)], description: `${name} of the page's WEB_VITAL events.`,
+})
 
 export const PageReportSchema = Type.Object({
   url: Type.String({

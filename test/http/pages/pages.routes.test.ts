@@ -118,6 +118,19 @@ for (const engine of testEngines()) {
       assert.deepEqual(await list('', other.apiKey), { total: 0, limit: 50, offset: 0, pages: [] })
     })
 
+    it('is documented in the OpenAPI document from its schemas, every field described', async () => {
+      interface Schema { $ref?: string; description?: string; properties?: Record<string, Schema> }
+      const doc = json<{ paths: Record<string, Record<string, { operationId: string; tags: string[]; parameters: { name: string }[] }>>; components: { schemas: Record<string, Schema> } }>(
+        await t.app.inject({ url: '/api/v1/openapi.json' }))
+      const op = doc.paths['/api/v1/pages']?.get
+      assert.deepEqual([op?.operationId, op?.tags, op?.parameters.map((p) => p.name).sort()], ['listPages', ['pages'], ['date', 'from', 'limit', 'offset', 'sort', 'to']])
+      for (const name of ['PageList', 'PageReport', 'VitalSummary']) {
+        const properties = Object.entries(doc.components.schemas[name]?.properties ?? {})
+        assert.ok(properties.length > 0, name)
+        for (const [field, schema] of properties) assert.ok(schema.description, `${name}.${field} has a description`)
+      }
+    })
+
     it('counts imported visits as ingest does, once however often they are imported', async () => {
       const other = await t.newProject('Imported')
       const at = new Date(second).toISOString()

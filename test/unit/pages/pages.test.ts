@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { vitalBucket } from '../../../common/vitals.ts'
 import { pageOf } from '../../../src/pages/index.ts'
@@ -47,5 +48,7 @@ describe('pages: summaries, day plans and templates', () => {
     const emoji = `/${'a'.repeat(MAX_PAGE_LENGTH - 2)}😀😀`
     assert.equal(pageOf(emoji), `/${'a'.repeat(MAX_PAGE_LENGTH - 2)}`, 'the pair that would be split is left out')
     assert.equal(pageOf(`/${'b'.repeat(MAX_PAGE_LENGTH + 10)}`).length, MAX_PAGE_LENGTH)
+    const docs = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8').replaceAll('\n', ' ')
+    assert.ok(docs.includes(`the template is cut to ${MAX_PAGE_LENGTH} characters`), 'docs/api.md states the bound')
   })
 })
