@@ -23,6 +23,8 @@ const QUICK = [
   { param: 'errors', value: 'true', label: 'With errors' },
   { param: 'type', value: 'USER_REPORT', label: 'Visitor reports' },
   { param: 'status', value: '5xx', label: 'Server errors (5xx)' },
+  { param: 'type', value: 'RAGE_CLICK', label: 'Rage clicks' },
+  { param: 'type', value: 'DEAD_CLICK', label: 'Dead clicks' },
   { param: 'recording', value: 'true', label: 'With replay' },
 ] as const
 
@@ -163,12 +165,12 @@ export function headlineText(e: Headline): string {
   return e.message ?? e.url ?? e.type
 }
 
-/** A headline event's badge: HTTP and its status for failed requests, else its type in words. */
+/** A headline event's badge: HTTP and its status for failed requests, else its type in words ("Rage click"). */
 export function badgeText(type: string, statusCode: number | null): string {
   if (type === 'HTTP_ERROR') return statusCode === null ? 'HTTP error' : `HTTP ${statusCode}`
   if (type === 'USER_REPORT') return 'Report'
-  if (type === 'ERROR') return 'Error'
-  return type.replace(/_/g, ' ').toLowerCase()
+  const words = type.replace(/_/g, ' ').toLowerCase()
+  return `${words.slice(0, 1).toUpperCase()}${words.slice(1)}`
 }
 
 const badge = (e: Headline) =>
