@@ -35,6 +35,8 @@ import { issueReadRoutes } from './issues/routes.ts'
 import { issueSchemas } from './issues/schema.ts'
 import { releaseReadRoutes } from './releases/routes.ts'
 import { releaseSchemas } from './releases/schema.ts'
+import { pageReadRoutes } from './pages/routes.ts'
+import { pageSchemas } from './pages/schema.ts'
 import { sessionListRoutes, sessionReadRoutes } from './sessions/routes.ts'
 import { apiKeyAccess } from './auth/api-key.ts'
 import { ErrorBody } from './util/schema.ts'
@@ -122,7 +124,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
       void reply.header('X-Content-Type-Options', 'nosniff')
       done()
     })
-    for (const schema of [ErrorBody, ...sourceMapSchemas, ...sharedSchemas, ...issueSchemas, ...releaseSchemas, ...recordingSchemas, ...ingestSchemas, ...sentrySchemas, Health]) app.addSchema(schema)
+    for (const schema of [ErrorBody, ...sourceMapSchemas, ...sharedSchemas, ...issueSchemas, ...releaseSchemas, ...pageSchemas, ...recordingSchemas, ...ingestSchemas, ...sentrySchemas, Health]) app.addSchema(schema)
 
     await registerOpenApi(base)
     await app.register(sessionListRoutes, { prefix: '/api/v1' })
@@ -130,6 +132,7 @@ export async function buildApp({ config, logger = false, webhooks }: BuildOption
     await app.register(recordingRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(issueReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(releaseReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
+    await app.register(pageReadRoutes, { prefix: '/api/v1', access: apiKeyAccess })
     await app.register(ingestRoutes, { prefix: '/ingest/v1' })
     await app.register(sourceMapRoutes, { prefix: '/upload/v1' })
     await app.register(sentryRoutes)

@@ -14,6 +14,7 @@ import type { ReplayLinkTable } from './replay-links/table.ts'
 import type { QuotaDayTable } from './limits/table.ts'
 import type { MetaTable } from './db/meta.ts'
 import type { ReleaseDayTable, ReleaseTable, ReleaseUnitTable, ReleaseUserTable } from './releases/tables.ts'
+import type { PageDayTable, PageTotalTable, PageVitalTable, PageVitalTotalTable } from './pages/tables.ts'
 
 /** The whole schema, assembled from each feature's table types. */
 export interface Database {
@@ -52,6 +53,10 @@ export interface Database {
   releases: ReleaseTable
   release_users: ReleaseUserTable
   release_days: ReleaseDayTable
+  page_days: PageDayTable
+  page_totals: PageTotalTable
+  page_vitals: PageVitalTable
+  page_vital_totals: PageVitalTotalTable
 }
 
 /** Store functions take either the database or an open transaction. */

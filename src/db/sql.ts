@@ -69,6 +69,9 @@ export async function collectIds(db: Db, rows: Expression<unknown>, most?: numbe
   return { rows: Number(found.n), ids: found.ids === null ? null : JSON.parse(found.ids) as string[] }
 }
 
+/** An aggregate of `column` (raw SQL) over a group's rows as a JSON array's text: one value instead of a row each. */
+export const jsonArrayOf = (db: Db, column: string): RawBuilder<string> => dialectOf(db).jsonArrayOf(column)
+
 /** A set of ids the service found once, for a statement to start from (see SqlDialect.idRows). */
 export const idRows = (db: Db, ids: readonly string[]): RawBuilder<{ session_id: string }> => dialectOf(db).idRows(ids)
 export const inIds = (db: Db, column: string, ids: readonly string[]): RawBuilder<boolean> => dialectOf(db).inIds(column, ids)

@@ -30,6 +30,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'recording', description: 'Read API v1 extension: a session\'s screen recording (API key).' },
         { name: 'issues', description: 'Read API v1 extension: errors grouped across visits into issues (API key).' },
         { name: 'releases', description: 'Read API v1 extension: release health from Sentry SDKs\' sessions and our SDK\'s visits (API key).' },
+        { name: 'pages', description: 'Read API v1 extension: page templates with their views, Core Web Vitals, rage and dead clicks and errors (API key).' },
         { name: 'ingest', description: 'Write side for the browser SDK (ingest key).' },
         { name: 'sentry', description: 'Ingest from an unmodified Sentry SDK pointed at the project\'s DSN: errors, replays, feedback (DSN key).' },
         { name: 'sourcemaps', description: 'Source map upload for CI (upload key; the API key only reads).' },

@@ -13,6 +13,7 @@ import * as issues from '../issues/index.ts'
 import * as quota from '../limits/quota.ts'
 import type { RecordingStores } from '../recording/store/index.ts'
 import { purgeTrash } from '../recording/upkeep.ts'
+import * as pages from '../pages/index.ts'
 import * as releases from '../releases/index.ts'
 import * as replayLinks from '../replay-links/store.ts'
 import * as search from '../search/index.ts'
@@ -39,6 +40,7 @@ async function forgetRows(trx: Transaction<Database>, projectId: string): Promis
   await issues.forgetProject(trx, projectId)
   await search.forgetProject(trx, projectId)
   await releases.forgetProject(trx, projectId)
+  await pages.forgetProject(trx, projectId)
   await alerts.forgetProject(trx, projectId)
   await deleteSourceMaps(trx, projectId, null)
   await quota.forgetProject(trx, projectId)

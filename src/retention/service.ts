@@ -5,6 +5,7 @@ import type { Database } from '../database.ts'
 import { listProjects, retentionCutoff } from '../projects/service.ts'
 import { deleteExpired } from '../visits/index.ts'
 import { expireUnits } from '../releases/index.ts'
+import { expirePageDays } from '../pages/index.ts'
 
 
 export interface SweepReport {
@@ -35,6 +36,8 @@ export async function sweep(
     deleted += inProject
     // Sentry sessions and aggregates count in release health no longer than the visits do (ours go with their visits).
     while (await expireUnits(db, project.id, cutoff, SWEEP_BATCH) > 0) await new Promise((resolve) => setImmediate(resolve))
+    // Page counters go a whole UTC day at a time, once all of it is past retention.
+    while (await expirePageDays(db, project.id, cutoff) > 0) await new Promise((resolve) => setImmediate(resolve))
     // Webhook deliveries carry issue titles, visitor text: they live no longer than the sessions they came from.
     await deleteDeliveriesBefore(db, project.id, cutoff)
   }

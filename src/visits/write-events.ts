@@ -9,6 +9,7 @@ import { rowsOfArrays, takesArrays } from '../db/sql.ts'
 import { runReused } from '../db/reuse.ts'
 import { countTypes, type EventRecord } from '../contract/index.ts'
 import type { IssueDeltas, IssueTarget } from '../issues/index.ts'
+import type { PageDeltas } from '../pages/index.ts'
 import type { EventTable } from './tables.ts'
 
 /** Rows per INSERT, largest first: well under both engines' bound-parameter limits (18 columns each), and few sizes,
@@ -97,6 +98,8 @@ const placedRows = (p: EventPlacement): EventTable[] =>
   p.events.map((e, j) => toRow(p.projectId, p.sessionId, p.base + j, e, p.issueIds[j] ?? null))
 
 export interface StoredEvent {
+  /** Its place in the batch's events. */
+  index: number
   id: string
   type: string
   issueId: string | null
@@ -108,11 +111,18 @@ export interface StoredEvent {
  * other batch can hold. `inserted` null: unknown, read them.
  */
 export async function insertedRows(trx: Db, p: EventPlacement, inserted: number | null): Promise<StoredEvent[]> {
-  if (inserted === p.events.length) return p.events.map((e, i) => ({ id: e.id, type: e.type, issueId: p.issueIds[i] ?? null, createdAt: e.createdAt }))
+  if (inserted === p.events.length) {
+    return p.events.map((e, i) => ({ index: i, id: e.id, type: e.type, issueId: p.issueIds[i] ?? null, createdAt: e.createdAt }))
+  }
   if (inserted === 0) return []
-  const rows = await trx.selectFrom('events').select(['id', 'type', 'issue_id', 'created_at']).where('project_id', '=', p.projectId)
+  const rows = await trx.selectFrom('events').select(['seq', 'id', 'type', 'issue_id', 'created_at']).where('project_id', '=', p.projectId)
     .where('session_id', '=', p.sessionId).where('seq', '>=', p.base).where('seq', '<', p.base + p.events.length).orderBy('seq').execute()
-  return rows.map((r) => ({ id: r.id, type: r.type, issueId: r.issue_id, createdAt: r.created_at }))
+  return rows.map((r) => ({ index: r.seq - p.base, id: r.id, type: r.type, issueId: r.issue_id, createdAt: r.created_at }))
+}
+
+/** Counts a batch's stored events (`rows`, insertedRows') into its page counters. */
+export function countPages(pages: PageDeltas, p: EventPlacement, rows: readonly StoredEvent[]): void {
+  pages.add(p.projectId, rows.length === p.events.length ? p.events : rows.flatMap((r) => p.events[r.index] ?? []))
 }
 
 /**
@@ -135,6 +145,8 @@ interface Waiting extends EventPlacement {
   targets: ReadonlyMap<string, IssueTarget>
   /** The batch's issue counts, filled once its stored events are known. */
   deltas: IssueDeltas
+  /** The batch's page counts, likewise. */
+  pages: PageDeltas
   job: number
   result: { accepted: number; duplicates: number }
 }
@@ -163,6 +175,7 @@ export class GroupEvents {
       // Every row new (the rule): each batch stored all of its own. Otherwise each reads which of its rows it stored.
       const stored = await insertedRows(trx, w, inserted === rows.length ? w.events.length : null)
       if (w.targets.size > 0) w.deltas.add(w.projectId, w.sessionId, stored, w.targets, w.job)
+      countPages(w.pages, w, stored)
       await correctCounters(trx, w, w.counted, stored)
       w.result.accepted = stored.length
       w.result.duplicates = w.events.length - stored.length

@@ -16,9 +16,10 @@ import type { SessionTable } from './tables.ts'
 import { factColumns, keepFacts } from './facts.ts'
 import { IssueDeltas, issueTargets, type IssueChange, type IssueTarget } from '../issues/index.ts'
 import { VisitOutcomes, visitOutcome } from '../releases/index.ts'
+import { PageDeltas } from '../pages/index.ts'
 import { DayDeltas, indexBatch, insertTexts, moveTerms, rememberTexts, type IndexedTexts } from '../search/index.ts'
 import { appendChunks, type RecordingResult } from './write-chunks.ts'
-import { correctCounters, GroupEvents, insertedRows, insertEvents } from './write-events.ts'
+import { correctCounters, countPages, GroupEvents, insertedRows, insertEvents } from './write-events.ts'
 import { boundsOf, keyConflict, reserveOne, Reservations, type Reservation } from './write-live.ts'
 
 export type { ChunkRecord, RecordingResult } from './write-chunks.ts'
@@ -40,6 +41,8 @@ type SessionRow = Selectable<SessionTable>
 /** Where a batch counts its issue events (applied for the whole group before the commit), and its place in the group. */
 interface IssueBatch {
   deltas: IssueDeltas
+  /** Where it counts its newly stored events per page (applied for the whole group before the commit). */
+  pages: PageDeltas
   job: number
   /** The issues of fingerprints the group has looked up or created so far (issueTargets). */
   known: { cache: Map<string, IssueTarget>; created: string[] }
@@ -73,11 +76,12 @@ async function storeLive(trx: Db, job: WriteJob, { row, base }: Reservation, day
   const placement = { projectId, sessionId: row.id, base, events, issueIds }
   const result: AppendResult = { sessionId: row.id, accepted: n, duplicates: 0 }
   if (issues.events) {
-    issues.events.add({ ...placement, counted: counts, targets, deltas: issues.deltas, job: issues.job, result })
+    issues.events.add({ ...placement, counted: counts, targets, deltas: issues.deltas, pages: issues.pages, job: issues.job, result })
     return result
   }
   const rows = await insertedRows(trx, placement, await insertEvents(trx, placement))
   if (targets.size > 0) issues.deltas.add(projectId, row.id, rows, targets, issues.job)
+  countPages(issues.pages, placement, rows)
   await correctCounters(trx, placement, counts, rows)
   return { ...result, accepted: rows.length, duplicates: n - rows.length }
 }
@@ -99,6 +103,7 @@ async function appendGeneral(
   const placement = { projectId, sessionId, base, events, issueIds }
   const rows = await insertedRows(trx, placement, await insertEvents(trx, placement))
   if (targets.size > 0) issues.deltas.add(projectId, sessionId, rows, targets, issues.job)
+  countPages(issues.pages, placement, rows)
   const facts = keepFacts(locked, seed)
   const terms = await indexBatch(trx, job, locked, { ...facts, tags: seed.tags }, base, days, issues.texts)
   await updateSession(trx, locked, facts, terms, rows.map((r) => r.type), Math.min(startedAt, locked.started_at),
@@ -209,9 +214,10 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   const outcomes: Outcome[] = []
   const texts: IndexedTexts[] = []
   const health = new VisitOutcomes()
-  // Each stored batch's issue counts, merged in job order once the group's events are in (a live batch's are counted
-  // only then, when the group writes its events together).
-  const stored: IssueDeltas[] = []
+  // Each stored batch's issue and page counts, merged in job order once the group's events are in (a live batch's are
+  // counted only then, when the group writes its events together).
+  const stored: { issues: IssueDeltas; pages: PageDeltas }[] = []
+  const pages = new PageDeltas()
   const events = isolated ? undefined : new GroupEvents()
   // In savepoints each batch reserves its own: a failure is then its own.
   const reservations = new Reservations(jobs, !isolated)
@@ -220,15 +226,16 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
     if (isolated) await sql`savepoint batch`.execute(trx)
     const before = new DayDeltas()
     const batchIssues = new IssueDeltas()
+    const batchPages = new PageDeltas()
     try {
       known.created = []
       const batchTexts: IndexedTexts[] = []
-      const result = await appendEvents(trx, job, before, { deltas: batchIssues, job: index, known, texts: batchTexts, events }, await reservations.of(trx, index))
+      const result = await appendEvents(trx, job, before, { deltas: batchIssues, pages: batchPages, job: index, known, texts: batchTexts, events }, await reservations.of(trx, index))
       const recording = job.recording
       if (recording) result.recording = await appendChunks(trx, job.projectId, result.sessionId, recording.chunks, recording.maxSessionBytes, job.now, before)
       if (isolated) await sql`release savepoint batch`.execute(trx)
       before.mergeInto(days)
-      stored.push(batchIssues)
+      stored.push({ issues: batchIssues, pages: batchPages })
       texts.push(...batchTexts)
       outcomes.push({ result })
       health.add(job.projectId, result.sessionId, job.seed, visitOutcome(job.events))
@@ -245,13 +252,17 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
     }
   }
   await events?.insert(trx).catch((error: unknown) => { throw failure(error) })
-  for (const batch of stored) batch.mergeInto(issues)
+  for (const batch of stored) {
+    batch.issues.mergeInto(issues)
+    batch.pages.mergeInto(pages)
+  }
   await insertTexts(trx, texts)
   // After every batch's session row is up to date: a visit counts with the release and user its row now has.
   await health.apply(trx)
   // The hot rows last (a day's counters, an issue's): each is locked from its update until the commit, and a
   // concurrent group (another lane, another process) that needs it waits that long.
   await days.apply(trx)
+  await pages.apply(trx)
   for (const { job, change } of await issues.apply(trx)) {
     const outcome = outcomes[job]
     if (outcome && 'result' in outcome) (outcome.result.issues ??= []).push(change)
