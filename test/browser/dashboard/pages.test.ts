@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { json, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
-import { closeBrowserTest, screenshot, signIn, startBrowserTest } from '../../helpers/browser.ts'
+import { closeBrowserTest, eventually, screenshot, signIn, startBrowserTest } from '../../helpers/browser.ts'
 import { HOSTILE_PAGE_URL, HOSTILE_SELECTOR, PAYLOAD_IMG } from './hostile.ts'
 
 const PASSWORD = 'pages password 43'
@@ -114,6 +114,47 @@ describe('dashboard: frustrated clicks, vitals and the Pages tab, in Chromium', 
     await page.locator(`#sessions li.visit[data-id="${visits.hostile}"]`, { hasText: `Dead click on ${PAYLOAD_IMG}` }).waitFor()
     assert.equal(await page.locator('main img, main svg, main script').count(), 0, 'no payload became markup')
     assert.equal(await page.evaluate('window.__pwned'), undefined)
+  })
+
+  it('ranks pages by views or by a vital, each p75 coloured and labelled, and leads to a page\'s worst visits', async () => {
+    await page.goto(`${base}/app#/p/${t.project.id}/pages`)
+    await page.waitForSelector('#pages')
+    await page.locator('#pages-info', { hasText: '1–3 of 3 pages' }).waitFor()
+    assert.deepEqual(await attributes(page.locator('#pages tbody tr'), 'data-url'), [CHECKOUT, HOME, `https://shop.example/${PAYLOAD_IMG}`])
+    const checkout = page.locator(`#pages tbody tr[data-url="${CHECKOUT}"]`)
+    assert.deepEqual(await checkout.locator('td').allTextContents().then((cells) => cells.slice(0, 2)), ['/checkout', '2'])
+    const lcp = checkout.locator('td[data-label=LCP]')
+    assert.equal(await lcp.locator('.vital').textContent(), '4.2 s poor', 'the p75 of 1.1 s and 4.2 s, nearest rank')
+    assert.equal(await lcp.locator('.vital').getAttribute('class'), 'vital poor')
+    assert.equal(await lcp.locator('.spread').getAttribute('aria-label'), '1 good, 0 needs improvement, 1 poor')
+    assert.equal(await checkout.locator('td[data-label=CLS] .vital').textContent(), '0.050 good')
+    assert.equal(await checkout.locator('td[data-label=INP]').textContent(), '—', 'no INP was measured there')
+    assert.deepEqual(await Promise.all(['Rage clicks', 'Dead clicks', 'Errors'].map((l) => checkout.locator(`td[data-label="${l}"]`).textContent())), ['1', '1', '0'])
+    await screenshot(page, 'pages-tab')
+
+    await page.selectOption('#pages-sort', 'lcp')
+    await page.waitForURL(/[?&]sort=lcp/)
+    await eventually(async () => ((await attributes(page.locator('#pages tbody tr'), 'data-url'))[0] === `https://shop.example/${PAYLOAD_IMG}` ? true : null), 'the slowest LCP first')
+    assert.deepEqual(await attributes(page.locator('#pages tbody tr'), 'data-url'), [`https://shop.example/${PAYLOAD_IMG}`, CHECKOUT, HOME])
+    assert.equal(await page.locator('#pages img, #pages svg').count(), 0, 'no page URL became markup')
+
+    await page.locator(`#pages tbody tr[data-url="${CHECKOUT}"] a.worst-visits`).click()
+    await page.waitForURL(/#\/p\/[^/]+\/sessions\?/)
+    await page.locator('#page-info', { hasText: '1–1 of 1 sessions' }).waitFor()
+    assert.deepEqual(await attributes(page.locator('#sessions li.visit'), 'data-id'), [visits.slow], 'the visit with the rage click, not the dead one')
+    assert.deepEqual(await attributes(page.locator('#active-filters li.chip'), 'data-param'), ['url'], 'the page; the rage clicks filter shows pressed')
+    await page.locator('#quick-type-rage_click[aria-pressed=true]').waitFor()
+  })
+
+  it('keeps a range of UTC days in the URL as the API spells it, and says when it holds no page', async () => {
+    await page.goto(`${base}/app#/p/${t.project.id}/pages`)
+    await page.waitForSelector('#pages')
+    await page.fill('#pages-from', '2020-01-01')
+    await page.fill('#pages-to', '2020-01-01')
+    await page.click('#pages-filters button[type=submit]')
+    await page.locator('#no-pages').waitFor()
+    assert.match(page.url(), /from=2020-01-01&to=2020-01-02/, 'to is the day after the last')
+    assert.equal(await page.inputValue('#pages-to'), '2020-01-01', 'and shown as the last day')
   })
 
   it('no page error in any of it', () => {
