@@ -33,7 +33,7 @@ export function pageOf(url: string): string {
   return template.slice(0, end)
 }
 
-type Value = string | number
+export type Value = string | number
 /** A column written by addRows: its name and SQL type (for PostgreSQL's arrays). */
 type Column = readonly [name: string, type: string]
 const COUNTER_COLUMNS: readonly Column[] = COUNTERS.map((c) => [c, 'integer'])
@@ -43,6 +43,22 @@ const PAGE: Column = ['page', 'text']
 const METRIC: Column = ['metric', 'text']
 const BUCKET: Column = ['bucket', 'double precision']
 const COUNT: Column = ['count', 'integer']
+
+/** A table of counters per UTC day and the table of their totals over every stored day: the keys (the day's have `day` second too) and the counters. */
+export interface Counters { days: string; totals: string; keys: readonly Column[]; counters: readonly Column[] }
+export const PAGE_COUNTERS: Counters = { days: 'page_days', totals: 'page_totals', keys: [PROJECT, PAGE], counters: COUNTER_COLUMNS }
+export const VITAL_COUNTERS: Counters = { days: 'page_vitals', totals: 'page_vital_totals', keys: [PROJECT, METRIC, PAGE, BUCKET], counters: [COUNT] }
+
+/** Adds rows of day counters (project, day, the other keys, the counters) to their day table and, summed, to the totals. */
+async function addDays(db: Db, c: Counters, rows: Iterable<Value[]>): Promise<void> {
+  const all = sorted(rows)
+  await addRows(db, c.days, [PROJECT, DAY, ...c.keys.slice(1)], c.counters, all)
+  await addTotals(db, c, all)
+}
+
+/** Adds rows of day counters, summed without their day, to the totals: negative counts take from them (retention). */
+export const addTotals = (db: Db, c: Counters, rows: Iterable<Value[]>): Promise<void> =>
+  addRows(db, c.totals, c.keys, c.counters, sorted(totals(rows, c.keys.length + 1)))
 
 /**
  * Changes to the page counters, gathered during a transaction and written once at its end: every counter row of
@@ -89,11 +105,9 @@ export class PageDeltas {
     }
     this.#stored.length = 0
     if (days.size === 0) return
-    await addRows(db, 'page_days', [PROJECT, DAY, PAGE], COUNTER_COLUMNS, sorted(days.values()))
-    await addRows(db, 'page_totals', [PROJECT, PAGE], COUNTER_COLUMNS, sorted(totals(days.values(), 3)))
-    if (vitals.size === 0) return
-    await addRows(db, 'page_vitals', [PROJECT, DAY, METRIC, PAGE, BUCKET], [COUNT], sorted(vitals.values()))
-    await addRows(db, 'page_vital_totals', [PROJECT, METRIC, PAGE, BUCKET], [COUNT], sorted(totals(vitals.values(), 5)))
+    // Every transaction takes the rows in one order: day rows before totals, pages before vitals, each table's sorted.
+    await addDays(db, PAGE_COUNTERS, days.values())
+    if (vitals.size > 0) await addDays(db, VITAL_COUNTERS, vitals.values())
   }
 }
 
@@ -127,6 +141,7 @@ const SIZES = [64, 16, 4, 1] as const
  * on PostgreSQL one statement of a column's values per parameter, on SQLite rows of VALUES (SIZES). Keys are unique.
  */
 async function addRows(db: Db, table: string, keys: readonly Column[], counters: readonly Column[], rows: readonly Value[][]): Promise<void> {
+  if (rows.length === 0) return
   const columns = [...keys, ...counters]
   const upsert = (values: RawBuilder<unknown>) => ({
     compile: () => sql`insert into ${sql.table(table)} (${sql.join(columns.map(([c]) => sql.ref(c)))}) ${values}

@@ -37,10 +37,10 @@ async function rowsOf(db: Kysely<Database>, projectId: string): Promise<Record<s
   return counts
 }
 
-/** The tables a project with visits, errors, recordings, releases, a webhook, a source map and a quota fills. */
+/** The tables a project with visits, errors, vitals, recordings, releases, a webhook, a source map and a quota fills. */
 const FILLED = [
-  'events', 'issue_comments', 'issue_days', 'issue_fingerprints', 'issue_release_totals', 'issue_sessions', 'issue_totals', 'issues', 'projects', 'quota_days',
-  'recording_chunks', 'recording_usage', 'release_days', 'release_units', 'release_users', 'releases', 'replay_links', 'session_days', 'session_terms', 'session_texts', 'sessions',
+  'events', 'issue_comments', 'issue_days', 'issue_fingerprints', 'issue_release_totals', 'issue_sessions', 'issue_totals', 'issues',
+  'page_days', 'page_totals', 'page_vital_totals', 'page_vitals', 'projects', 'quota_days', 'recording_chunks', 'recording_usage', 'release_days', 'release_units', 'release_users', 'releases', 'replay_links', 'session_days', 'session_terms', 'session_texts', 'sessions',
   'source_maps', 'term_bits', 'term_days', 'user_projects', 'webhook_deliveries', 'webhooks',
 ]
 
@@ -78,6 +78,7 @@ for (const engine of testEngines()) {
         const res = await ingestAs(p, batch(`${name}-visit-${v}`, [
           { type: 'ERROR', message: `TypeError: ${name} zebrafinch ${v % 2}`, createdAt: start + v },
           { type: 'CLICK', message: 'button#buy', url: 'https://shop.example/cart', createdAt: start + v + 1 },
+          { type: 'WEB_VITAL', name: 'LCP', value: 1800, url: 'https://shop.example/cart', createdAt: start + v + 2 },
         ], {
           release: '1.0.0', environment: 'production', user: { id: `user-${v}` },
           recording: [0, 1].map((c) => chunkUpload(`c${c}`, rrwebEvents(start + c * 5000, 2, `${name} ${v} ${c}`))),
