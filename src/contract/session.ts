@@ -51,7 +51,7 @@ export const EventSchema = Type.Object({
   }),
   createdAt: DateTime('When the event happened (ISO 8601 UTC, milliseconds), corrected for the visitor clock skew.'),
   ...viewFields(),
-  issueId: Nullable(Type.String({ description: 'The issue (GET /api/v1/issues/{id}) an ERROR or HTTP_ERROR event was grouped into; null for other types.' })),
+  issueId: Nullable(Type.String({ description: 'The issue (GET /api/v1/issues/{id}) an ERROR, HTTP_ERROR or RAGE_CLICK event was grouped into; null for other types.' })),
   frames: Nullable(Type.Array(ref(ResolvedFrameSchema), {
     description: 'The frames of `stack`, newest first, each mapped to the original source when an uploaded source map '
       + 'matches its script — also for events stored before the map was uploaded, since stacks are mapped when read. '

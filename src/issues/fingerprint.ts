@@ -15,12 +15,17 @@
  *    (`frames`) are the app's as it marked them. A chained error adds the same three kinds of component for each
  *    cause, in order (the stack's CAUSED_BY lines): the whole chain is one issue.
  * 3. HTTP_ERROR: `method:<METHOD>`, `url:<template>` (urlTemplate), `status:<code>` or `status:network`.
+ * 4. RAGE_CLICK: `event:RAGE_CLICK`, `selector:<selector>`, `url:<template>` of the page: one element of one page
+ *    template, so its rage clicks alert like an error. A new type changes no fingerprint of the others.
  */
 import { createHash } from 'node:crypto'
 import ipaddr from 'ipaddr.js'
 import { causeHeads, parseStack, type Frame } from '../sourcemaps/stack.ts'
 
 export const GROUPING_VERSION = 1
+
+/** The event types grouped into issues; every other type is not. */
+export const GROUPED_TYPES: readonly string[] = ['ERROR', 'HTTP_ERROR', 'RAGE_CLICK']
 
 /** The inputs grouping reads from an event (EventRecord has them all). */
 export interface GroupingInput {
@@ -33,6 +38,8 @@ export interface GroupingInput {
   fingerprint: string | null
   /** The frames a server SDK sent, its in_app marks decided (src/sentry/event.ts): they stand in for the stack's. */
   frames?: readonly { function: string | null; file: string | null; inApp: boolean; cause?: number }[] | null
+  /** A RAGE_CLICK's element: its selector and visible text. */
+  detail?: { selector?: string; text?: string } | null
 }
 
 export interface Grouping {
@@ -42,9 +49,15 @@ export interface Grouping {
   fingerprint: string
   /** The normalized parts hashed, in order, e.g. ['type:TypeError', 'message:Order <int> has no items', 'frame:checkout@/static/app.js']. */
   components: string[]
-  /** ERROR: `TypeError: Order <int> has no items`; HTTP_ERROR: `POST /api/orders/:id → 500` (`→ network error` without a status). */
+  /**
+   * ERROR: `TypeError: Order <int> has no items`; HTTP_ERROR: `POST /api/orders/:id → 500` (`→ network error` without a
+   * status); RAGE_CLICK: `Rage clicks on "Pay now"` (the element's text, else its selector).
+   */
   title: string
-  /** ERROR: the top in-app frame as `function (path)` or the path; HTTP_ERROR: the URL template, with its origin when it has one. */
+  /**
+   * ERROR: the top in-app frame as `function (path)` or the path; HTTP_ERROR: the URL template, with its origin when it
+   * has one; RAGE_CLICK: `<selector> on <page template>`.
+   */
   culprit: string | null
 }
 
@@ -55,13 +68,14 @@ export const MESSAGE_MAX = 500
 export const TITLE_MAX = 200
 
 /**
- * Groups an ERROR or HTTP_ERROR event; null for any other type. `mapped[i]`, when given, is the source-mapped
+ * Groups an event of GROUPED_TYPES; null for any other type. `mapped[i]`, when given, is the source-mapped
  * version of parseStack(stack)[i] (null where unmapped): grouping uses it in place of the raw frame.
  */
 export function groupEvent(event: GroupingInput, mapped?: readonly (Frame | null)[]): Grouping | null {
   let computed: { components: string[]; title: string; culprit: string | null }
   if (event.type === 'ERROR') computed = groupError(event, mapped ?? [])
   else if (event.type === 'HTTP_ERROR') computed = groupHttp(event)
+  else if (event.type === 'RAGE_CLICK') computed = groupRageClick(event)
   else return null
   // An empty fingerprint is no choice of the page's: the event groups by its contents.
   const components = event.fingerprint ? [`fingerprint:${event.fingerprint}`, `event:${event.type}`] : computed.components
@@ -114,6 +128,16 @@ function groupHttp(event: GroupingInput) {
     components: [`method:${method}`, `url:${template}`, `status:${status}`],
     title: `${[method, template].filter(Boolean).join(' ')} → ${event.statusCode === null ? 'network error' : status}`,
     culprit: template === '' ? null : template,
+  }
+}
+
+function groupRageClick(event: GroupingInput) {
+  const selector = event.detail?.selector ?? ''
+  const template = urlTemplate(event.url ?? '')
+  return {
+    components: ['event:RAGE_CLICK', `selector:${selector}`, `url:${template}`],
+    title: `Rage clicks on "${event.detail?.text || selector}"`,
+    culprit: [selector, template].filter(Boolean).join(' on ') || null,
   }
 }
 

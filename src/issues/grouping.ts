@@ -4,7 +4,7 @@ import type { EventRecord } from '../contract/index.ts'
 import { LRU_ENTRY_BYTES, OBJECT_BYTES, stringBytes } from '../util/memory.ts'
 import type { SourceMapResolver } from '../sourcemaps/resolve.ts'
 import type { EventGroup } from './store.ts'
-import { groupEvent, type GroupingInput } from './fingerprint.ts'
+import { GROUPED_TYPES, groupEvent, type GroupingInput } from './fingerprint.ts'
 import { parseStack, type Frame } from '../sourcemaps/stack.ts'
 
 /**
@@ -28,7 +28,9 @@ const recent = new LRUCache<string, { group: EventGroup | null }>({
 
 /** groupEvent of an event without mapped frames, computed once per distinct input while it stays in `recent`. */
 function groupUnmapped(e: GroupingInput): EventGroup | null {
-  const key = [e.type, e.message, e.stack, e.url, e.method, e.statusCode, e.fingerprint, e.frames ? JSON.stringify(e.frames) : ''].join('\u0000')
+  const key = [
+    e.type, e.message, e.stack, e.url, e.method, e.statusCode, e.fingerprint, e.frames ? JSON.stringify(e.frames) : '', e.detail?.selector ?? '', e.detail?.text ?? '',
+  ].join('\u0000')
   let hit = recent.get(key)
   if (hit === undefined) {
     const computed = groupEvent(e)
@@ -41,13 +43,13 @@ function groupUnmapped(e: GroupingInput): EventGroup | null {
 
 /**
  * The issue grouping of every event of a batch, for writeBatches: null for events that are not
- * grouped (every type but ERROR and HTTP_ERROR). An ERROR's stack goes through `mapFrames` first,
+ * grouped (every type but GROUPED_TYPES). An ERROR's stack goes through `mapFrames` first,
  * so a bundle whose map is already uploaded groups by its original functions and files.
  */
 export async function groupEvents(events: readonly EventRecord[], mapFrames?: FrameMapper): Promise<(EventGroup | null)[]> {
   const groups: (EventGroup | null)[] = []
   for (const e of events) {
-    if (e.type !== 'ERROR' && e.type !== 'HTTP_ERROR') {
+    if (!GROUPED_TYPES.includes(e.type)) {
       groups.push(null)
       continue
     }

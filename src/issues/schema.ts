@@ -11,12 +11,15 @@ const Status = (description: string) =>
 
 export const IssueSchema = Type.Object({
   id: Type.String({ description: 'Issue identifier; used in the path of getIssue and in `issue=` of listSessions.' }),
-  type: Type.String({ description: 'ERROR or HTTP_ERROR: the type of the events grouped into it.' }),
+  type: Type.String({ description: 'ERROR, HTTP_ERROR or RAGE_CLICK: the type of the events grouped into it.' }),
   title: Type.String({
-    description: 'The error type and normalized message (`TypeError: Order <int> has no items`), or the request '
-      + '(`POST /api/orders/:id → 500`). Visitor-supplied text: escape it when displaying.',
+    description: 'The error type and normalized message (`TypeError: Order <int> has no items`), the request '
+      + '(`POST /api/orders/:id → 500`), or the rage-clicked element (`Rage clicks on "Pay now"`). Visitor-supplied text: escape it when displaying.',
   }),
-  culprit: Nullable(Type.String({ description: 'The top in-app stack frame, or the URL template of a failed request; null when unknown.' })),
+  culprit: Nullable(Type.String({
+    description: 'The top in-app stack frame, the URL template of a failed request, or a rage-clicked element\'s selector on its page template '
+      + '(`button#pay on https://shop.example/orders/:id`); null when unknown.',
+  })),
   firstSeenAt: DateTime('Its first event (ISO 8601 UTC, milliseconds).'),
   lastSeenAt: DateTime('Its most recent event (ISO 8601 UTC, milliseconds).'),
   events: Type.Integer({ description: 'Stored events grouped into it: exact; events of visits deleted by retention no longer count.' }),

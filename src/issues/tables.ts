@@ -6,16 +6,16 @@
 /** Issue statuses: an open issue is shown by default; a resolved one reopens when it occurs again. */
 export type IssueStatus = 'open' | 'resolved' | 'ignored'
 
-/** Row shape of `issues`: ERROR and HTTP_ERROR events grouped across visits by fingerprint. */
+/** Row shape of `issues`: ERROR, HTTP_ERROR and RAGE_CLICK events grouped across visits by fingerprint. */
 export interface IssueTable {
   project_id: string
   id: string
   /** The grouping rules that made the issue (src/issues/fingerprint.ts GROUPING_VERSION). */
   grouping_version: number
-  /** ERROR or HTTP_ERROR. */
+  /** ERROR, HTTP_ERROR or RAGE_CLICK. */
   type: string
   title: string
-  /** The top in-app frame, or the URL template of a failed request. */
+  /** The top in-app frame, the URL template of a failed request, or a rage-clicked element and its page template. */
   culprit: string | null
   first_seen_at: number
   last_seen_at: number

@@ -10,6 +10,7 @@ import { fnv1a } from '../util/hash.ts'
 import { LRU_ENTRY_BYTES, OBJECT_BYTES, SET_ENTRY_BYTES, stringBytes } from '../util/memory.ts'
 import { runReused } from '../db/reuse.ts'
 import { deleteProjectRows } from '../db/rows.ts'
+import type { VitalName, VitalRating } from '../../common/vitals.ts'
 import { ERROR_TYPES, type EventRecord, type VisitorFacts } from '../contract/index.ts'
 import type { DayDeltas } from './days.ts'
 import type { SessionTextTable } from './tables.ts'
@@ -24,6 +25,7 @@ export const term = {
   type: (type: string) => `t:${type}`,
   status: (status: string) => `s:${status}`,
   tag: (key: string, value: string) => `g:${key}=${value}`,
+  vital: (name: VitalName, rating: VitalRating) => `v:${name}:${rating}`,
 }
 
 /** What a visit's terms are derived from besides its events: its stored facts (country, browser, OS) and the batch's tags. */
@@ -34,7 +36,10 @@ export interface TermFacts {
   tags: VisitorFacts['tags']
 }
 
-/** The terms a batch gives its visit: its event types and errors, its failed requests' statuses and classes, the visit's facts, its tags. */
+/**
+ * The terms a batch gives its visit: its event types and errors, its failed requests' statuses and classes, its web
+ * vitals' metric and rating, the visit's facts, its tags.
+ */
 export function batchTerms(events: readonly EventRecord[], facts: TermFacts): Set<string> {
   const terms = new Set<string>()
   for (const e of events) {
@@ -44,6 +49,7 @@ export function batchTerms(events: readonly EventRecord[], facts: TermFacts): Se
       terms.add(term.status(String(e.statusCode)))
       terms.add(term.status(`${Math.floor(e.statusCode / 100)}xx`))
     }
+    if (e.type === 'WEB_VITAL' && e.detail?.name !== undefined && e.detail.rating !== undefined) terms.add(term.vital(e.detail.name, e.detail.rating))
   }
   if (facts.country !== null) terms.add(term.country(facts.country))
   if (facts.browser !== null) terms.add(term.browser(facts.browser))

@@ -16,7 +16,7 @@ export interface SessionDayTable {
  * Row shape of `session_terms`: what a visit has, one row per kind and value, for the list's filters (spelled
  * by search.ts `term`): has errors, has a recording, its country, browser and OS, `t:<TYPE>` (has an event of
  * that type), `s:<code>` and `s:<class>` (has an HTTP_ERROR with that status or of that class, such as 5xx),
- * `g:<key>=<value>` (was tagged so). Written once per visit and term.
+ * `v:<METRIC>:<rating>` (has a WEB_VITAL of that metric rated so, such as v:LCP:poor), `g:<key>=<value>` (was tagged so). Written once per visit and term.
  */
 export interface SessionTermTable {
   project_id: string

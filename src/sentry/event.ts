@@ -51,7 +51,7 @@ export function sentryId(value: unknown): string | null {
 }
 
 /** An event id, 32 hex digits like Sentry's, from content: for an event that names none, so a resend still has the same. */
-const hexId = (content: unknown): string => hash('sha256', JSON.stringify(content), 'hex').slice(0, 32)
+export const hexId = (content: unknown): string => hash('sha256', JSON.stringify(content), 'hex').slice(0, 32)
 
 /** The visit facts of an event-like payload: user, tags, release, environment, page, User-Agent, replay id. */
 export function labelsOf(event: Json, envelopeHeader: Json = {}): VisitLabels {

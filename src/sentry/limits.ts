@@ -24,3 +24,13 @@ export const SENTRY_MAX_CHAIN = 10
 export const SENTRY_MAX_CONTEXT_CHARS = 16_384
 /** Longest function name and file path kept of a server SDK's frame (a V8 stack line is at most 2048 characters). */
 export const SENTRY_MAX_FRAME_NAME_LENGTH = 1024
+/**
+ * Clicks on one element in a burst that make a Sentry replay's `ui.multiClick` or `ui.slowClickDetected` a RAGE_CLICK:
+ * our SDK's default. Fewer on a slow element are a DEAD_CLICK when nothing answered; a double-click is neither.
+ */
+export const SENTRY_RAGE_CLICKS = 3
+/**
+ * Page loads whose URL is remembered, by span id, for the vital spans that name their page load but not its URL
+ * (LCP, CLS and INP under the span-streaming lifecycle): a page load is a few hundred bytes here.
+ */
+export const SENTRY_PAGELOADS_KEPT = 10_000

@@ -6,17 +6,18 @@ import { CorruptData, inflate, type InflateBudget } from '../http/inflate.ts'
 import type { IngestEvent } from '../contract/index.ts'
 import { CUSTOM, parseChunk, scrubRecording, type CheckedChunk } from '../recording/service.ts'
 import { resolveUrl } from './breadcrumbs.ts'
+import { replayClicks } from './clicks.ts'
 import { contentId, sentryTime } from './values.ts'
 
 const gzip = promisify(gzipCb)
-
 
 /**
  * A `replay_recording` payload: `{"segment_id":N}` on its first line, then the segment's rrweb events as JSON,
  * zlib-deflated by the SDK's worker (first byte 0x78), gzip (1f 8b), or plain JSON when no worker could run.
  * Returns the chunk checked and compressed for storage, with an id from the replay and the segment (zero-padded,
- * so chunks recorded in the same millisecond keep segment order), and the slow requests its spans tell of: the
- * segment is inflated and parsed once, for both. A segment that inflates beyond MAX_CHUNK_JSON_BYTES, the ratio
+ * so chunks recorded in the same millisecond keep segment order), and the events it tells of — slow requests from its
+ * spans, rage and dead clicks from its click detector's breadcrumbs (clicks.ts): the segment is inflated and parsed
+ * once, for all of them. A segment that inflates beyond MAX_CHUNK_JSON_BYTES, the ratio
  * bound or the request's `budget` refuses the whole envelope (413, a decompression bomb); one that is merely bad is
  * dropped, with why: Sentry's SDK stops a replay at its first non-2xx answer, so the rest of the replay still arrives.
  */
@@ -51,7 +52,7 @@ export async function recordingChunk(
   const scrubbed = scrubRecording(parsed.events) ? JSON.stringify(parsed.events) : json
   return {
     chunk: { id: `sentry-${replayId}-${String(segment).padStart(6, '0')}`, gzip: await gzip(scrubbed), summary: parsed.summary },
-    events: slowRequests(parsed.events, page, isOwnUrl),
+    events: [...slowRequests(parsed.events, page, isOwnUrl), ...replayClicks(parsed.events, segment, page)],
   }
 }
 

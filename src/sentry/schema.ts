@@ -10,9 +10,9 @@ export const SentryAnswer = Type.Object({
     pattern: '^[0-9a-f]{32}$',
     description: 'The id of the first event stored (Sentry\'s `event_id`), else the envelope\'s; absent when the envelope names none.',
   })),
-  stored: Counts('Items kept, by item type: event, feedback, user_report, replay_recording.'),
-  dropped: Counts('Items accepted and left out, by item type: session, client_report, transaction, span, log, profile, attachment, '
-    + 'unknown types, and replay segments that could not be read (docs/sentry.md).'),
+  stored: Counts('Items kept, by item type: event, feedback, user_report, replay_recording, session, and transaction and span when they carry web vitals.'),
+  dropped: Counts('Items accepted and left out, by item type: client_report, transactions and spans without web vitals, log, profile, '
+    + 'attachment, unknown types, sessions without a release, and replay segments that could not be read (docs/sentry.md).'),
   stopped: Type.Optional(Type.String({
     description: 'Why reading stopped before the end of the envelope (a truncated item, or an item header that is not JSON): '
       + 'the items before it are stored, as Sentry does. Also sent as the `X-Sentry-Error` header.',

@@ -20,6 +20,7 @@ import { labelsOf, mapFeedback, mapSentryEvent, mapUserReport, sentryId, type Ma
 import { sentryTime } from './values.ts'
 import { recordingChunk } from './replay.ts'
 import { sessionUnits } from './sessions.ts'
+import { mapPerformance } from './vitals.ts'
 
 /** What envelope ingest needs of the service. */
 export interface SentryDeps {
@@ -59,8 +60,9 @@ const EVENT_ITEMS = new Set(['event', 'feedback', 'user_report', 'replay_event']
 
 /**
  * Stores what an envelope carries that Sessionwatch keeps (docs/sentry.md): events, feedback and user reports as
- * events of a visit, replay segments as the visit's recording, sessions in release health; every other item (client reports,
- * transactions, spans, logs, profiles, attachments, unknown types) is counted and dropped. The whole envelope is
+ * events of a visit, replay segments as the visit's recording, the web vitals of transactions and spans as WEB_VITAL
+ * events, sessions in release health; every other item (client reports, other transactions and spans, logs, profiles,
+ * attachments, unknown types) is counted and dropped. The whole envelope is
  * read and checked before anything is written — replay segments inflated and parsed too — so a 400 or a 413 (a
  * decompression bomb among its segments) stores nothing; each stored item is then one durable write, with ids from
  * the Sentry event id, so a resent envelope stores nothing twice.
@@ -87,6 +89,8 @@ export async function ingestEnvelope(
       mapped = mapFeedback(json, header, now)
     } else if (item.type === 'user_report' && json) {
       mapped = mapUserReport(json, header, now)
+    } else if (item.type === 'transaction' || item.type === 'span') {
+      mapped = mapPerformance(item, header, now, project.id)
     } else if (item.type === 'replay_recording') {
       const segment = segments.get(item) ?? null
       const stored = segment !== null && await storeSegment(deps, project, segment, request, sentAt, now)
@@ -114,7 +118,8 @@ export async function ingestEnvelope(
       ...batchOf({ ...mapped, ...(tags && { tags }) }), sessionKey, batchId: `sentry-${mapped.eventId}`, events: mapped.events, ...(sentAt !== undefined && { sentAt }),
     }
     await ingestBatch(deps.db, deps.writer, project, body, visitor, deps.recording, now, deps.mapFrames)
-    result.id ??= mapped.eventId
+    // A span container names no event: its id is made here, and no SDK waits for it.
+    if (item.type !== 'span') result.id ??= mapped.eventId
     count(result.stored, item.type)
   }
   result.id ??= sentryId(header.event_id) ?? undefined

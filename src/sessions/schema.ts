@@ -4,7 +4,8 @@ import { MAX_META_KEY_LENGTH, MAX_META_VALUE_LENGTH, MAX_SEARCH_LENGTH, MAX_USER
 import { MAX_SEARCH_WORDS } from './limits.ts'
 import { SEARCH_INDEXED_CHARS, SEARCH_TEXT_MATCH_LIMIT, SEARCH_TEXT_PROBE_MAX } from '../search/limits.ts'
 import { CountersSchema, EventSchema, ProjectSchema, RecordingSchema, SessionDetailSchema, SessionSchema, TYPE_PATTERN } from '../contract/index.ts'
-import { nextField, pageQuery, periodQuery } from '../util/schema.ts'
+import { VITAL_NAMES, VITAL_RATINGS } from '../../common/vitals.ts'
+import { describedPattern, nextField, pageQuery, periodQuery } from '../util/schema.ts'
 
 /** `tag.<key>`: a tag filter's parameter name (keys as META_KEY_PATTERN allows). */
 export const TAG_PARAM = `^tag\\.[A-Za-z0-9_.:-]{1,${MAX_META_KEY_LENGTH}}$`
@@ -26,6 +27,10 @@ export const TAG_PARAMETER = {
   },
   example: { 'tag.plan': 'pro' },
 }
+
+/** `vital`: a metric and a rating, as WEB_VITAL events name them; a 400 lists both. */
+const VITAL_PATTERN = describedPattern(`^(${VITAL_NAMES.join('|')}):(${VITAL_RATINGS.join('|')})$`,
+  `METRIC:RATING, METRIC one of ${VITAL_NAMES.join(', ')} and RATING one of ${VITAL_RATINGS.join(', ')}`)
 
 /** The list's search parameters (API v1 extensions): each narrows the list, all must hold, `total` counts exactly what matches. */
 const searchQuery = {
@@ -59,6 +64,11 @@ const searchQuery = {
   status: Type.Optional(Type.String({
     pattern: '^([1-5][0-9][0-9]|[1-5][xX][xX])$',
     description: 'Only visits with an HTTP_ERROR of this status code (e.g. 502), or of this class (4xx, 5xx).', examples: ['5xx'],
+  })),
+  vital: Type.Optional(Type.Array(Type.String({ pattern: VITAL_PATTERN }), {
+    description: `Only visits with a WEB_VITAL of this metric and rating, e.g. \`LCP:poor\` (metrics ${VITAL_NAMES.join(', ')}; ratings `
+      + `${VITAL_RATINGS.join(', ')}). Repeat it for visits that had each: \`vital=LCP:poor&vital=INP:poor\`.`,
+    examples: [['LCP:poor']],
   })),
 }
 

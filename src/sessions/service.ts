@@ -8,6 +8,7 @@ import { listScope, nextCursor, pageStart } from '../util/cursor.ts'
 import { DAY_MS, INSTANT_HELP, parseDate, parseInstant } from '../util/time.ts'
 import { MAX_SEARCH_WORDS } from './limits.ts'
 import { MIN_SEARCH_LENGTH } from '../../common/limits.ts'
+import type { VitalName, VitalRating } from '../../common/vitals.ts'
 import { browserFamily, osFamily } from '../visits/index.ts'
 import { type SessionFilters, term } from '../search/index.ts'
 import type { ListQuery } from './schema.ts'
@@ -95,6 +96,10 @@ export function parseFilters(query: Partial<ListQuery>): SessionFilters {
   if (query.os !== undefined) terms.push(term.os(osFamily(query.os)))
   if (query.type !== undefined) terms.push(term.type(query.type))
   if (query.status !== undefined) terms.push(term.status(query.status.toLowerCase()))
+  for (const vital of new Set(query.vital)) {
+    const [name, rating] = vital.split(':') as [VitalName, VitalRating]
+    terms.push(term.vital(name, rating))
+  }
   for (const [name, value] of Object.entries(query)) {
     if (name.startsWith('tag.') && typeof value === 'string') terms.push(term.tag(name.slice(4), value))
   }

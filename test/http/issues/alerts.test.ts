@@ -7,7 +7,9 @@ import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { testEngines } from '../../helpers/engines.ts'
 import { batch } from '../../helpers/factories.ts'
 
-interface Payload { kind: string; issue: { id: string; title: string; events: number } }
+interface Payload { kind: string; issue: { id: string; type: string; title: string; culprit: string | null; events: number }; text: string }
+interface Issue { id: string; type: string; title: string; culprit: string | null; events: number; sessions: number }
+type Event = { type: string; issueId: string | null; selector?: string }
 
 for (const engine of testEngines()) {
   describe(`issue alerts from ingest [${engine}]`, () => {
@@ -53,6 +55,47 @@ for (const engine of testEngines()) {
       assert.deepEqual(deliveries.map((d) => d.attempts), [1, 1, 1], 'one more delivery, sent once')
       assert.deepEqual(payloads().map((p) => p.kind), ['new', 'new', 'regression'])
       assert.equal(payloads()[2]?.issue.id, order.id)
+    })
+
+    const visit = async (key: string, events: Record<string, unknown>[]) => {
+      const res = await t.ingest(batch(key, events))
+      assert.equal(res.statusCode, 200, res.body)
+      return json<{ sessionId: string }>(res).sessionId
+    }
+    const detail = async (id: string) =>
+      json<{ session: { events: { errors: number; total: number } }; events: Event[] }>(await t.get(`/api/v1/sessions/${id}`))
+
+    it('rage clicks on one element of /orders/:id are one issue across visits, and alert once like an error', async () => {
+      const now = Date.now()
+      const first = await visit('rage-visit-1', [
+        { type: 'RAGE_CLICK', url: 'https://shop.example/orders/41?tab=pay', selector: 'button#pay', text: 'Pay now', count: 6, createdAt: now - 2000 },
+        { type: 'DEAD_CLICK', url: 'https://shop.example/orders/41', selector: 'a.help', text: 'Help', createdAt: now - 1500 },
+      ])
+      const second = await visit('rage-visit-2', [
+        { type: 'RAGE_CLICK', url: 'https://shop.example/orders/77', selector: 'button#pay', text: 'Pay now', count: 3, createdAt: now - 1000 },
+      ])
+      const [a, b] = [await detail(first), await detail(second)]
+      const rageA = a.events.find((e) => e.type === 'RAGE_CLICK')
+      assert.ok(rageA?.issueId, 'grouped')
+      assert.equal(b.events.find((e) => e.type === 'RAGE_CLICK')?.issueId, rageA.issueId, 'the second visit joins it')
+      assert.equal(a.events.find((e) => e.type === 'DEAD_CLICK')?.issueId, null, 'a dead click opens no issue')
+      // The spec's errors are ERROR and HTTP_ERROR: a visit with only clicks is not broken.
+      assert.deepEqual([a.session.events.errors, a.session.events.total], [0, 2])
+
+      const { issue, latestEvent } = json<{ issue: Issue; latestEvent: { event: Event } }>(await t.get(`/api/v1/issues/${rageA.issueId}`))
+      assert.deepEqual([issue.type, issue.title, issue.culprit, issue.events, issue.sessions],
+        ['RAGE_CLICK', 'Rage clicks on "Pay now"', 'button#pay on https://shop.example/orders/:id', 2, 2])
+      assert.equal(latestEvent.event.selector, 'button#pay')
+      const listed = json<{ issues: Issue[] }>(await t.get('/api/v1/issues?status=open')).issues
+      assert.deepEqual(listed.filter((i) => i.type === 'RAGE_CLICK').map((i) => i.id), [issue.id])
+      const visits = json<{ total: number }>(await t.get(`/api/v1/sessions?issue=${issue.id}`))
+      assert.equal(visits.total, 2)
+
+      await settledDeliveries(t.app.db, t.project.id, 'the new issue\'s delivery')
+      const rageAlerts = payloads().filter((p) => p.issue.type === 'RAGE_CLICK')
+      assert.deepEqual(rageAlerts.map((p) => [p.kind, p.issue.id, p.issue.type, p.issue.culprit]),
+        [['new', issue.id, 'RAGE_CLICK', 'button#pay on https://shop.example/orders/:id']])
+      assert.match(rageAlerts[0]?.text ?? '', /New issue in .*Rage clicks on "Pay now"/)
     })
   })
 }

@@ -46,7 +46,7 @@ describe('OpenAPI document', () => {
   it('states the parameter bounds and defaults of the spec', () => {
     const params = Object.fromEntries((doc.paths['/api/v1/sessions']?.get?.parameters ?? []).map((p) => [p.name, p]))
     assert.deepEqual(Object.keys(params).sort(), ['after', 'browser', 'country', 'date', 'errors', 'from', 'issue', 'limit', 'offset', 'os', 'q', 'recording',
-      'status', 'tags', 'to', 'type', 'url', 'user'])
+      'status', 'tags', 'to', 'type', 'url', 'user', 'vital'])
     assert.deepEqual(params.after?.schema, { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^WzEsI[A-Za-z0-9_-]+$' })
     assert.deepEqual([params.tags?.style, params.tags?.explode, params.tags?.schema.propertyNames], ['form', true, { pattern: TAG_PARAM }],
       'tag.<key> parameters as the properties of a form-style object, each sent as a parameter of its own')

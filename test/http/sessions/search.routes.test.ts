@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { json, startTestApp, type TestApp } from '../../helpers/app.ts'
 import { batch } from '../../helpers/factories.ts'
 import { testEngines } from '../../helpers/engines.ts'
+import { foundIds, listed, sorted } from './search-helpers.ts'
 
 interface Listed {
   id: string
@@ -33,18 +34,8 @@ for (const engine of testEngines()) {
       assert.equal(res.statusCode, 200, res.body)
       return json<{ sessionId: string }>(res).sessionId
     }
-    const list = async (query: string): Promise<ListBody> => {
-      const res = await t.get(`/api/v1/sessions?${query}`)
-      assert.equal(res.statusCode, 200, `${query}: ${res.body}`)
-      return json<ListBody>(res)
-    }
-    /** The ids a query lists, sorted, and checks that total counts exactly them. */
-    const found = async (query: string): Promise<string[]> => {
-      const body = await list(query)
-      assert.equal(body.total, body.sessions.length, `${query}: total counts what is listed`)
-      return body.sessions.map((s) => s.id).sort()
-    }
-    const sorted = (...xs: string[]) => [...xs].sort()
+    const list = async (query: string): Promise<ListBody> => (await listed(t, query)) as unknown as ListBody
+    const found = (query: string): Promise<string[]> => foundIds(t, query)
 
     before(async () => {
       t = await startTestApp(engine)

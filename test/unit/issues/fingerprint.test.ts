@@ -287,8 +287,8 @@ describe('groupEvent: versioning', () => {
     const stored = eventRecord('e1', 0, 'HTTP_ERROR', { method: 'POST', url: '/api/orders/123', statusCode: 500 })
     assert.equal(groupEvent(stored)?.fingerprint, http('POST', '/api/orders/9', 500).fingerprint)
   })
-  it('groups only ERROR and HTTP_ERROR', () => {
-    for (const type of ['USER_REPORT', 'CONSOLE_ERROR', 'SLOW_REQUEST']) assert.equal(groupEvent({ ...base, type, message: 'x' }), null)
+  it('groups only ERROR, HTTP_ERROR and RAGE_CLICK', () => {
+    for (const type of ['USER_REPORT', 'CONSOLE_ERROR', 'SLOW_REQUEST', 'DEAD_CLICK', 'WEB_VITAL']) assert.equal(groupEvent({ ...base, type, message: 'x' }), null)
   })
   it('keeps its fingerprints: a change here needs a new GROUPING_VERSION (docs/api.md, Grouping rules)', () => {
     const g = error('Uncaught TypeError: Order 1 has no items', chromeStack('index-DbQ2xY9p.js'))
