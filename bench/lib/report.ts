@@ -73,6 +73,8 @@ export function evaluate(rows: Row[]): Check[] {
     }
     // Release health is counted at ingest: its list is a read of counter rows, one per release and environment.
     add('releases list p50 < 20 ms', at('releases: first'), (r) => r.p50, (v) => v < 20, ' ms')
+    // The pages report reads counters kept at ingest, never events.
+    for (const r of rows.filter((x) => x.engine === engine && x.scenario.startsWith('pages: '))) add(`pages p50 < 50 ms: ${r.scenario.slice(7)}`, r, (x) => x.p50, (v) => v < 50, ' ms')
     add('peak RSS ≤ 150 MB', at('peak RSS'), (r) => r.rps, (v) => v <= 150, ' MB')
   }
   for (const r of rows.filter((x) => x.engine === 'postgres' && x.rssGrowthMB === undefined && !MEMORY.test(x.scenario))) {

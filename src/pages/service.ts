@@ -4,7 +4,7 @@ import type { Db } from '../database.ts'
 import { retentionCutoff, type ProjectContext } from '../projects/service.ts'
 import { parseRange } from '../sessions/service.ts'
 import { dayOf } from '../util/time.ts'
-import { histogramKey, histograms, pageCounts, planDays, storedDays, type DayPlan, type Histogram } from './read.ts'
+import { histogramKey, histograms, pageCounts, planDays, storedDays, type Histogram } from './read.ts'
 import type { PageListQuery, PageListView, PageReportView, PageSort, VitalSummaryView } from './schema.ts'
 import type { PageCounts } from './tables.ts'
 
@@ -56,22 +56,23 @@ export async function listPages(db: Db, project: ProjectContext, query: PageList
   const counts = [...await pageCounts(db, project.id, plan)].filter(([, c]) => hasAny(c))
   const byViews = (a: [string, PageCounts], b: [string, PageCounts]) => b[1].views - a[1].views || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
   const metric = SORT_METRIC[query.sort ?? 'views']
+  // The sort's vital, read for every page, serves the page of them as it is.
+  const sorted = metric === null ? new Map<string, Histogram>() : await histograms(db, project.id, plan, [metric])
   if (metric === null) counts.sort(byViews)
   else {
-    const found = await histograms(db, project.id, plan, [metric])
-    const p75 = new Map(counts.map(([page]) => [page, summarize(metric, found.get(histogramKey(metric, page))).p75 ?? -1]))
+    const p75 = new Map(counts.map(([page]) => [page, summarize(metric, sorted.get(histogramKey(metric, page))).p75 ?? -1]))
     counts.sort((a, b) => (p75.get(b[0]) ?? -1) - (p75.get(a[0]) ?? -1) || byViews(a, b))
   }
   const slice = counts.slice(offset, offset + limit)
-  return { total: counts.length, limit, offset, pages: await reports(db, project.id, plan, slice) }
+  const others = VITAL_NAMES.filter((name) => name !== metric)
+  const found = new Map([...sorted, ...await histograms(db, project.id, plan, others, slice.map(([page]) => page))])
+  return { total: counts.length, limit, offset, pages: slice.map(([page, c]) => report(page, c, found)) }
 }
 
-async function reports(db: Db, projectId: string, plan: DayPlan, pages: readonly [string, PageCounts][]): Promise<PageReportView[]> {
-  const found = await histograms(db, projectId, plan, VITAL_NAMES, pages.map(([page]) => page))
-  const vital = (metric: VitalName, page: string) => summarize(metric, found.get(histogramKey(metric, page)))
-  return pages.map(([page, c]) => ({
-    url: page, views: c.views,
-    lcp: vital('LCP', page), inp: vital('INP', page), cls: vital('CLS', page), fcp: vital('FCP', page), ttfb: vital('TTFB', page),
+function report(page: string, c: PageCounts, found: ReadonlyMap<string, Histogram>): PageReportView {
+  const vital = (metric: VitalName) => summarize(metric, found.get(histogramKey(metric, page)))
+  return {
+    url: page, views: c.views, lcp: vital('LCP'), inp: vital('INP'), cls: vital('CLS'), fcp: vital('FCP'), ttfb: vital('TTFB'),
     rageClicks: c.rage_clicks, deadClicks: c.dead_clicks, errors: c.errors,
-  }))
+  }
 }
