@@ -38,7 +38,8 @@ export async function renderPages(body: HTMLElement, project: ProjectSummary, pa
   body.append(range, h('p', { class: 'hint', id: 'pages-help' },
     'Days are UTC, both included; none: every day kept. Each vital is its 75th percentile over the page\'s views, coloured and labelled '
     + 'by web.dev\'s rating (hover for how many were good, needs improvement and poor). Watch worst visits lists the visits that opened '
-    + 'the page (or one under it) and had its worst trouble — rage clicks, else dead clicks, else errors, on any of their pages — started in the range.'))
+    + 'the page (or one under it) and had its worst trouble — its most often poor vital, else rage clicks, dead clicks, errors, on any of '
+    + 'their pages — started in the range.'))
 
   const q = new URLSearchParams({ limit: String(PAGE), offset: String(offset), sort })
   for (const [k, v] of Object.entries({ from, to })) if (v !== '') q.set(k, v)
@@ -94,8 +95,10 @@ export function worstVisits(p: PageItem): { params: Record<string, string>; labe
   return { params: { ...(page.length >= MIN_SEARCH_LENGTH && { url: page }), ...trouble.filter }, label: trouble.label }
 }
 
-/** A page's worst trouble as a sessions filter: rage clicks, else dead clicks, else errors. */
+/** A page's worst trouble as a sessions filter: the vital with the most poor values, else rage clicks, dead clicks, errors. */
 function troubleOf(p: PageItem): { filter: Record<string, string>; label: string } | null {
+  const poorest = VITAL_NAMES.map((name) => ({ name, poor: p[KEYS[name]].poor })).sort((a, b) => b.poor - a.poor)[0]
+  if (poorest !== undefined && poorest.poor > 0) return { filter: { vital: `${poorest.name}:poor` }, label: `a poor ${poorest.name}` }
   if (p.rageClicks > 0) return { filter: { type: 'RAGE_CLICK' }, label: 'rage clicks' }
   if (p.deadClicks > 0) return { filter: { type: 'DEAD_CLICK' }, label: 'dead clicks' }
   return p.errors > 0 ? { filter: { type: 'ERROR' }, label: 'errors' } : null
