@@ -59,3 +59,4 @@ export type { AuditLine, AuditList } from '../../src/audit/schema.ts'
  */
 export interface ServerDefaults { ipStorage: IpStorage; ingestRateLimit: number; demo: boolean }
 export type { ProjectUsage } from '../../src/dashboard/schema.ts'
+export type { PageListView as PageList, PageReportView as PageItem, VitalSummaryView as PageMetric } from '../../src/pages/schema.ts'

@@ -10,6 +10,7 @@ import { renderProjects } from './views/projects.ts'
 import { renderPublicReplay } from './views/public-links.ts'
 import { renderIssue } from './views/issue.ts'
 import { renderIssues } from './views/issues.ts'
+import { renderPages } from './views/pages.ts'
 import { renderReleases } from './views/releases.ts'
 import { renderSession } from './views/session.ts'
 import { renderSessions } from './views/sessions.ts'
@@ -79,6 +80,7 @@ async function renderProject(main: HTMLElement, id: string, rest: string[], para
   else if (tab === 'settings') renderSettings(body, project, defaults)
   else if (tab === 'issues') await renderIssues(body, project, params)
   else if (tab === 'releases') await renderReleases(body, project, params)
+  else if (tab === 'pages') await renderPages(body, project, params)
   else await renderSessions(body, project, params, defaults.demo)
 }
 
@@ -107,7 +109,8 @@ function projectHeader(project: ProjectSummary, active: string): HTMLElement {
     h('a', { href: `#/p/${encodeURIComponent(project.id)}/${id}`, class: id === active ? 'active' : null, id: `tab-${id}`, 'aria-current': id === active ? 'page' : null }, label)
   return h('div', { class: 'project-head' },
     h('h1', {}, project.name, ' ', h('small', {}, project.domain)),
-    h('nav', { class: 'tabs', 'aria-label': 'Project' }, tab('sessions', 'Sessions'), tab('issues', 'Issues'), tab('releases', 'Releases'), tab('api', 'API'),
+    h('nav', { class: 'tabs', 'aria-label': 'Project' }, tab('sessions', 'Sessions'), tab('issues', 'Issues'), tab('pages', 'Pages'), tab('releases', 'Releases'),
+      tab('api', 'API'),
       atLeast(project.role, 'admin') ? tab('settings', 'Settings') : null))
 }
 

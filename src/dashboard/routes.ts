@@ -17,6 +17,7 @@ import { recordingRoutes } from '../recording/routes.ts'
 import { sessionReadRoutes } from '../sessions/routes.ts'
 import { issueReadRoutes } from '../issues/routes.ts'
 import { releaseReadRoutes } from '../releases/routes.ts'
+import { pageReadRoutes } from '../pages/routes.ts'
 import { IssueStatusBody } from '../issues/schema.ts'
 import { changeStatus } from '../issues/service.ts'
 import { ProjectParams } from '../projects/schema.ts'
@@ -181,12 +182,13 @@ export const dashboardApi = (auth: DashboardAuth): FastifyPluginCallbackTypebox 
   }, async (request) =>
     dashboardSessions(app.db, await getProject(app.db, request.params.projectId), request.query))
 
-  // getSession and the recording, declared once with the read API: here behind the sign-in above.
+  // getSession, the recording, issues, releases and pages, declared once with the read API: here behind the sign-in above.
   const prefix = '/projects/:projectId'
   void app.register(sessionReadRoutes, { prefix, access: projectInPath })
   void app.register(recordingRoutes, { prefix, access: projectInPath })
   void app.register(issueReadRoutes, { prefix, access: projectInPath })
   void app.register(releaseReadRoutes, { prefix, access: projectInPath })
+  void app.register(pageReadRoutes, { prefix, access: projectInPath })
 
   app.get('/projects/:projectId/issues/:id/histogram', { schema: { ...hide, params: IssueInProjectParams } }, async (request) =>
     issueHistogram(app.db, await getProject(app.db, request.params.projectId), request.params.id))

@@ -73,7 +73,10 @@ export type Headline = Static<typeof Headline>
 /** A row of the dashboard's list: the API's session with its recording, and what broke in it. */
 export const DashboardSession = Type.Object({
   ...SessionDetailSchema.properties,
-  firstError: Nullable(Type.Object(Headline.properties, { additionalProperties: false, description: 'The visit\'s first ERROR or HTTP_ERROR.' })),
+  firstError: Nullable(Type.Object(Headline.properties, {
+    additionalProperties: false,
+    description: 'The visit\'s first ERROR, HTTP_ERROR, RAGE_CLICK or DEAD_CLICK, whichever came first; a click\'s message is its caption ("Rage click ×6 on Pay now").',
+  })),
   firstReport: Nullable(Type.Object(Headline.properties, { additionalProperties: false, description: 'The visit\'s first USER_REPORT.' })),
 }, { additionalProperties: false })
 export type DashboardSession = Static<typeof DashboardSession>

@@ -124,26 +124,29 @@ export function chunkSources(db: Db, projectId: string, sessionId: string): Prom
 /** An event that says what happened in a visit, as its list row shows it. */
 export type HeadlineRow = Pick<Selectable<EventTable>, 'session_id' | 'type' | 'message' | 'url' | 'method' | 'status_code'>
 
+/** What a visitor's frustration leaves: the list shows these like errors, though they count as none. */
+const FRUSTRATION_TYPES = ['RAGE_CLICK', 'DEAD_CLICK'] as const
+
 /**
- * The first error (ERROR or HTTP_ERROR) and the first visitor report of each of these visits: what the
- * dashboard's list says broke. Only visits that have errors or a report are read (the page's counters and
- * session_terms say which), so a calm page costs one index probe; each of those reads its own events by
- * events_order_idx and keeps the first of each kind.
+ * The first trouble (ERROR, HTTP_ERROR, RAGE_CLICK or DEAD_CLICK, whichever came first) and the first visitor report
+ * of each of these visits: what the dashboard's list says broke. Only visits that have errors, a report or a
+ * frustrated click are read (the page's counters and session_terms say which), so a calm page costs one index probe
+ * per term; each of those reads its own events by events_order_idx and keeps the first of each kind.
  */
 export async function visitHeadlines(
   db: Db, projectId: string, sessions: readonly { id: string; errors: number }[],
 ): Promise<HeadlineRow[]> {
   if (sessions.length === 0) return []
-  const reported = await db.selectFrom('session_terms').select('session_id')
-    .where('project_id', '=', projectId).where('term', '=', term.type('USER_REPORT'))
+  const marked = await db.selectFrom('session_terms').select('session_id')
+    .where('project_id', '=', projectId).where('term', 'in', ['USER_REPORT', ...FRUSTRATION_TYPES].map((t) => term.type(t)))
     .where('session_id', 'in', sessions.map((s) => s.id)).execute()
-  const ids = new Set([...sessions.filter((s) => s.errors > 0).map((s) => s.id), ...reported.map((r) => r.session_id)])
+  const ids = new Set([...sessions.filter((s) => s.errors > 0).map((s) => s.id), ...marked.map((r) => r.session_id)])
   if (ids.size === 0) return []
   const firsts = db.selectFrom('events')
     .select(['session_id', 'type', 'message', 'url', 'method', 'status_code'])
     .select(sql<number>`row_number() over (partition by session_id, type = 'USER_REPORT' order by created_at, seq)`.as('n'))
     .where('project_id', '=', projectId).where('session_id', 'in', [...ids])
-    .where('type', 'in', [...ERROR_TYPES, 'USER_REPORT'])
+    .where('type', 'in', [...ERROR_TYPES, ...FRUSTRATION_TYPES, 'USER_REPORT'])
     .as('firsts')
   return db.selectFrom(firsts).select(['session_id', 'type', 'message', 'url', 'method', 'status_code']).where('n', '=', 1).execute()
 }

@@ -7,12 +7,18 @@ import { deleteVisitButton } from './erase.ts'
 import { publicLinkButton } from './public-links.ts'
 import { badgeText, headlineText } from './sessions.ts'
 import { stackBlock } from './stack.ts'
+import { visitVitals } from './vitals.ts'
 
 interface Detail { session: SessionItem; events: SessionEvent[] }
 
+/** A click that did nothing, or one of a burst: shown in the error tone, like the list's headline, though not counted as an error. */
+const frustrated = (e: SessionEvent) => e.type === 'RAGE_CLICK' || e.type === 'DEAD_CLICK'
+const isError = (e: SessionEvent) => e.type === 'ERROR' || e.type.endsWith('_ERROR')
+
 /** The timeline's kinds, each a filter toggle; an event may be of several (a failed request is an error and network). */
 const KINDS = [
-  { id: 'errors', label: 'Errors', match: (e: SessionEvent) => e.type === 'ERROR' || e.type.endsWith('_ERROR') },
+  { id: 'errors', label: 'Errors', match: isError },
+  { id: 'frustration', label: 'Frustration', match: frustrated },
   { id: 'network', label: 'Network', match: (e: SessionEvent) => e.type === 'HTTP_ERROR' || e.type === 'SLOW_REQUEST' || e.method !== undefined },
   { id: 'console', label: 'Console', match: (e: SessionEvent) => e.type.startsWith('CONSOLE') },
   { id: 'clicks', label: 'Clicks', match: (e: SessionEvent) => e.type === 'CLICK' || e.type === 'INPUT' },
@@ -23,7 +29,7 @@ const KINDS = [
 const asHeadline = (e: SessionEvent): Headline =>
   ({ type: e.type, message: e.message, url: e.url ?? null, method: e.method ?? null, statusCode: e.statusCode })
 
-const tone = (e: SessionEvent) => (e.type === 'USER_REPORT' ? 'report' : e.type === 'ERROR' || e.type.endsWith('_ERROR') ? 'error'
+const tone = (e: SessionEvent) => (e.type === 'USER_REPORT' ? 'report' : isError(e) || frustrated(e) ? 'error'
   : e.type === 'SLOW_REQUEST' ? 'slow' : 'info')
 
 /**
@@ -41,9 +47,9 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
   // 00:00 of the player is its first recorded event, whose server-clock time is the earliest chunk's start.
   const starts = (recording?.chunks ?? []).map((c) => Date.parse(c.startedAt))
   const origin = starts.length > 0 ? Math.min(...starts) : Date.parse(s.startedAt)
-  const errors = detail.events.filter((e) => tone(e) === 'error')
+  const troubles = detail.events.filter((e) => tone(e) === 'error')
   const reports = detail.events.filter((e) => e.type === 'USER_REPORT')
-  const lead = errors[0] ?? reports[0]
+  const lead = troubles[0] ?? reports[0]
   const entry = s.entryUrl === null ? null : pagePath(s.entryUrl)
 
   const playerBox = h('div', { class: 'player', id: 'player' })
@@ -52,9 +58,9 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
   main.append(
     h('p', { class: 'back' }, h('a', { href: `#/p/${encodeURIComponent(project.id)}/sessions` }, `‹ ${project.name}: sessions`)),
     h('h1', { id: 'session-title', class: lead ? 'broken' : null }, lead ? headlineText(asHeadline(lead)) : `Visit to ${entry ?? 'the site'}`),
-    h('p', { class: 'session-sub', id: 'session-sub' }, ...summary(s, entry, errors.length, reports.length)),
+    h('p', { class: 'session-sub', id: 'session-sub' }, ...summary(s, entry, detail.events, reports.length)),
     h('div', { class: 'session-grid' },
-      h('section', { class: 'replay-pane', 'aria-label': 'Replay' }, playerBox),
+      h('section', { class: 'replay-pane', 'aria-label': 'Replay' }, playerBox, visitVitals(detail.events)),
       h('section', { class: 'side-pane', 'aria-label': 'Facts and timeline' },
         facts(s), h('h2', { class: 'timeline-head' }, 'Timeline'), filters.element, timeline)),
     // Erasing is an admin's.
@@ -113,7 +119,7 @@ export async function renderSession(main: HTMLElement, project: ProjectSummary, 
   }
   playerBox.append(replayNote(recording), momentLink(project, s.id, replay))
   if (project.publicReplays && atLeast(project.role, 'member')) playerBox.append(publicLinkButton(project, s.id))
-  replay.markers([...errors, ...reports].map((e) => ({
+  replay.markers([...troubles, ...reports].map((e) => ({
     at: Date.parse(e.createdAt), tone: tone(e),
     label: `${badgeText(e.type, e.statusCode)} at ${clock(Date.parse(e.createdAt) - origin)}: ${headlineText(asHeadline(e))}`,
     onSelect: () => { items.find((x) => x.event === e)?.item.click() },
@@ -143,12 +149,15 @@ function momentLink(project: ProjectSummary, visitId: string, replay: Replay): H
   return h('p', { class: 'moment' }, button)
 }
 
-/** "on /checkout · user ann · 2 errors · 1 report": the rest of what happened, under the title. */
-function summary(s: SessionItem, entry: string | null, errors: number, reports: number): (Node | string)[] {
+/** "on /checkout · user ann · 2 errors · 1 frustrated click · 1 report": the rest of what happened, under the title. */
+function summary(s: SessionItem, entry: string | null, events: SessionEvent[], reports: number): (Node | string)[] {
   const parts: (Node | string)[] = []
+  const errors = events.filter(isError).length
+  const clicks = events.filter(frustrated).length
   if (entry) parts.push(h('span', { title: s.entryUrl ?? '' }, `Entered on ${entry}`))
   if (s.user) parts.push(h('span', {}, 'User ', h('b', {}, s.user.id)))
   if (errors > 0) parts.push(h('span', { class: 'bad' }, plural(errors, 'error')))
+  if (clicks > 0) parts.push(h('span', { class: 'bad' }, plural(clicks, 'frustrated click')))
   if (reports > 0) parts.push(h('span', { class: 'report-text' }, plural(reports, 'visitor report')))
   if (s.events.slow > 0) parts.push(`${s.events.slow} slow`)
   parts.push(timeTag(s.lastSeenAt))
@@ -199,7 +208,7 @@ function timelineFilters(events: SessionEvent[], changed: () => void) {
   return {
     element: h('div', { class: 'timeline-tools' }, h('div', { class: 'kinds', role: 'group', 'aria-label': 'Show only' }, ...toggles), input),
     matches: (e: SessionEvent) => (on.size === 0 || KINDS.some((k) => on.has(k.id) && k.match(e)))
-      && (text === '' || [e.type, e.message, e.url, e.statusCode === null ? null : String(e.statusCode)]
+      && (text === '' || [e.type, e.message, e.url, e.selector, e.text, e.element, e.statusCode === null ? null : String(e.statusCode)]
         .some((v) => typeof v === 'string' && v.toLowerCase().includes(text))),
   }
 }
@@ -209,6 +218,8 @@ function caption(e: SessionEvent): string {
   if (e.type === 'HTTP_ERROR') return `${e.method ?? ''} ${e.url ?? ''} → ${e.statusCode ?? 'failed'}`.trim()
   if (e.type === 'SLOW_REQUEST') return `${e.method ?? ''} ${e.url ?? ''} · ${Math.round(e.durationMs ?? 0).toLocaleString('en-US')} ms`.trim()
   if (e.type === 'NAVIGATION') return e.url ?? e.message ?? ''
+  // The caption names the element by its text; the selector says which one it is.
+  if (frustrated(e) && e.selector !== undefined && e.selector !== e.text) return `${e.message ?? ''} · ${e.selector}`
   return e.message ?? (e.url ? `${e.method ?? ''} ${e.url}`.trim() : '')
 }
 
@@ -221,6 +232,9 @@ function eventItem(e: SessionEvent, offset: number, project: ProjectSummary): HT
   const extra: HTMLElement[] = []
   if (text.length > 90) extra.push(h('p', { class: 'full' }, text))
   if (e.url && e.type !== 'NAVIGATION' && e.durationMs !== null && e.type !== 'SLOW_REQUEST') extra.push(h('p', {}, h('b', {}, 'Duration '), `${Math.round(e.durationMs)} ms`))
+  for (const [label, value] of [['Selector', e.selector], ['Text', e.text], ['Element', e.element], ['Page', frustrated(e) || e.type === 'WEB_VITAL' ? e.url : undefined]] as const) {
+    if (value) extra.push(h('p', {}, h('b', {}, `${label} `), value))
+  }
   const stack = stackBlock(e)
   if (stack) extra.push(h('b', {}, 'Stack'), stack)
   if (e.reqBody) extra.push(h('b', {}, 'Request body'), h('pre', { tabindex: 0 }, e.reqBody))

@@ -1,4 +1,5 @@
 import { DASHBOARD_PAGE_SIZE as PAGE, MAX_SEARCH_LENGTH, MIN_SEARCH_LENGTH } from '../../../common/limits.ts'
+import { VITAL_NAMES, VITAL_RATINGS } from '../../../common/vitals.ts'
 import { api, ApiError, type Headline, type ProjectSummary, type SessionBasics, type SessionItem, type SessionRow, type SessionRowList } from '../api.ts'
 import { formatDuration, h, pagePath, plural, timeTag } from '../dom.ts'
 
@@ -11,6 +12,7 @@ const FILTERS = [
   { param: 'url', label: 'Page URL contains', placeholder: '/checkout' },
   { param: 'type', label: 'Has event type', placeholder: 'USER_REPORT' },
   { param: 'status', label: 'HTTP status', placeholder: '502 or 5xx' },
+  { param: 'vital', label: 'Web vital', placeholder: 'INP:poor' },
   { param: 'country', label: 'Country', placeholder: 'DE' },
   { param: 'browser', label: 'Browser', placeholder: 'Chrome' },
   { param: 'os', label: 'OS', placeholder: 'iOS' },
@@ -23,6 +25,9 @@ const QUICK = [
   { param: 'errors', value: 'true', label: 'With errors' },
   { param: 'type', value: 'USER_REPORT', label: 'Visitor reports' },
   { param: 'status', value: '5xx', label: 'Server errors (5xx)' },
+  { param: 'type', value: 'RAGE_CLICK', label: 'Rage clicks' },
+  { param: 'type', value: 'DEAD_CLICK', label: 'Dead clicks' },
+  { param: 'vital', value: 'LCP:poor', label: 'Poor LCP' },
   { param: 'recording', value: 'true', label: 'With replay' },
 ] as const
 
@@ -53,7 +58,8 @@ export async function renderSessions(body: HTMLElement, project: ProjectSummary,
   body.append(searchBar(params, go), chips(project, active, go))
 
   const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset) })
-  for (const [name, value] of active) query.set(name, value)
+  // Appended: a filter given twice (vital=LCP:poor&vital=INP:poor) must hold twice.
+  for (const [name, value] of active) query.append(name, value)
   let page: SessionRowList
   try {
     page = await api<SessionRowList>('GET', `/projects/${encodeURIComponent(project.id)}/sessions?${query.toString()}`)
@@ -89,13 +95,17 @@ function searchBar(params: URLSearchParams, go: (next: Record<string, string | n
   const kind = h('select', { id: 'filter-kind' }, ...FILTERS.map((f) => h('option', { value: f.param }, f.label)))
   const value = h('input', { id: 'filter-value', required: true, maxlength: MAX_SEARCH_LENGTH, placeholder: FILTERS[0].placeholder })
   const problem = h('span', { class: 'error', role: 'alert', id: 'filter-problem' })
+  // A vital filter's values are few: offered as suggestions (METRIC:RATING).
+  const vitals = h('datalist', { id: 'vital-values' }, ...VITAL_NAMES.flatMap((name) => VITAL_RATINGS.map((rating) => h('option', { value: `${name}:${rating}` }))))
   kind.addEventListener('change', () => {
     const f = FILTERS.find((x) => x.param === kind.value)
     value.placeholder = f?.placeholder ?? ''
     value.type = kind.value === 'date' ? 'date' : 'text'
+    if (kind.value === 'vital') value.setAttribute('list', vitals.id)
+    else value.removeAttribute('list')
   })
   const add = h('form', { id: 'add-filter', class: 'add-filter' },
-    h('label', {}, 'Filter by ', kind), h('label', {}, 'Value ', value), h('button', { type: 'submit' }, 'Add filter'), problem)
+    h('label', {}, 'Filter by ', kind), h('label', {}, 'Value ', value), vitals, h('button', { type: 'submit' }, 'Add filter'), problem)
   add.addEventListener('submit', (event) => {
     event.preventDefault()
     const v = value.value.trim()
@@ -163,12 +173,12 @@ export function headlineText(e: Headline): string {
   return e.message ?? e.url ?? e.type
 }
 
-/** A headline event's badge: HTTP and its status for failed requests, else its type in words. */
+/** A headline event's badge: HTTP and its status for failed requests, else its type in words ("Rage click"). */
 export function badgeText(type: string, statusCode: number | null): string {
   if (type === 'HTTP_ERROR') return statusCode === null ? 'HTTP error' : `HTTP ${statusCode}`
   if (type === 'USER_REPORT') return 'Report'
-  if (type === 'ERROR') return 'Error'
-  return type.replace(/_/g, ' ').toLowerCase()
+  const words = type.replace(/_/g, ' ').toLowerCase()
+  return `${words.slice(0, 1).toUpperCase()}${words.slice(1)}`
 }
 
 const badge = (e: Headline) =>
@@ -197,7 +207,8 @@ export function sessionRow(project: ProjectSummary, s: SessionBasics | SessionIt
     ...counts, formatDuration(Date.parse(s.lastSeenAt) - Date.parse(s.startedAt)),
     ...[s.country, [s.browser, s.os].filter(Boolean).join(' · ')].filter((x): x is string => Boolean(x)),
   ]
-  return h('li', { class: `visit${s.events.errors > 0 ? ' has-errors' : ''}${firstReport ? ' has-report' : ''}`, 'data-id': s.id },
+  // A rage or dead click heads a row like an error, and marks it so too.
+  return h('li', { class: `visit${s.events.errors > 0 || firstError ? ' has-errors' : ''}${firstReport ? ' has-report' : ''}`, 'data-id': s.id },
     h('a', { href, class: 'session-link' }, headline),
     h('div', { class: 'visit-sub' },
       entry && lead ? h('span', { class: 'entry', title: s.entryUrl ?? '' }, entry) : null,

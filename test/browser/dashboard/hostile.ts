@@ -30,3 +30,10 @@ export const hostilePage = (ingestKey: string): string => `<!doctype html><html>
   })
 </script>
 </body></html>`
+
+/**
+ * A page URL and a clicked element's selector and text as a hostile page could send them with a rage click, a dead
+ * click or a vital: the Pages tab, the list row and the visit page must show them as text.
+ */
+export const HOSTILE_PAGE_URL = `https://shop.example/${PAYLOAD_IMG}`
+export const HOSTILE_SELECTOR = `button${PAYLOAD_SVG}`

@@ -46,6 +46,7 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
   let desktopVisit: string
   let phoneVisit: string
   let issueId: string
+  let vitalsVisit: string
   const pageErrors: string[] = []
 
   before(async () => {
@@ -56,6 +57,12 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
     for (let i = 0; i < 4; i++) {
       await t.ingest(batch(`calm-visit-${i}-0001`, [{ type: 'NAVIGATION', url: `https://shop.example/catalog/${i}` }, { type: 'CLICK', message: 'a.product' }]))
     }
+    // A visit with vitals of every rating and a rage click: the Pages tab and the visit's vitals have something to show.
+    const url = 'https://shop.example/catalog/1'
+    const vitals = [['LCP', 4200], ['INP', 300], ['CLS', 0.02], ['FCP', 900], ['TTFB', 2000]].map(([name, value]) => ({ type: 'WEB_VITAL', name, value, url }))
+    await t.ingest(batch('vitals-visit-0001', [{ type: 'NAVIGATION', url }, ...vitals, { type: 'RAGE_CLICK', selector: 'button.buy', text: 'Buy', count: 4, url }],
+      { user: { id: 'vitals-vic' } }))
+    vitalsVisit = json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions?user=vitals-vic')).sessions[0]?.id ?? ''
     const issues = json<{ issues: { id: string; type: string }[] }>(await t.get('/api/v1/issues')).issues
     issueId = issues.find((i) => i.type === 'ERROR')?.id ?? ''
     assert.ok(issueId, 'the TypeError became an issue')
@@ -132,8 +139,10 @@ describe('dashboard for triage, in Chromium at 1280×800 and 390×844', () => {
           ['sessions-filtered', `#/p/${t.project.id}/sessions?errors=true&user=ann%40example.com`, '#sessions'],
           ['session', `#/p/${t.project.id}/s/${desktopVisit}`, '#player .rr-controller'],
           ['session-phone-recording', `#/p/${t.project.id}/s/${phoneVisit}`, '#player .rr-controller'],
+          ['session-vitals', `#/p/${t.project.id}/s/${vitalsVisit}`, '#session-vitals'],
           ['issues', `#/p/${t.project.id}/issues`, '#issues'],
           ['issue', `#/p/${t.project.id}/issues/${issueId}`, '#issue-facts'],
+          ['pages', `#/p/${t.project.id}/pages`, '#pages'],
           ['api', `#/p/${t.project.id}/api`, '#sdk-snippet'],
           ['settings', `#/p/${t.project.id}/settings`, '#settings'],
         ]

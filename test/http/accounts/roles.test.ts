@@ -51,6 +51,7 @@ const TABLE: [method: InjectOptions['method'], path: string, need: string][] = [
   ['GET', '/public-replays/:token/recording/chunks/:chunkId', 'public'],
   ['GET', '/projects/:projectId/releases', 'viewer'],
   ['GET', '/projects/:projectId/releases/:release', 'viewer'],
+  ['GET', '/projects/:projectId/pages', 'viewer'],
   ['GET', '/projects/:projectId/webhooks', 'admin'],
   ['POST', '/projects/:projectId/webhooks', 'admin'],
   ['DELETE', '/projects/:projectId/webhooks/:webhookId', 'admin'],

@@ -185,6 +185,23 @@ for (const engine of testEngines()) {
       assert.equal((await call('GET', `/projects/${t.project.id}/sessions/${recorded.sessionId}`)).statusCode, 404)
     })
 
+    it('serves the pages report of the project in the path, as the read API does', async () => {
+      const own = await t.newProject('Pages')
+      await t.app.inject({
+        method: 'POST', url: '/ingest/v1/batch', headers: { 'x-ingest-key': own.ingestKey },
+        payload: batch('dash-pages-1', [{ type: 'NAVIGATION', url: 'https://shop.example/orders/42' },
+          { type: 'WEB_VITAL', name: 'LCP', value: 4200, url: 'https://shop.example/orders/42' }]),
+      })
+      const dashboard = await call('GET', `/projects/${own.id}/pages?sort=lcp`)
+      assert.equal(dashboard.statusCode, 200, dashboard.body)
+      assert.deepEqual(json(dashboard), json(await t.get('/api/v1/pages?sort=lcp', own.apiKey)))
+      assert.deepEqual(json<{ pages: { url: string; lcp: { p75: number } }[] }>(dashboard).pages.map((p) => [p.url, p.lcp.p75]),
+        [['https://shop.example/orders/:id', 4200]])
+      assert.equal(json<{ total: number }>(await call('GET', `/projects/${t.project.id}/pages`)).total, 0, 'another project\'s pages are its own')
+      const bad = await call('GET', `/projects/${own.id}/pages?sort=fastest`)
+      assert.deepEqual([bad.statusCode, json<{ message: string }>(bad).message.includes('sort')], [400, true])
+    })
+
     it('adds, lists and removes webhooks, refusing bad URLs with 400 naming the problem', async () => {
       const owner = await t.newProject('Hooks')
       const base = `/projects/${owner.id}/webhooks`

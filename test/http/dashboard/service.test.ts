@@ -52,6 +52,24 @@ for (const engine of testEngines()) {
       assert.deepEqual([calm?.firstError, calm?.firstReport], [null, null])
     })
 
+    it('heads a row with a rage or dead click like an error, whichever came first, with its caption', async () => {
+      const at = Date.now() - 20_000
+      const rage = { type: 'RAGE_CLICK', selector: 'button#pay', text: 'Pay now', count: 6, url: 'https://shop.example/checkout' }
+      await t.ingest(batch('svc-rage-1', [{ ...rage, createdAt: at }, { type: 'ERROR', message: 'after the clicks', createdAt: at + 1 }],
+        { user: { id: 'frustrated-1' } }))
+      await t.ingest(batch('svc-rage-2', [{ type: 'ERROR', message: 'before the clicks', createdAt: at }, { ...rage, createdAt: at + 1 }],
+        { user: { id: 'frustrated-2' } }))
+      // No error at all: the list's counters do not name it, its session_terms do.
+      await t.ingest(batch('svc-dead-1', [{ type: 'CLICK', message: 'Open menu', createdAt: at },
+        { type: 'DEAD_CLICK', selector: 'div.menu', text: 'Open menu', createdAt: at + 1 }], { user: { id: 'frustrated-3' } }))
+      const first = async (user: string) => (await dashboardSessions(t.app.db, project, { user })).sessions[0]?.firstError
+      assert.deepEqual(await first('frustrated-1'),
+        { type: 'RAGE_CLICK', message: 'Rage click ×6 on Pay now', url: 'https://shop.example/checkout', method: null, statusCode: null })
+      assert.equal((await first('frustrated-2'))?.message, 'before the clicks')
+      assert.deepEqual(await first('frustrated-3'), { type: 'DEAD_CLICK', message: 'Dead click on Open menu', url: null, method: null, statusCode: null })
+      assert.equal((await dashboardSessions(t.app.db, project, { type: 'DEAD_CLICK' })).total, 1, 'the Dead clicks filter finds it')
+    })
+
     it('takes every search parameter of the read API, the same schema', async () => {
       const reports = await dashboardSessions(t.app.db, project, { type: 'USER_REPORT' })
       assert.equal(reports.total, 1)
