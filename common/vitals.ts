@@ -11,7 +11,7 @@ export type VitalRating = (typeof VITAL_RATINGS)[number]
 
 /**
  * The most a value may be and still rate good, then needs-improvement (web.dev's thresholds, which the `web-vitals`
- * library and Sentry use): milliseconds, CLS unitless. Each has at most two significant digits, which vitalBucket keeps.
+ * library and Sentry use): milliseconds, CLS unitless. Each is a bucket step (VITAL_STEPS).
  */
 export const VITAL_THRESHOLDS: Readonly<Record<VitalName, readonly [good: number, needsImprovement: number]>> = {
   LCP: [2500, 4000],
@@ -30,19 +30,27 @@ export function ratingOf(name: VitalName, value: number): VitalRating {
 }
 
 /**
- * A value rounded up to two significant digits: the bucket a page's histogram counts it in. Rounding up never
- * crosses a threshold (each has two significant digits), so ratings counted from buckets are exact, and a p75 read
- * from them is at most one bucket (under 10%) above the true one, never below.
+ * The steps of the buckets in each power of ten: a page's histogram counts a value in the smallest step at or above it.
+ * Every threshold is a step, so ratings counted from buckets are exact; consecutive steps are at most 20% apart, so a
+ * p75 read as its bucket's step is never below the true one and at most 20% above it. Sixteen buckets a decade keep
+ * the report's reads small: a realistic metric spans two decades.
+ */
+export const VITAL_STEPS = [1, 1.2, 1.5, 1.8, 2, 2.2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9] as const
+
+/**
+ * The bucket a value is counted in: the smallest step of VITAL_STEPS times a power of ten at or above it (0 for 0).
  *
  * @example
- * vitalBucket(2501) // 2600
- * vitalBucket(0.0123) // 0.013
+ * vitalBucket(2501) // 3000
+ * vitalBucket(0.0123) // 0.015
  */
 export function vitalBucket(value: number): number {
   if (!(value > 0)) return 0
-  const scale = 10 ** (Math.floor(Math.log10(value)) - 1)
-  // Division and toPrecision undo float noise (0.013 / 0.001 is 12.999…) before rounding up.
-  return Number((Math.ceil(Number((value / scale).toPrecision(12))) * scale).toPrecision(2))
+  const power = 10 ** Math.floor(Math.log10(value))
+  // toPrecision undoes float noise (0.3 / 0.1 is 2.9999…) before comparing, and in the product.
+  const mantissa = Number((value / power).toPrecision(12))
+  const step = VITAL_STEPS.find((s) => s >= mantissa) ?? 10
+  return Number((step * power).toPrecision(12))
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Engine } from '../../src/config.ts'
 import type { Database } from '../../src/database.ts'
+import { VITAL_STEPS } from '../../common/vitals.ts'
 import { type Dataset, series } from '../dataset.ts'
 
 const MARKER = 'bench_pages'
@@ -8,8 +9,8 @@ const MARKER = 'bench_pages'
 export const BENCH_PAGES = 300
 /** Page views per visit, spread over the pages by popularity (the k-th page gets 1/k of the first's). */
 const VIEWS_PER_VISIT = 3
-/** Buckets of one metric of one page on one day at most: one decade of two-significant-digit values. */
-const MOST_BUCKETS = 90
+/** Buckets of one metric of one page on one day at most: two decades of vitalBucket's steps. */
+const MOST_BUCKETS = 2 * VITAL_STEPS.length
 /** Each metric's buckets: (10 + j) × mul ÷ div, j < MOST_BUCKETS, and the share of views (%) that report it. */
 const METRICS = [['LCP', 100, 1, 100], ['INP', 10, 1, 60], ['CLS', 1, 1000, 100], ['FCP', 100, 1, 100], ['TTFB', 10, 1, 100]] as const
 

@@ -30,7 +30,7 @@ export interface PageVitalTable {
   /** LCP, INP, CLS, FCP or TTFB. */
   metric: string
   page: string
-  /** The values counted here, rounded up to two significant digits (common/vitals.ts vitalBucket). */
+  /** The values counted here, rounded up to a bucket step (common/vitals.ts vitalBucket). */
   bucket: number
   count: number
 }

@@ -5,8 +5,8 @@ import type { Target } from './target.ts'
  * Rage clicks, dead clicks and Core Web Vitals. Their events' own fields (selector, text, count; name, value, rating,
  * element) go together as JSON in `events.detail`, null for every other type. The pages report reads counters kept
  * at ingest: `page_days` counts a page template's views, errors, rage and dead clicks and vitals per UTC day, and
- * `page_vitals` counts its vitals' values per day, metric and bucket (the value rounded up to two significant
- * digits). `page_totals` and `page_vital_totals` hold the same counts summed over every stored day, so a report of
+ * `page_vitals` counts its vitals' values per day, metric and bucket (the value rounded up to a step of
+ * 1, 1.2, 1.5, … 9 times a power of ten). `page_totals` and `page_vital_totals` hold the same counts summed over every stored day, so a report of
  * the whole retention reads one row per page and bucket instead of one per day.
  */
 export const pages = ({ engine, key }: Target): Migration => ({

@@ -110,9 +110,9 @@ for (const engine of testEngines()) {
         eventRecord('g', midnight, 'DEAD_CLICK', { url: page }),
       ]))
       assert.deepEqual(await days(), { [`0 ${page}`]: [1, 0, 0, 0, 2], [`1 ${page}`]: [1, 0, 0, 1, 2] })
-      assert.deepEqual(await vitalRows(), [['CLS', page, 0, 1], ['CLS', page, 0.013, 1], ['LCP', page, 2500, 1], ['LCP', page, 2600, 1]])
+      assert.deepEqual(await vitalRows(), [['CLS', page, 0, 1], ['CLS', page, 0.015, 1], ['LCP', page, 2500, 1], ['LCP', page, 3000, 1]])
       const report = await listPages(db, await getProject(db, projectId), {})
-      assert.deepEqual(report.pages.map((p) => [p.lcp, p.cls]), [[{ p75: 2600, good: 1, needsImprovement: 1, poor: 0 }, { p75: 0.013, good: 2, needsImprovement: 0, poor: 0 }]])
+      assert.deepEqual(report.pages.map((p) => [p.lcp, p.cls]), [[{ p75: 3000, good: 1, needsImprovement: 1, poor: 0 }, { p75: 0.015, good: 2, needsImprovement: 0, poor: 0 }]])
     })
 
     it('retention deletes whole days past it with their share of the totals; a read never counts them meanwhile', async () => {

@@ -18,10 +18,10 @@ describe('pages: summaries, day plans and templates', () => {
     assert.equal(summarize('LCP', histogram([1000, 2000, 3000, 5000])).p75, 3000)
     assert.equal(summarize('LCP', histogram([1000, 2000, 3000])).p75, 3000, '0.75 × 3 = 2.25: the third value')
     assert.equal(summarize('LCP', histogram([1000, 1000, 1000, 9000])).p75, 1000)
-    assert.equal(summarize('INP', histogram([41])).p75, 41)
-    // Rounded up to two significant digits: above the exact p75 by less than 10%, never below.
-    assert.equal(summarize('LCP', histogram([1001, 1002, 1003, 1004])).p75, 1100)
-    assert.equal(summarize('CLS', histogram([0, 0, 0.0123, 0.31])).p75, 0.013)
+    assert.equal(summarize('INP', histogram([41])).p75, 45)
+    // Rounded up to the next step (VITAL_STEPS): above the exact p75 by at most 20%, never below.
+    assert.equal(summarize('LCP', histogram([1001, 1002, 1003, 1004])).p75, 1200)
+    assert.equal(summarize('CLS', histogram([0, 0, 0.0123, 0.31])).p75, 0.015)
   })
 
   it('counts the ratings exactly from the buckets and skips buckets a subtraction left empty', () => {

@@ -49,7 +49,7 @@ select count(*) as n, coalesce(json_agg(m.session_id), '[]')::text as ids from (
 select "id" from "sessions" where "project_id" = $1 and "last_seen_at" < $2 order by "last_seen_at" limit $3;
 
 -- events: page after a cursor (getSession streamed)
-select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body", "fingerprint", "issue_id", "frames" from "events" where "project_id" = $1 and "session_id" = $2 and (created_at, seq) > ($3, $4) order by "created_at", "seq" limit $5;
+select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body", "fingerprint", "issue_id", "frames", "detail" from "events" where "project_id" = $1 and "session_id" = $2 and (created_at, seq) > ($3, $4) order by "created_at", "seq" limit $5;
 
 -- export: sessions after a cursor
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = $1 and "last_seen_at" >= $2 and (started_at, id) > ($3, $4) order by "started_at", "id" limit $5;
@@ -71,7 +71,7 @@ select count(*) as "n" from "issues" where "project_id" = $1 and "last_seen_at" 
 
 -- issue: latest event
 select "last_session_id", "last_event_id" from "issues" where "project_id" = $1 and "id" = $2;
-select "e"."seq", "e"."id", "e"."type", "e"."created_at", "e"."url", "e"."method", "e"."message", "e"."stack", "e"."status_code", "e"."duration_ms", "e"."req_body", "e"."res_body", "e"."fingerprint", "e"."issue_id", "e"."frames", "e"."session_id" from "events" as "e" inner join "sessions" as "s" on "s"."project_id" = "e"."project_id" and "s"."id" = "e"."session_id" where "e"."project_id" = $1 and "e"."session_id" = $2 and "e"."id" = $3 and "s"."last_seen_at" >= $4;
+select "e"."seq", "e"."id", "e"."type", "e"."created_at", "e"."url", "e"."method", "e"."message", "e"."stack", "e"."status_code", "e"."duration_ms", "e"."req_body", "e"."res_body", "e"."fingerprint", "e"."issue_id", "e"."frames", "e"."detail", "e"."session_id" from "events" as "e" inner join "sessions" as "s" on "s"."project_id" = "e"."project_id" and "s"."id" = "e"."session_id" where "e"."project_id" = $1 and "e"."session_id" = $2 and "e"."id" = $3 and "s"."last_seen_at" >= $4;
 
 -- issue: events per day
 select "day", "events" from "issue_days" where "project_id" = $1 and "issue_id" = $2 and "day" >= $3 order by "day";

@@ -50,7 +50,7 @@ select count(*) as n, json_group_array(m.session_id) as ids from ((select "d"."s
 select "id" from "sessions" where "project_id" = ? and "last_seen_at" < ? order by "last_seen_at" limit ?;
 
 -- events: page after a cursor (getSession streamed)
-select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body", "fingerprint", "issue_id", "frames" from "events" where "project_id" = ? and "session_id" = ? and (created_at, seq) > (?, ?) order by "created_at", "seq" limit ?;
+select "seq", "id", "type", "created_at", "url", "method", "message", "stack", "status_code", "duration_ms", "req_body", "res_body", "fingerprint", "issue_id", "frames", "detail" from "events" where "project_id" = ? and "session_id" = ? and (created_at, seq) > (?, ?) order by "created_at", "seq" limit ?;
 
 -- export: sessions after a cursor
 select "id", "session_key", "started_at", "last_seen_at", "ip", "country", "user_agent", "utm", "entry_url", "browser", "os", "user_id", "user_traits", "tags", "release", "environment", "events_total", "events_errors", "events_slow", "recording_chunks", "recording_bytes", "recording_dropped" from "sessions" where "project_id" = ? and "last_seen_at" >= ? and (started_at, id) > (?, ?) order by "started_at", "id" limit ?;
@@ -72,7 +72,7 @@ select count(*) as "n" from "issues" where "project_id" = ? and "last_seen_at" >
 
 -- issue: latest event
 select "last_session_id", "last_event_id" from "issues" where "project_id" = ? and "id" = ?;
-select "e"."seq", "e"."id", "e"."type", "e"."created_at", "e"."url", "e"."method", "e"."message", "e"."stack", "e"."status_code", "e"."duration_ms", "e"."req_body", "e"."res_body", "e"."fingerprint", "e"."issue_id", "e"."frames", "e"."session_id" from "events" as "e" inner join "sessions" as "s" on "s"."project_id" = "e"."project_id" and "s"."id" = "e"."session_id" where "e"."project_id" = ? and "e"."session_id" = ? and "e"."id" = ? and "s"."last_seen_at" >= ?;
+select "e"."seq", "e"."id", "e"."type", "e"."created_at", "e"."url", "e"."method", "e"."message", "e"."stack", "e"."status_code", "e"."duration_ms", "e"."req_body", "e"."res_body", "e"."fingerprint", "e"."issue_id", "e"."frames", "e"."detail", "e"."session_id" from "events" as "e" inner join "sessions" as "s" on "s"."project_id" = "e"."project_id" and "s"."id" = "e"."session_id" where "e"."project_id" = ? and "e"."session_id" = ? and "e"."id" = ? and "s"."last_seen_at" >= ?;
 
 -- issue: events per day
 select "day", "events" from "issue_days" where "project_id" = ? and "issue_id" = ? and "day" >= ? order by "day";
