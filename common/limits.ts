@@ -87,6 +87,8 @@ export const MAX_CLICK_SIGNALS_PER_PAGE = 50
  */
 export const MAX_SELECTOR_LENGTH = 256
 export const MAX_ELEMENT_LENGTH = 256
+/** Most clicks one RAGE_CLICK may count: no hand clicks more within its window. */
+export const MAX_CLICK_COUNT = 10_000
 
 // --- Fair use of ingest (rate limits, quotas, the writer's queues) ---
 

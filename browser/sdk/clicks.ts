@@ -1,5 +1,4 @@
-import { MAX_CLICK_SIGNALS_PER_PAGE, MAX_SELECTOR_LENGTH } from '../../common/limits.ts'
-import { MAX_CLICK_COUNT } from '../../src/contract/limits.ts'
+import { MAX_CLICK_COUNT, MAX_CLICK_SIGNALS_PER_PAGE, MAX_SELECTOR_LENGTH } from '../../common/limits.ts'
 import type { SdkEvent } from './queue.ts'
 
 /*

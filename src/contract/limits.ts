@@ -1,5 +1,6 @@
 /** This module's limits; README and docs state them (test/unit/limits.test.ts). */
 import { MAX_ELEMENT_LENGTH, MAX_SELECTOR_LENGTH } from '../../common/limits.ts'
+export { MAX_CLICK_COUNT } from '../../common/limits.ts'
 
 /** Longest session id a path may carry: none is longer, so a longer one is a 404 without a lookup. */
 export const MAX_SESSION_ID_LENGTH = 200
@@ -37,8 +38,6 @@ export const TEXT_LIMITS: Readonly<Record<
   text: 80,
   element: MAX_ELEMENT_LENGTH,
 }
-/** Most clicks one RAGE_CLICK may count: no hand clicks more within its window. */
-export const MAX_CLICK_COUNT = 10_000
 /**
  * Most bytes one recording chunk (or Sentry replay segment) may inflate to, and the most plain JSON a chunk may be.
  * The recorder benchmark's heavy page (19,200 elements, 200 changes every 50 ms) records 5.4–6.0 MiB of JSON per

@@ -196,7 +196,7 @@ for (const engine of testEngines()) {
       assert.equal(dashboard.statusCode, 200, dashboard.body)
       assert.deepEqual(json(dashboard), json(await t.get('/api/v1/pages?sort=lcp', own.apiKey)))
       assert.deepEqual(json<{ pages: { url: string; lcp: { p75: number } }[] }>(dashboard).pages.map((p) => [p.url, p.lcp.p75]),
-        [['https://shop.example/orders/:id', 4200]])
+        [['https://shop.example/orders/:id', 4500]])
       assert.equal(json<{ total: number }>(await call('GET', `/projects/${t.project.id}/pages`)).total, 0, 'another project\'s pages are its own')
       const bad = await call('GET', `/projects/${own.id}/pages?sort=fastest`)
       assert.deepEqual([bad.statusCode, json<{ message: string }>(bad).message.includes('sort')], [400, true])
