@@ -1,11 +1,12 @@
 import Type, { type Static } from 'typebox'
 import { Nullable, pageFields, pageQuery, periodQuery, ref, StringEnum } from '../util/schema.ts'
 import { MAX_PAGE_LENGTH } from './limits.ts'
+import { VITAL_STEPS } from '../../common/vitals.ts'
 
 export const VitalSummarySchema = Type.Object({
   p75: Nullable(Type.Number({
-    description: 'The 75th percentile (nearest rank) of the values counted, read from buckets 1, 1.2, 1.5, 1.8, 2, 2.2, 2.5, 3, 3.5, '
-      + '4, 4.5, 5, 6, 7, 8, 9 times a power of ten: at most one step (20%) above the exact one, never below, rated as it is. Milliseconds; CLS a unitless score. Null when none was counted.',
+    description: `The 75th percentile (nearest rank) of the values counted, read from buckets ${VITAL_STEPS.join(', ')} times a power `
+      + 'of ten: at most one step (20%) above the exact one, never below, rated as it is. Milliseconds; CLS a unitless score. Null when none was counted.',
   })),
   good: Type.Integer({ description: 'Values rated good (web.dev\'s thresholds): exact.' }),
   needsImprovement: Type.Integer({ description: 'Values rated needs-improvement: exact.' }),
