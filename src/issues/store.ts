@@ -155,6 +155,8 @@ interface IssueCount {
 export class IssueDeltas {
   private readonly issues = new Map<string, IssueCount>()
   private readonly links = new Map<string, { projectId: string; issueId: string; sessionId: string }>()
+  /** What link() found: per issue key, its visits new to it. */
+  #newVisits: Map<string, number> | undefined
   private readonly created = new Map<string, { projectId: string; issueId: string }>()
 
   /** Counts the events a batch stored (with the issue ids they were stored with) into their issues and its visit. */
@@ -215,7 +217,8 @@ export class IssueDeltas {
    * already stored (a retry grouped differently). Returns the changes with the job each belongs to.
    */
   async apply(trx: Db): Promise<{ job: number; change: IssueChange }[]> {
-    const newVisits = await this.applyLinks(trx)
+    const newVisits = this.#newVisits ?? await this.applyLinks(trx)
+    this.#newVisits = undefined
     const changes: { job: number; change: IssueChange }[] = []
     for (const [key, c] of byKey(this.issues)) {
       const issueId = key.slice(key.indexOf('\u0000') + 1)
@@ -285,6 +288,15 @@ export class IssueDeltas {
         .onConflict((oc) => oc.columns(['project_id', 'issue_id', 'day'])
           .doUpdateSet((eb) => ({ events: eb('issue_days.events', '+', eb.ref('excluded.events')) }))))
     }
+  }
+
+  /**
+   * Writes the group's issue–visit links ahead of apply, which then uses what they found: rows no other group
+   * writes, so a writer stores them before it takes the hot rows (a day's counters, an issue's) rather than while
+   * holding them, when every statement makes the concurrent groups that need those rows wait.
+   */
+  async link(trx: Db): Promise<void> {
+    this.#newVisits = await this.applyLinks(trx)
   }
 
   /**

@@ -1,8 +1,11 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { bitOf, bitsWith, chunkOf } from '../db/bits.ts'
 import type { Db } from '../database.ts'
 import { runReused } from '../db/reuse.ts'
-import { asBits, bitsAndNot, bitsCount, bitsOr, chunkParam } from '../db/sql.ts'
+import { asBits, bitsAndNot, bitsCount, bitsOr, chunkParam, rowsOfArrays, takesArrays } from '../db/sql.ts'
+
+/** A visit as one string, for maps: its project and its id (or its session key, where that names it). */
+export const visitKey = (projectId: string, sessionId: string): string => `${projectId}\u0000${sessionId}`
 
 interface Delta {
   projectId: string
@@ -10,6 +13,18 @@ interface Delta {
   term: string
   day: number
   delta: number
+}
+
+/** A visit's terms as its transaction leaves them: all it has (its row's `terms` list), and the session_terms rows it adds. */
+interface VisitTerms {
+  projectId: string
+  sessionId: string
+  terms: readonly string[]
+  added: Set<string>
+  /** Deleted in the transaction (an expired visit a later batch replaced): nothing of it is written. */
+  gone: boolean
+  /** Deleted in the transaction, then perhaps made again under its id (import): it replaces the parent's entry. */
+  replaces: boolean
 }
 
 /** A project's recording_usage changes. */
@@ -24,15 +39,44 @@ interface BitsDelta {
 }
 
 /**
- * Changes to the per-day counters — `session_days` (visits per start day) and `term_days` (visits with a term
- * per start day) — and to the term bitmaps (`term_bits`), gathered during a transaction and written once at its end,
- * in (table, project, term, day or chunk) order. Writing them last and sorted means every transaction takes these hot
- * rows after its session rows and in the same order, so concurrent PostgreSQL writers never wait on each other in a cycle.
+ * Changes to the search index gathered during a transaction and written once at its end: the terms visits gain
+ * (`session_terms` and each row's `terms` list), then the per-day counters — `session_days` (visits per start day) and
+ * `term_days` (visits with a term per start day) — and the term bitmaps (`term_bits`), in (table, project, term, day or
+ * chunk) order. Writing the counters last and sorted means every transaction takes these hot rows after its session rows
+ * and in the same order, so concurrent PostgreSQL writers never wait on each other in a cycle.
+ *
+ * A visit's terms are written once for the whole group of batches, not once per batch: a batch's new web vital
+ * rating or click would otherwise cost two statements (two round trips on PostgreSQL) for a row of a few bytes.
  */
 export class DayDeltas {
   readonly #deltas = new Map<string, Delta>()
   readonly #bits = new Map<string, BitsDelta>()
   readonly #recording = new Map<string, RecordingDelta>()
+  readonly #visits = new Map<string, VisitTerms>()
+
+  /** `parent`: the transaction's changes, which a batch's (in its savepoint) join once it succeeds; it sees their visits' terms. */
+  constructor(private readonly parent?: DayDeltas) {}
+
+  /** The terms of a visit whose terms this transaction changed, as it left them; undefined when it did not (its row's stand). */
+  visitTerms(projectId: string, sessionId: string): readonly string[] | undefined {
+    return this.#visits.get(visitKey(projectId, sessionId))?.terms ?? this.parent?.visitTerms(projectId, sessionId)
+  }
+
+  /** A visit now has `terms`, of which `added` are new to it: its session_terms rows and its row's list, written by apply. */
+  setVisitTerms(projectId: string, sessionId: string, terms: readonly string[], added: Iterable<string>): void {
+    const key = visitKey(projectId, sessionId)
+    const entry = this.#visits.get(key)
+    if (entry) {
+      entry.terms = terms
+      entry.gone = false
+      for (const t of added) entry.added.add(t)
+    } else this.#visits.set(key, { projectId, sessionId, terms, added: new Set(added), gone: false, replaces: false })
+  }
+
+  /** A visit deleted in this transaction: the terms it gained in it are not written. */
+  forgetVisit(projectId: string, sessionId: string): void {
+    this.#visits.set(visitKey(projectId, sessionId), { projectId, sessionId, terms: [], added: new Set(), gone: true, replaces: true })
+  }
 
   /**
    * A project's recording bytes grow or shrink (`recording_usage`, owned by src/visits), and what eviction took: a
@@ -72,6 +116,10 @@ export class DayDeltas {
     for (const { projectId, term, day, delta } of this.#deltas.values()) other.addTerm(projectId, term, day, delta)
     for (const { projectId, term, nums } of this.#bits.values()) for (const [num, has] of nums) other.markTerm(projectId, term, num, has)
     for (const [projectId, r] of this.#recording) other.addRecording(projectId, r.bytes, r.evictedBytes, r.evictedVisits)
+    for (const [key, v] of this.#visits) {
+      if (v.replaces) other.#visits.set(key, { ...v, added: new Set(v.added) })
+      else other.setVisitTerms(v.projectId, v.sessionId, v.terms, v.added)
+    }
   }
 
   /**
@@ -80,6 +128,8 @@ export class DayDeltas {
    * deleted: rare) on its own, where it comes.
    */
   async apply(db: Db): Promise<void> {
+    await writeVisitTerms(db, [...this.#visits.values()].filter((v) => !v.gone))
+    this.#visits.clear()
     // Sorted by number, not as text: day numbers before 1970 are negative.
     const entries = [...this.#deltas.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.day - b.day)
     for (const days of [entries.filter((e) => e.term === ''), entries.filter((e) => e.term !== '')]) {
@@ -107,6 +157,45 @@ export class DayDeltas {
         }))).execute()
     }
     this.#recording.clear()
+  }
+}
+
+/** Rows per SQLite statement of writeVisitTerms: a count is written as a sum of these, so each has a few statements to prepare. */
+const VISIT_SIZES = [64, 16, 4, 1] as const
+
+/**
+ * Writes visits' new session_terms rows and their rows' `terms` lists, in (project, term, visit) and (project, visit)
+ * order. On PostgreSQL in one statement, a data-modifying WITH query with a column's values per parameter: one round
+ * trip, whatever the visits. On SQLite, which runs in process, statements of VISIT_SIZES rows.
+ */
+async function writeVisitTerms(db: Db, visits: readonly VisitTerms[]): Promise<void> {
+  if (visits.length === 0) return
+  const added = visits.flatMap((v) => [...v.added].map((t) => [v.projectId, t, v.sessionId]))
+    .sort((a, b) => compare(a[0] ?? '', b[0] ?? '') || compare(a[1] ?? '', b[1] ?? '') || compare(a[2] ?? '', b[2] ?? ''))
+  const lists = visits.map((v) => [v.projectId, v.sessionId, JSON.stringify(v.terms)])
+    .sort((a, b) => compare(a[0] ?? '', b[0] ?? '') || compare(a[1] ?? '', b[1] ?? ''))
+  const insert = (rows: RawBuilder<unknown>) => sql`insert into session_terms (project_id, term, session_id) ${rows}
+    on conflict (project_id, term, session_id) do nothing`
+  const update = (rows: RawBuilder<unknown>) => sql`update sessions set terms = visit_terms.terms from ${rows}
+    where sessions.project_id = visit_terms.project_id and sessions.id = visit_terms.id`
+  if (takesArrays(db)) {
+    const params = [added, added, added, lists, lists, lists].map((rows, k) => rows.map((r) => r[k % 3]))
+    const columns = (from: number) => params.slice(from, from + 3).map((values) => [values, 'text'] as const)
+    const statement = sql`with t as (${insert(rowsOfArrays(columns(0)))})
+      ${update(sql`${rowsOfArrays(columns(3))} as visit_terms (project_id, id, terms)`)}`
+    await runReused(db, 'write visit terms as arrays', params, () => ({ compile: () => statement.compile(db) }))
+    return
+  }
+  for (const [rows, write] of [[added, 'insert'], [lists, 'update']] as const) {
+    for (let i = 0; i < rows.length;) {
+      const size = VISIT_SIZES.find((s) => s <= rows.length - i) ?? 1
+      const chunk = rows.slice(i, i + size)
+      i += size
+      const values = sql`values ${sql.join(chunk.map((r) => sql`(${sql.join(r)})`))}`
+      await runReused(db, `${write} visit terms ${size}`, chunk.flat(), () => ({
+        compile: () => (write === 'insert' ? insert(values) : sql`with visit_terms (project_id, id, terms) as (${values}) ${update(sql`visit_terms`)}`).compile(db),
+      }))
+    }
   }
 }
 

@@ -8,11 +8,10 @@ import { INDEXED_TEXTS_CACHE_BYTES, SEARCH_INDEXED_CHARS } from './limits.ts'
 import type { Db } from '../database.ts'
 import { fnv1a } from '../util/hash.ts'
 import { LRU_ENTRY_BYTES, OBJECT_BYTES, SET_ENTRY_BYTES, stringBytes } from '../util/memory.ts'
-import { runReused } from '../db/reuse.ts'
 import { deleteProjectRows } from '../db/rows.ts'
 import type { VitalName, VitalRating } from '../../common/vitals.ts'
 import { ERROR_TYPES, type EventRecord, type VisitorFacts } from '../contract/index.ts'
-import type { DayDeltas } from './days.ts'
+import { visitKey, type DayDeltas } from './days.ts'
 import type { SessionTextTable } from './tables.ts'
 
 /** The terms of session_terms (see tables.ts), spelled once: reads build the same strings. */
@@ -73,22 +72,20 @@ export interface TermRow {
 export const termsOf = (row: { terms: string | null }): string[] => (row.terms === null ? [] : (JSON.parse(row.terms) as string[]))
 
 /**
- * Writes the terms the visit does not have yet, counts them in `days` (term_days by the visit's start day, and its
- * bit in term_bits); returns the visit's terms now, and `row.terms` then lists them too. `row.terms` lists what it
- * has, so most batches, which bring nothing new, cost no statement at all.
+ * Adds the terms the visit does not have yet, counts them in `days` (term_days by the visit's start day, and its
+ * bit in term_bits), which writes them with the transaction's others; returns the visit's terms now, and `row.terms`
+ * then lists them too. The visit's terms are those `days` has for it, else its row's: a row read again in the same
+ * transaction does not list them until then.
  */
-export async function addTerms(trx: Db, projectId: string, row: TermRow, terms: Set<string>, days: DayDeltas): Promise<string[]> {
-  const known = termsOf(row)
+export function addTerms(projectId: string, row: TermRow, terms: Set<string>, days: DayDeltas): string[] {
+  const known = days.visitTerms(projectId, row.id) ?? termsOf(row)
   for (const t of known) terms.delete(t)
-  if (terms.size === 0) return known
+  if (terms.size === 0) return [...known]
   const fresh = [...terms]
-  await trx.insertInto('session_terms').values(fresh.map((t) => ({ project_id: projectId, term: t, session_id: row.id })))
-    .onConflict((oc) => oc.columns(['project_id', 'term', 'session_id']).doNothing()).execute()
   const all = [...known, ...fresh]
   // The row follows what is written: a visit's next batch in the group may be given the same row (write-live.ts).
   row.terms = JSON.stringify(all)
-  await runReused(trx, 'set session terms', [row.terms, projectId, row.id],
-    () => trx.updateTable('sessions').set({ terms: row.terms }).where('project_id', '=', projectId).where('id', '=', row.id))
+  days.setVisitTerms(projectId, row.id, all, fresh)
   for (const t of fresh) {
     days.addTerm(projectId, t, row.start_day, 1)
     days.markTerm(projectId, t, row.num, true)
@@ -121,9 +118,14 @@ export function moveTerms(projectId: string, terms: readonly string[], from: num
   }
 }
 
+/** Events whose URL is the page they happened on: it is searched as a page visited (`url=`). */
+const ON_PAGE: ReadonlySet<string> = new Set(['NAVIGATION', 'WEB_VITAL', 'RAGE_CLICK', 'DEAD_CLICK'])
+
 /**
  * The searchable text of a batch: the pages it visited (`url=`), and the rest `q=` searches besides them — event
  * messages and request URLs, the user id and traits. A page is stored once, in `page`: `q=` reads both columns.
+ * A web vital's caption ("LCP 4.2 s (poor)") is not text: a number no one searches for, new in nearly every batch,
+ * which the trigram index would pay for; `vital=` finds its metric and rating.
  */
 export function batchTexts(events: readonly EventRecord[], seed: VisitorFacts): { pages: Set<string>; body: Set<string> } {
   const pages = new Set<string>()
@@ -131,14 +133,14 @@ export function batchTexts(events: readonly EventRecord[], seed: VisitorFacts): 
   const add = (to: Set<string>, text: string | null) => { if (text) to.add(text.slice(0, SEARCH_INDEXED_CHARS)) }
   add(pages, seed.entryUrl)
   for (const e of events) {
-    if (e.type === 'NAVIGATION') add(pages, e.url)
-    else add(body, e.url)
-    add(body, e.message)
+    add(ON_PAGE.has(e.type) ? pages : body, e.url)
+    if (e.type !== 'WEB_VITAL') add(body, e.message)
   }
   if (seed.user) {
     add(body, seed.user.id)
     for (const [key, value] of Object.entries(seed.user.traits ?? {})) add(body, `${key}: ${String(value)}`)
   }
+  for (const page of pages) body.delete(page)
   return { pages, body }
 }
 
@@ -153,8 +155,6 @@ const INDEXED = new LRUCache<string, Set<number>>({
   // Measured again each time rememberTexts adds to a visit's set (it sets the entry anew).
   sizeCalculation: (seen, visit) => LRU_ENTRY_BYTES + stringBytes(visit) + OBJECT_BYTES + seen.size * SET_ENTRY_BYTES,
 })
-/** A visit as one string, for maps: its project and its id (or its session key, where that names it). */
-export const visitKey = (projectId: string, sessionId: string): string => `${projectId}\u0000${sessionId}`
 /** Texts remembered per visit at most: a visit with more unique texts indexes the rest each time. */
 const TEXTS_PER_VISIT = 500
 
@@ -253,11 +253,11 @@ export function forgetTexts(projectId: string, sessionIds: readonly string[]): v
  * Makes a batch findable, in its savepoint: its terms (from its events, the visit's stored facts and the batch's
  * tags); its new text joins `indexed`, for insertTexts. Returns the visit's terms now.
  */
-export async function indexBatch(
-  trx: Db, job: { projectId: string; events: readonly EventRecord[]; seed: VisitorFacts }, row: TermRow, facts: TermFacts, part: number,
+export function indexBatch(
+  job: { projectId: string; events: readonly EventRecord[]; seed: VisitorFacts }, row: TermRow, facts: TermFacts, part: number,
   days: DayDeltas, indexed: IndexedTexts[],
-): Promise<string[]> {
-  const terms = await addTerms(trx, job.projectId, row, batchTerms(job.events, facts), days)
+): string[] {
+  const terms = addTerms(job.projectId, row, batchTerms(job.events, facts), days)
   const texts = newTexts(job.projectId, row.id, textPart(part, job.events.length), batchTexts(job.events, job.seed))
   if (texts) indexed.push(texts)
   return terms

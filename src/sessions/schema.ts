@@ -48,12 +48,12 @@ const searchQuery = {
   })),
   url: Type.Optional(Type.String({
     minLength: MIN_SEARCH_LENGTH, maxLength: MAX_SEARCH_LENGTH,
-    description: `Only visits with a page (the entry page or a NAVIGATION) whose URL contains this text, in any case; ${MIN_SEARCH_LENGTH} to ${MAX_SEARCH_LENGTH} characters.`,
+    description: `Only visits with a page (the entry page, or the URL of a NAVIGATION, WEB_VITAL, RAGE_CLICK or DEAD_CLICK) whose URL contains this text, in any case; ${MIN_SEARCH_LENGTH} to ${MAX_SEARCH_LENGTH} characters.`,
     examples: ['/checkout'],
   })),
   q: Type.Optional(Type.String({
     minLength: MIN_SEARCH_LENGTH, maxLength: MAX_SEARCH_LENGTH,
-    description: 'Full-text search over the visit\'s event messages and URLs, its pages, and its user id and traits, in any case. '
+    description: 'Full-text search over the visit\'s event messages (but a WEB_VITAL\'s caption: vital= finds it) and URLs, its pages, and its user id and traits, in any case. '
       + 'Words separated by spaces must all occur in the visit (anywhere, as parts of words too); a "quoted phrase" must occur as written. '
       + `Each word or phrase ${MIN_SEARCH_LENGTH}+ characters, at most ${MAX_SEARCH_WORDS}; the first ${SEARCH_INDEXED_CHARS} characters of each message or URL are searched. `
       + `A word found in more than ${SEARCH_TEXT_MATCH_LIMIT} of the project's rows of text answers 400 unless other filters or a range leave at most `

@@ -42,11 +42,14 @@ export async function deleteSessions(
   await forgetLinks(db, projectId, deleted.map((r) => r.id))
   await db.deleteFrom('events').where('project_id', '=', projectId).where('session_id', 'in', ids).execute()
   await deleteChunks(db, projectId, ids)
-  await forgetSearch(db, projectId, deleted)
-  for (const r of deleted) {
+  // A visit's terms as this transaction left them: a batch of the same group may have added some not written yet.
+  const gone = deleted.map((r) => ({ ...r, terms: days.visitTerms(projectId, r.id) ?? termsOf(r) }))
+  await forgetSearch(db, projectId, gone)
+  for (const r of gone) {
+    days.forgetVisit(projectId, r.id)
     days.add(projectId, r.start_day, -1)
     if (r.recording_bytes > 0) days.addRecording(projectId, -r.recording_bytes)
-    for (const t of termsOf(r)) {
+    for (const t of r.terms) {
       days.addTerm(projectId, t, r.start_day, -1)
       days.markTerm(projectId, t, r.num, false)
     }
@@ -55,10 +58,10 @@ export async function deleteSessions(
 }
 
 /** Removes deleted visits' terms (each visit's row lists its own) and searchable text. */
-async function forgetSearch(db: Db, projectId: string, deleted: readonly { id: string; terms: string | null }[]): Promise<void> {
+async function forgetSearch(db: Db, projectId: string, deleted: readonly { id: string; terms: readonly string[] }[]): Promise<void> {
   const byTerm = new Map<string, string[]>()
   for (const { id, terms } of deleted) {
-    for (const t of termsOf({ terms })) {
+    for (const t of terms) {
       const ids = byTerm.get(t)
       if (ids) ids.push(id)
       else byTerm.set(t, [id])

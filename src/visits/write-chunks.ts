@@ -68,7 +68,7 @@ export async function appendChunks(
     })).where('project_id', '=', projectId).where('id', '=', sessionId).execute()
   }
   if (result.accepted > 0) {
-    await addTerms(trx, projectId, session, new Set([term.recording]), days)
+    addTerms(projectId, session, new Set([term.recording]), days)
     days.addRecording(projectId, bytes - session.recording_bytes)
   }
   return result

@@ -72,7 +72,7 @@ async function storeLive(trx: Db, job: WriteJob, { row, base }: Reservation, day
   const n = events.length
   const counts = countTypes(events.map((e) => e.type))
   const { issueIds, targets } = await issueTargets(trx, projectId, events, job.groups, job.now, issues.known, seed)
-  await indexBatch(trx, job, row, { ...row, tags: seed.tags }, base, days, issues.texts)
+  indexBatch(job, row, { ...row, tags: seed.tags }, base, days, issues.texts)
   const placement = { projectId, sessionId: row.id, base, events, issueIds }
   const result: AppendResult = { sessionId: row.id, accepted: n, duplicates: 0 }
   if (issues.events) {
@@ -105,7 +105,7 @@ async function appendGeneral(
   if (targets.size > 0) issues.deltas.add(projectId, sessionId, rows, targets, issues.job)
   countPages(issues.pages, placement, rows)
   const facts = keepFacts(locked, seed)
-  const terms = await indexBatch(trx, job, locked, { ...facts, tags: seed.tags }, base, days, issues.texts)
+  const terms = indexBatch(job, locked, { ...facts, tags: seed.tags }, base, days, issues.texts)
   await updateSession(trx, locked, facts, terms, rows.map((r) => r.type), Math.min(startedAt, locked.started_at),
     Math.max(lastSeenAt, locked.last_seen_at), days)
   return { sessionId, accepted: rows.length, duplicates: events.length - rows.length }
@@ -224,7 +224,7 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   await reservations.reserveFirst(trx).catch((error: unknown) => { throw failure(error) })
   for (const [index, job] of jobs.entries()) {
     if (isolated) await sql`savepoint batch`.execute(trx)
-    const before = new DayDeltas()
+    const before = new DayDeltas(days)
     const batchIssues = new IssueDeltas()
     const batchPages = new PageDeltas()
     try {
@@ -257,6 +257,7 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
     batch.pages.mergeInto(pages)
   }
   await insertTexts(trx, texts)
+  await issues.link(trx)
   // After every batch's session row is up to date: a visit counts with the release and user its row now has.
   await health.apply(trx)
   // The hot rows last (a day's counters, an issue's): each is locked from its update until the commit, and a
