@@ -7,6 +7,7 @@
 export * from './grouping.ts'
 export * from './read.ts'
 export * from './store.ts'
+export { byKey } from './totals.ts'
 export type * from './tables.ts'
 export { regroupAfterUpload } from './regroup.ts'
 export { isInApp, urlTemplate } from './fingerprint.ts'

@@ -22,6 +22,7 @@ import type { EventRecord } from '../contract/index.ts'
 import { createHash } from 'node:crypto'
 import { dayOf } from '../util/time.ts'
 import type { IssueStatus, IssueTable } from './tables.ts'
+import { addTotal, byKey, IssueTotals } from './totals.ts'
 
 /** What grouping decided for one event (src/issues/fingerprint.ts makes it). */
 export interface EventGroup {
@@ -90,7 +91,8 @@ export async function issueTargets(
     const found = targets.get(fingerprint)
     if (found) known.cache.set(cacheKey(fingerprint), found)
   }
-  for (const [fingerprint, w] of wanted) {
+  // Claimed in fingerprint order: two writers creating the same new issues take their rows in one order.
+  for (const [fingerprint, w] of byKey(wanted)) {
     if (targets.has(fingerprint)) continue
     const issueId = issueIdOf(fingerprint)
     const claimed = await trx.insertInto('issue_fingerprints')
@@ -107,8 +109,6 @@ export async function issueTargets(
       // The release its first event came from (a release's new issues); '' for no environment, as release health keys it.
       release: origin.release, environment: origin.release === null ? null : origin.environment ?? '',
     }).execute()
-    await addTotal(trx, projectId, 'open', 1)
-    if (origin.release !== null) await addReleaseTotal(trx, projectId, origin.release, origin.environment ?? '', 1)
     const created: IssueTarget = { issueId, created: true, status: 'open', resolvedAt: null }
     targets.set(fingerprint, created)
     known.cache.set(cacheKey(fingerprint), created)
@@ -220,6 +220,7 @@ export class IssueDeltas {
     const newVisits = this.#newVisits ?? await this.applyLinks(trx)
     this.#newVisits = undefined
     const changes: { job: number; change: IssueChange }[] = []
+    const totals = new IssueTotals()
     for (const [key, c] of byKey(this.issues)) {
       const issueId = key.slice(key.indexOf('\u0000') + 1)
       // Once per issue per group commit: built once (runReused), the values in the SQL's order.
@@ -237,22 +238,27 @@ export class IssueDeltas {
         last_event_id: eb.case().when('last_seen_at', '<=', c.last).then(eb.val<string | null>(c.latest.eventId))
           .else(eb.ref('last_event_id')).end(),
       })).where('project_id', '=', c.projectId).where('id', '=', issueId)
-        .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions', 'assignee_id']))).rows
+        .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions', 'assignee_id', 'release', 'environment']))).rows
       if (!issue) throw new Error(`issue ${issueId} of project ${c.projectId} is gone`)
-      if (this.created.has(key)) changes.push({ job: c.job, change: { kind: 'new', at: issue.first_seen_at, issue } })
+      if (this.created.has(key)) {
+        changes.push({ job: c.job, change: { kind: 'new', at: issue.first_seen_at, issue } })
+        totals.add(c.projectId, 'open', 1)
+        if (issue.release !== null) totals.addRelease(c.projectId, issue.release, issue.environment ?? '', 1)
+      }
       if (c.target?.status === 'resolved' && (c.target.resolvedAt ?? Infinity) < c.last) {
         // Conditional, so of two groups that both saw it resolved only one reopens it.
         const reopened = await trx.updateTable('issues').set({ status: 'open', resolved_at: null })
           .where('project_id', '=', c.projectId).where('id', '=', issueId)
           .where('status', '=', 'resolved').where('resolved_at', '<', c.last).executeTakeFirst()
         if (Number(reopened.numUpdatedRows) > 0) {
-          await addTotal(trx, c.projectId, 'resolved', -1)
-          await addTotal(trx, c.projectId, 'open', 1)
+          totals.add(c.projectId, 'resolved', -1)
+          totals.add(c.projectId, 'open', 1)
           changes.push({ job: c.job, change: { kind: 'regression', at: c.last, issue } })
         }
       }
     }
     await this.applyDays(trx)
+    await totals.apply(trx)
     // In the group's transaction: an alert is queued exactly when the change it tells of commits.
     for (const { change: { kind, at, issue: i } } of changes) {
       const assignee = i.assignee_id === null ? undefined : (await emailsOf(trx, [i.assignee_id])).get(i.assignee_id)
@@ -264,13 +270,11 @@ export class IssueDeltas {
         },
       })
     }
+    // Created in the group and counted in no total yet: an issue whose every event turned out stored already goes.
     for (const [key, { projectId, issueId }] of this.created) {
       if (this.issues.has(key)) continue
       await trx.deleteFrom('issue_fingerprints').where('project_id', '=', projectId).where('issue_id', '=', issueId).execute()
-      const gone = await trx.deleteFrom('issues').where('project_id', '=', projectId).where('id', '=', issueId)
-        .returning(['release', 'environment']).executeTakeFirst()
-      await addTotal(trx, projectId, 'open', -1)
-      if (gone?.release != null) await addReleaseTotal(trx, projectId, gone.release, gone.environment ?? '', -1)
+      await trx.deleteFrom('issues').where('project_id', '=', projectId).where('id', '=', issueId).execute()
     }
     return changes
   }
@@ -321,26 +325,9 @@ export class IssueDeltas {
   }
 }
 
-/** Entries in key order: the order every writer locks issue rows in, so concurrent ones cannot deadlock on them. */
-export const byKey = <T>(map: ReadonlyMap<string, T>): [string, T][] => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 
 /** Links or day rows per statement: 3 or 4 parameters each, well under both engines' limits. */
 const LINK_CHUNK = 500
-
-/** Moves a project's count of issues in `status` by `delta`. */
-async function addTotal(trx: Db, projectId: string, status: IssueStatus, delta: number): Promise<void> {
-  await trx.insertInto('issue_totals').values({ project_id: projectId, status, issues: delta })
-    .onConflict((oc) => oc.columns(['project_id', 'status']).doUpdateSet((eb) => ({ issues: eb('issue_totals.issues', '+', eb.ref('excluded.issues')) })))
-    .execute()
-}
-
-/** Moves a release's count of new issues (issue_release_totals) by `delta`. */
-async function addReleaseTotal(trx: Db, projectId: string, release: string, environment: string, delta: number): Promise<void> {
-  await trx.insertInto('issue_release_totals').values({ project_id: projectId, release, environment, issues: delta })
-    .onConflict((oc) => oc.columns(['project_id', 'release', 'environment'])
-      .doUpdateSet((eb) => ({ issues: eb('issue_release_totals.issues', '+', eb.ref('excluded.issues')) })))
-    .execute()
-}
 
 /**
  * Sets an issue's status (resolve, ignore, reopen) and moves the per-status totals in the same

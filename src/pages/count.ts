@@ -2,10 +2,7 @@
  * The page counters as ingest keeps them: a step of the visit's write (src/visits/write.ts), which hands over the
  * events each batch newly stored, and applies them once for its transaction, last, with the other hot counters.
  */
-import { sql, type RawBuilder } from 'kysely'
-import type { Db } from '../database.ts'
-import { runReused } from '../db/reuse.ts'
-import { rowsOfArrays, takesArrays } from '../db/sql.ts'
+import type { Column, Upsert, Value } from '../db/counters.ts'
 import type { EventRecord } from '../contract/index.ts'
 import { urlTemplate } from '../issues/index.ts'
 import { isVitalName, vitalBucket } from '../../common/vitals.ts'
@@ -33,9 +30,6 @@ export function pageOf(url: string): string {
   return template.slice(0, end)
 }
 
-export type Value = string | number
-/** A column written by addRows: its name and SQL type (for PostgreSQL's arrays). */
-type Column = readonly [name: string, type: string]
 const COUNTER_COLUMNS: readonly Column[] = COUNTERS.map((c) => [c, 'integer'])
 const PROJECT: Column = ['project_id', 'text']
 const DAY: Column = ['day', 'integer']
@@ -49,9 +43,6 @@ export interface Counters { days: string; totals: string; keys: readonly Column[
 export const PAGE_COUNTERS: Counters = { days: 'page_days', totals: 'page_totals', keys: [PROJECT, PAGE], counters: COUNTER_COLUMNS }
 export const VITAL_COUNTERS: Counters = { days: 'page_vitals', totals: 'page_vital_totals', keys: [PROJECT, METRIC, PAGE, BUCKET], counters: [COUNT] }
 
-/** Rows to add into one table's counters: its key columns, then its counters, one row per key. */
-export interface Upsert { table: string; keys: readonly Column[]; counters: readonly Column[]; rows: readonly Value[][] }
-
 /** Rows of day counters (project, day, the other keys, the counters) for their day table, and summed for the totals. */
 function dayUpserts(c: Counters, rows: Iterable<Value[]>): [Upsert, Upsert] {
   const all = sorted(rows)
@@ -63,10 +54,10 @@ export const totalUpsert = (c: Counters, rows: Iterable<Value[]>): Upsert =>
   ({ table: c.totals, keys: c.keys, counters: c.counters, rows: sorted(totals(rows, c.keys.length + 1)) })
 
 /**
- * Changes to the page counters, gathered during a transaction and written once at its end: every counter row of
- * page_days and page_vitals with the same change to its page's page_totals and page_vital_totals row, so each total
- * stays the sum of its stored days. Rows are written sorted, as the day counters are (src/search/days.ts), so
- * concurrent PostgreSQL writers take them in one order.
+ * Changes to the page counters, gathered during a transaction and written once at its end, with the day counters
+ * (src/search/days.ts, which takes them as `upserts()`): every counter row of page_days and page_vitals with the same
+ * change to its page's page_totals and page_vital_totals row, so each total stays the sum of its stored days. Rows are
+ * written sorted, as the day counters are, so concurrent PostgreSQL writers take them in one order.
  */
 export class PageDeltas {
   readonly #stored: { projectId: string; events: readonly EventRecord[] }[] = []
@@ -81,7 +72,8 @@ export class PageDeltas {
     other.#stored.push(...this.#stored)
   }
 
-  async apply(db: Db): Promise<void> {
+  /** The changes as rows to add into the four tables, always in the same order; they are forgotten here. */
+  upserts(): Upsert[] {
     const days = new Map<string, Value[]>()
     const vitals = new Map<string, Value[]>()
     // A batch's events mostly share their page's URL: each is made a template once.
@@ -111,10 +103,7 @@ export class PageDeltas {
       }
     }
     this.#stored.length = 0
-    if (days.size === 0) return
-    // Every transaction takes the rows in one order: each table's sorted, the tables always the same four (an empty
-    // one adds nothing), written in one statement on PostgreSQL.
-    await addRows(db, [...dayUpserts(PAGE_COUNTERS, days.values()), ...dayUpserts(VITAL_COUNTERS, vitals.values())])
+    return [...dayUpserts(PAGE_COUNTERS, days.values()), ...dayUpserts(VITAL_COUNTERS, vitals.values())]
   }
 }
 
@@ -139,37 +128,3 @@ const sorted = (rows: Iterable<Value[]>): Value[][] => [...rows].sort((a, b) => 
   }
   return 0
 })
-
-/** Rows per SQLite statement: a row count is written as a sum of these, so each table has a few statements to prepare. */
-const SIZES = [64, 32, 16, 8, 4, 2, 1] as const
-
-/**
- * Adds each upsert's rows into its table's counters, creating the rows that are missing. On PostgreSQL all in one
- * statement, a data-modifying WITH query per table with a column's values per parameter: one round trip, whatever
- * the rows. On SQLite, which runs in process, a statement per table and row count of SIZES.
- */
-export async function addRows(db: Db, upserts: readonly Upsert[]): Promise<void> {
-  const upsert = ({ table, keys, counters }: Upsert, values: RawBuilder<unknown>) => sql`insert into ${sql.table(table)}
-    (${sql.join([...keys, ...counters].map(([c]) => sql.ref(c)))}) ${values} on conflict (${sql.join(keys.map(([c]) => sql.ref(c)))})
-    do update set ${sql.join(counters.map(([c]) => sql`${sql.ref(c)} = ${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`))}`
-  if (takesArrays(db)) {
-    const parts = upserts.map((u) => ({ u, columns: [...u.keys, ...u.counters] }))
-    const arrays = parts.flatMap(({ u, columns }) => columns.map((_, k) => u.rows.map((r) => r[k])))
-    let at = 0
-    const statements = parts.map(({ u, columns }) => upsert(u, rowsOfArrays(columns.map(([, type]) => [arrays[at++] ?? [], type]))))
-    const withs = statements.slice(0, -1).map((s, i) => sql`${sql.raw(`u${i}`)} as (${s})`)
-    const statement = sql`${withs.length === 0 ? sql`` : sql`with ${sql.join(withs)} `}${statements.at(-1) ?? sql`select 1`}`
-    await runReused(db, `add ${upserts.map((u) => u.table).join(' ')} as arrays`, arrays, () => ({ compile: () => statement.compile(db) }))
-    return
-  }
-  for (const u of upserts) {
-    for (let i = 0; i < u.rows.length;) {
-      const size = SIZES.find((s) => s <= u.rows.length - i) ?? 1
-      const chunk = u.rows.slice(i, i + size)
-      i += size
-      await runReused(db, `add ${u.table} ${size}`, chunk.flat(), () => ({
-        compile: () => upsert(u, sql`values ${sql.join(chunk.map((r) => sql`(${sql.join(r)})`))}`).compile(db),
-      }))
-    }
-  }
-}

@@ -7,7 +7,8 @@ import type { Database, Db } from '../database.ts'
 import { retrying } from '../db/errors.ts'
 import { deleteProjectRows } from '../db/rows.ts'
 import { dayOf } from '../util/time.ts'
-import { addRows, PAGE_COUNTERS, totalUpsert, VITAL_COUNTERS, type Value } from './count.ts'
+import { addRows, type Value } from '../db/counters.ts'
+import { PAGE_COUNTERS, totalUpsert, VITAL_COUNTERS } from './count.ts'
 
 /**
  * Deletes the oldest stored day of a project's page counters when all of it is past retention (before `cutoff`'s

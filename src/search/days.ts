@@ -3,6 +3,7 @@ import { bitOf, bitsWith, chunkOf } from '../db/bits.ts'
 import type { Db } from '../database.ts'
 import { runReused } from '../db/reuse.ts'
 import { asBits, bitsAndNot, bitsCount, bitsOr, chunkParam, rowsOfArrays, takesArrays } from '../db/sql.ts'
+import { addRows, type Upsert } from '../db/counters.ts'
 
 /** A visit as one string, for maps: its project and its id (or its session key, where that names it). */
 export const visitKey = (projectId: string, sessionId: string): string => `${projectId}\u0000${sessionId}`
@@ -123,25 +124,36 @@ export class DayDeltas {
   }
 
   /**
-   * Writes the changes in the order above, session_days before term_days: the counters that grow in a row with one
-   * upsert (a few statements for many rows), each that shrinks (a late event moved a visit's start, a visit was
-   * deleted: rare) on its own, where it comes.
+   * Writes the changes in the order above, session_days before term_days, then `counters` (the transaction's other
+   * hot counters, in an order every writer keeps): when every counter grows, all with one addRows (one statement on
+   * PostgreSQL); else a visit's counters that grow in a row with one upsert, each that shrinks (a late event moved a
+   * visit's start, a visit was deleted: rare) on its own, where it comes, then `counters`.
    */
-  async apply(db: Db): Promise<void> {
+  async apply(db: Db, counters: readonly Upsert[] = []): Promise<void> {
     await writeVisitTerms(db, [...this.#visits.values()].filter((v) => !v.gone))
     this.#visits.clear()
     // Sorted by number, not as text: day numbers before 1970 are negative.
     const entries = [...this.#deltas.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.day - b.day)
-    for (const days of [entries.filter((e) => e.term === ''), entries.filter((e) => e.term !== '')]) {
-      let grown: Delta[] = []
-      for (const entry of days) {
-        if (entry.delta > 0) grown.push(entry)
-        if (entry.delta >= 0) continue
+    const visits = entries.filter((e) => e.term === '')
+    const terms = entries.filter((e) => e.term !== '')
+    if (entries.every((e) => e.delta >= 0)) {
+      // Ingest's case: every counter grows, and with the other hot counters given (a page's) they are one statement
+      // on PostgreSQL, which is one round trip while this transaction holds rows other writers wait for.
+      const grown = (rows: Delta[]) => rows.filter((e) => e.delta > 0).map((e) => [e.projectId, ...(e.term === '' ? [] : [e.term]), e.day, e.delta])
+      await addRows(db, [{ ...SESSION_DAYS, rows: grown(visits) }, { ...TERM_DAYS, rows: grown(terms) }, ...counters])
+    } else {
+      for (const days of [visits, terms]) {
+        let grown: Delta[] = []
+        for (const entry of days) {
+          if (entry.delta > 0) grown.push(entry)
+          if (entry.delta >= 0) continue
+          await addDays(db, grown)
+          grown = []
+          await shrinkDay(db, entry)
+        }
         await addDays(db, grown)
-        grown = []
-        await shrinkDay(db, entry)
       }
-      await addDays(db, grown)
+      await addRows(db, counters)
     }
     this.#deltas.clear()
     await applyBits(db, [...this.#bits.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.chunk - b.chunk))
@@ -244,6 +256,10 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
  * terms on a day or two, rarely more than this.
  */
 const UPSERT_CHUNK = 50
+
+/** session_days and term_days as addRows writes them. */
+const SESSION_DAYS = { table: 'session_days', keys: [['project_id', 'text'], ['day', 'integer']], counters: [['sessions', 'integer']] } as const
+const TERM_DAYS = { table: 'term_days', keys: [['project_id', 'text'], ['term', 'text'], ['day', 'integer']], counters: [['sessions', 'integer']] } as const
 
 /** Adds to day counters of one table (session_days, or term_days for terms), creating the rows that are missing, in the given order. */
 async function addDays(db: Db, grown: readonly Delta[]): Promise<void> {

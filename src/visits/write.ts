@@ -262,8 +262,7 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   await health.apply(trx)
   // The hot rows last (a day's counters, an issue's): each is locked from its update until the commit, and a
   // concurrent group (another lane, another process) that needs it waits that long.
-  await days.apply(trx)
-  await pages.apply(trx)
+  await days.apply(trx, pages.upserts())
   for (const { job, change } of await issues.apply(trx)) {
     const outcome = outcomes[job]
     if (outcome && 'result' in outcome) (outcome.result.issues ??= []).push(change)

@@ -76,6 +76,20 @@ for (const engine of testEngines()) {
       assert.equal(after.sessions, 2)
     })
 
+    it('counts a new issue in the totals with the group\'s other hot rows, after its issue rows, not where it creates it', async () => {
+      const own = (await createProject(db, { name: 'Totals', domain: 'totals.example' })).id
+      statements.length = 0
+      const events = [error('t1', now - 100, 'TOTALS'), eventRecord('t2', now - 50)]
+      await writeBatches(db, [writeJob(own, 'v-totals', events, now, 0, events.map((e) => (e.type === 'ERROR' ? group('TOTALS') : null)))])
+      const at = (re: RegExp) => statements.findIndex((q) => re.test(q))
+      const created = at(/^insert into "issues"/i)
+      const counted = at(/^update "issues" set "events"/i)
+      // Two writers creating two new issues would otherwise each hold the totals row while waiting for the other's issue.
+      assert.ok(created >= 0 && counted > created && at(/^insert into "issue_totals"/i) > counted, statements.join('\n'))
+      const open = await db.selectFrom('issue_totals').select('issues').where('project_id', '=', own).where('status', '=', 'open').executeTakeFirst()
+      assert.equal(Number(open?.issues), 1)
+    })
+
     it('an issue created for a retry whose events were all stored already is removed again', async () => {
       // Event 'c' of v1 is stored under B; the same event now grouped as Z (as when a map arrived in between).
       const result = await store('v1', [error('c', now - 3000, 'Z')])
