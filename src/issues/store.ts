@@ -124,6 +124,22 @@ export async function issueTargets(
  */
 const issueIdOf = (fingerprint: string): string => createHash('sha256').update(fingerprint).digest('base64url').slice(0, 12)
 
+/**
+ * Looks up the issues of every fingerprint in a group's batches at once, into `known` (issueTargets' cache): one
+ * statement a project, where each batch whose events bring a fingerprint the group has not met would take one.
+ */
+export async function knownIssues(trx: Db, jobs: readonly { projectId: string; groups: readonly (EventGroup | null)[] }[], known: Map<string, IssueTarget>): Promise<void> {
+  const byProject = new Map<string, Set<string>>()
+  for (const { projectId, groups } of jobs) {
+    for (const g of groups) if (g) byProject.set(projectId, (byProject.get(projectId) ?? new Set()).add(g.fingerprint))
+  }
+  for (const [projectId, fingerprints] of byKey(byProject)) {
+    const found = new Map<string, IssueTarget>()
+    await findTargets(trx, projectId, [...fingerprints].sort(), found)
+    for (const [fingerprint, target] of found) known.set(`${projectId}\u0000${fingerprint}`, target)
+  }
+}
+
 async function findTargets(trx: Db, projectId: string, fingerprints: string[], into: Map<string, IssueTarget>): Promise<void> {
   const { rows } = await runReused(trx, `find issues ${fingerprints.length}`, [projectId, ...fingerprints], () => trx
     .selectFrom('issue_fingerprints as f')

@@ -14,7 +14,7 @@ import { dayOf } from '../util/time.ts'
 import { deleteSessions } from './delete.ts'
 import type { SessionTable } from './tables.ts'
 import { factColumns, keepFacts } from './facts.ts'
-import { IssueDeltas, issueTargets, type IssueChange, type IssueTarget } from '../issues/index.ts'
+import { IssueDeltas, issueTargets, knownIssues, type IssueChange, type IssueTarget } from '../issues/index.ts'
 import { VisitOutcomes, visitOutcome } from '../releases/index.ts'
 import { PageDeltas } from '../pages/index.ts'
 import { DayDeltas, indexBatch, insertTexts, moveTerms, rememberTexts, type IndexedTexts } from '../search/index.ts'
@@ -222,6 +222,7 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
   // In savepoints each batch reserves its own: a failure is then its own.
   const reservations = new Reservations(jobs, !isolated)
   await reservations.reserveFirst(trx).catch((error: unknown) => { throw failure(error) })
+  await knownIssues(trx, jobs, known.cache).catch((error: unknown) => { throw failure(error) })
   for (const [index, job] of jobs.entries()) {
     if (isolated) await sql`savepoint batch`.execute(trx)
     const before = new DayDeltas(days)

@@ -90,6 +90,16 @@ for (const engine of testEngines()) {
       assert.equal(Number(open?.issues), 1)
     })
 
+    it('looks a group\'s fingerprints up in one statement, whichever of its batches brings each', async () => {
+      const own = (await createProject(db, { name: 'Lookups', domain: 'lookups.example' })).id
+      const job = (key: string, fp: string, id: string, at: number) => writeJob(own, key, [error(id, at, fp)], now, 0, [group(fp)])
+      await writeBatches(db, [job('l1', 'LOOK-A', 'la1', now - 500), job('l2', 'LOOK-B', 'lb1', now - 400)])
+      statements.length = 0
+      const outcomes = await writeBatches(db, [job('l3', 'LOOK-A', 'la2', now - 300), job('l4', 'LOOK-B', 'lb2', now - 200)])
+      assert.ok(outcomes.every((o) => 'result' in o))
+      assert.equal(statements.filter((q) => /from "issue_fingerprints"/i.test(q)).length, 1, statements.join('\n'))
+    })
+
     it('an issue created for a retry whose events were all stored already is removed again', async () => {
       // Event 'c' of v1 is stored under B; the same event now grouped as Z (as when a map arrived in between).
       const result = await store('v1', [error('c', now - 3000, 'Z')])
