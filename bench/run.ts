@@ -5,7 +5,9 @@
  * timings, and judges none of the targets). `--ingest-only` runs the ingest scenarios alone (no dataset: they
  * write to a fresh database), for comparing ingest changes back to back. Options: --engines sqlite,postgres
  * --seconds N --connections N, and --against <commit> (default main; none for this checkout alone): that commit's
- * benchmark runs first, in a worktree, and both are printed side by side.
+ * benchmark runs first, in a worktree, and both are printed side by side. With --ingest-only or --quick, --rounds N
+ * runs the two trees' benchmarks in turn N times and prints each scenario's median: one run of either is as likely to
+ * land on a slow moment of this machine as on a fast one, and a single pair of runs decides nothing within ±15%.
  * Prints a table of req/s, p50, p99, ratios and each scenario's peak RSS; writes bench/results.json (tracked), or in
  * quick and ingest-only mode the gitignored bench/results.quick.json.
  */
@@ -34,12 +36,13 @@ import { sampleMax, startCeiling } from './lib/processes.ts'
 import { replayScenarios } from './lib/replay.ts'
 import { ROOT, startService } from './lib/service.ts'
 import { ensureMapSessions, type MapSessions } from './lib/sourcemaps.ts'
-import { evaluate, figure, printComparison, printReport, resultsFile, verdict, type Row } from './lib/report.ts'
+import { evaluate, figure, medianRows, printComparison, printReport, resultsFile, verdict, type Row } from './lib/report.ts'
 import { compareTrees, type Tree } from './lib/trees.ts'
 
 const { values } = parseArgs({ options: {
   quick: { type: 'boolean', default: false }, 'ingest-only': { type: 'boolean', default: false }, engines: { type: 'string', default: 'sqlite,postgres' },
   seconds: { type: 'string' }, connections: { type: 'string', default: '50' }, against: { type: 'string', default: 'main' },
+  rounds: { type: 'string', default: '1' },
 } })
 const quick = values.quick
 const ingestOnly = values['ingest-only']
@@ -53,6 +56,9 @@ const log = (line: string) => { process.stderr.write(`${new Date().toISOString()
 
 // Ingest alone needs no dataset: a throw-away directory, like quick mode's.
 const scratch = quick || ingestOnly
+const rounds = Number(values.rounds)
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a whole number of 1 or more, not ${values.rounds}`)
+if (rounds > 1 && !scratch) throw new Error('--rounds runs with --ingest-only or --quick, whose rounds each start from a fresh database')
 const dataDir = scratch ? fs.mkdtempSync(path.join(os.tmpdir(), 'sw-bench-')) : path.join(ROOT, 'bench', 'data')
 fs.mkdirSync(dataDir, { recursive: true })
 // Assigned inside databaseFor(); typed wide so the final cleanup sees it.
@@ -92,6 +98,12 @@ async function measure(url: string, route: string, apiKey?: string): Promise<Loa
 // Issue 16: the tree compared with (a worktree of --against, main by default) runs the same benchmark first, in its own
 // process and on its own dataset (bench/data-against), and its figures are printed beside this checkout's.
 const compared = process.env.SW_BENCH_COMPARED === '1' ? [] : compareTrees(values.against, log).slice(0, -1)
+if (rounds > 1 && process.env.SW_BENCH_COMPARED !== '1') {
+  const { theirs, ours } = await alternate(compared[0])
+  report(medianRows(ours), compared[0] && { name: compared[0].name, commit: compared[0].commit, rows: medianRows(theirs) })
+  fs.rmSync(dataDir, { recursive: true, force: true })
+  process.exit(0)
+}
 const against = compared[0] ? await runAgainst(compared[0]) : null
 
 try {
@@ -256,15 +268,54 @@ try {
   if (scratch) fs.rmSync(dataDir, { recursive: true, force: true })
 }
 
-const checks = evaluate(rows)
-printReport(rows, checks, !quick && !ingestOnly)
-if (against) printComparison(against.name, against.rows, rows)
-const out = resultsFile(ROOT, quick || ingestOnly)
-fs.writeFileSync(out, `${JSON.stringify({ measuredAt: new Date().toISOString(), quick, seconds, connections, node: process.version,
-  cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), dataset: spec, rows, ...(against && { against }),
-  checks: quick || ingestOnly ? checks.map((c) => ({ target: c.target, engine: c.engine, value: c.value, result: verdict(c, false) })) : checks },
-null, 2)}\n`)
-log(`written ${path.relative(process.cwd(), out)}`)
+report(rows, against)
+
+/** Prints the rows, judged, beside the compared tree's, and writes the results file. */
+function report(rows: Row[], against: { name: string; commit: string; rows: Row[] } | null | undefined): void {
+  const checks = evaluate(rows)
+  printReport(rows, checks, !quick && !ingestOnly)
+  if (against) printComparison(against.name, against.rows, rows)
+  const out = resultsFile(ROOT, quick || ingestOnly)
+  fs.writeFileSync(out, `${JSON.stringify({ measuredAt: new Date().toISOString(), quick, seconds, connections, rounds, node: process.version,
+    cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), dataset: spec, rows, ...(against && { against }),
+    checks: quick || ingestOnly ? checks.map((c) => ({ target: c.target, engine: c.engine, value: c.value, result: verdict(c, false) })) : checks },
+  null, 2)}\n`)
+  log(`written ${path.relative(process.cwd(), out)}`)
+}
+
+/** This run's options for a tree's own benchmark process (not --against or --rounds: each process runs one tree once). */
+function forwardedOptions(): string[] {
+  return [...(quick ? ['--quick'] : []), ...(ingestOnly ? ['--ingest-only'] : []), '--engines', values.engines,
+    ...(values.seconds === undefined ? [] : ['--seconds', values.seconds]), '--connections', values.connections]
+}
+
+/** Runs a tree's benchmark once in its own process (SW_BENCH_COMPARED: it compares nothing itself); its rows. */
+async function benchIn(root: string): Promise<Row[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', 'run.ts'), ...forwardedOptions()],
+    { cwd: root, env: { ...process.env, SW_BENCH_COMPARED: '1' }, stdio: ['ignore', process.stderr, 'inherit'] })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  if (code !== 0) throw new Error(`the benchmark in ${root} exited with ${String(code)}`)
+  return (JSON.parse(fs.readFileSync(resultsFile(root, quick || ingestOnly), 'utf8')) as { rows: Row[] }).rows
+}
+
+/** --rounds: the compared tree's benchmark and this checkout's, in turn, `rounds` times; every round's rows of each. */
+async function alternate(tree: Tree | undefined): Promise<{ theirs: Row[][]; ours: Row[][] }> {
+  const theirs: Row[][] = []
+  const ours: Row[][] = []
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      if (tree) {
+        log(`== round ${round} of ${rounds}: ${tree.name} (${tree.commit.slice(0, 12)}), in ${tree.root}`)
+        theirs.push(await benchIn(tree.root))
+      }
+      log(`== round ${round} of ${rounds}: branch (this checkout)`)
+      ours.push(await benchIn(ROOT))
+    }
+  } finally {
+    tree?.cleanup?.()
+  }
+  return { theirs, ours }
+}
 
 /**
  * The benchmark of the compared tree, run in its worktree with this run's options (not --against: SW_BENCH_COMPARED
@@ -277,17 +328,11 @@ async function runAgainst(tree: Tree): Promise<{ name: string; commit: string; r
     fs.mkdirSync(data, { recursive: true })
     fs.symlinkSync(data, path.join(tree.root, 'bench', 'data'))
   }
-  const forwarded = [...(quick ? ['--quick'] : []), ...(ingestOnly ? ['--ingest-only'] : []), '--engines', values.engines,
-    ...(values.seconds === undefined ? [] : ['--seconds', values.seconds]), '--connections', values.connections]
   log(`== ${tree.name} (${tree.commit.slice(0, 12)}), in ${tree.root}`)
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', 'run.ts'), ...forwarded],
-      { cwd: tree.root, env: { ...process.env, SW_BENCH_COMPARED: '1' }, stdio: ['ignore', process.stderr, 'inherit'] })
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-    if (code !== 0) throw new Error(`the benchmark of ${tree.name} exited with ${String(code)}`)
-    const results = JSON.parse(fs.readFileSync(resultsFile(tree.root, quick || ingestOnly), 'utf8')) as { rows: Row[] }
+    const rows = await benchIn(tree.root)
     log(`== branch (this checkout)`)
-    return { name: tree.name, commit: tree.commit, rows: results.rows }
+    return { name: tree.name, commit: tree.commit, rows }
   } finally {
     tree.cleanup?.()
   }

@@ -127,6 +127,25 @@ export function comparisonRows(name: string, base: Row[], branch: Row[]): Record
   return lines
 }
 
+/**
+ * The rows of several rounds of one benchmark as one: each scenario's median of each figure, so one round slowed by
+ * the machine (this one's runs of one tree vary by ±15% and more) does not decide a comparison.
+ */
+export function medianRows(rounds: readonly (readonly Row[])[]): Row[] {
+  const first = rounds[0] ?? []
+  return first.map((row) => {
+    const same = rounds.map((r) => r.find((x) => x.engine === row.engine && x.scenario === row.scenario)).filter((x): x is Row => x !== undefined)
+    const out: Row = { ...row }
+    for (const [key, value] of Object.entries(row)) {
+      if (typeof value !== 'number') continue
+      const values = same.map((x) => x[key as keyof Row]).filter((v): v is number => typeof v === 'number').sort((a, b) => a - b)
+      const mid = values.length >> 1
+      ;(out as unknown as Record<string, number>)[key] = values.length % 2 === 1 ? values[mid] ?? value : ((values[mid - 1] ?? value) + (values[mid] ?? value)) / 2
+    }
+    return out
+  })
+}
+
 export function printComparison(name: string, base: Row[], branch: Row[]): void {
   console.log(`\n${name} and this checkout (branch), side by side: req/s is events/s for ingest and MB for the RSS and heap rows; a ratio above 1 is the branch faster (for memory: larger)`)
   console.table(comparisonRows(name, base, branch))
