@@ -17,6 +17,15 @@ export interface Upsert { table: string; keys: readonly Column[]; counters: read
 /** Rows per SQLite statement: a row count is written as a sum of these, so each table has a few statements to prepare. */
 const SIZES = [64, 32, 16, 8, 4, 2, 1] as const
 
+/** `rows` in runs of SIZES, largest first: the row counts of statements that SQLite's statement cache keeps prepared. */
+export function* inSizes<T>(rows: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < rows.length;) {
+    const size = SIZES.find((s) => s <= rows.length - i) ?? 1
+    yield rows.slice(i, i + size)
+    i += size
+  }
+}
+
 /**
  * Adds each upsert's rows into its table's counters, creating the rows that are missing. On PostgreSQL all in one
  * statement, a data-modifying WITH query per table with a column's values per parameter: one round trip, whatever
@@ -40,11 +49,8 @@ export async function addRows<DB>(db: Kysely<DB> | Transaction<DB>, upserts: rea
     return
   }
   for (const u of upserts) {
-    for (let i = 0; i < u.rows.length;) {
-      const size = SIZES.find((s) => s <= u.rows.length - i) ?? 1
-      const chunk = u.rows.slice(i, i + size)
-      i += size
-      await runReused(db, `add ${u.table} ${size}`, chunk.flat(), () => ({
+    for (const chunk of inSizes(u.rows)) {
+      await runReused(db, `add ${u.table} ${chunk.length}`, chunk.flat(), () => ({
         compile: () => upsert(u, sql`values ${sql.join(chunk.map((r) => sql`(${sql.join(r)})`))}`).compile(db),
       }))
     }

@@ -78,7 +78,7 @@ export async function issueTargets(
     }
   })
   if (wanted.size === 0) return { issueIds: events.map(() => null), targets }
-  const cacheKey = (fingerprint: string) => `${projectId}\u0000${fingerprint}`
+  const cacheKey = (fingerprint: string) => targetKey(projectId, fingerprint)
   const unknown: string[] = []
   for (const fingerprint of wanted.keys()) {
     const cached = known.cache.get(cacheKey(fingerprint))
@@ -117,6 +117,9 @@ export async function issueTargets(
   return { issueIds: groups.map((g) => (g ? targets.get(g.fingerprint)?.issueId ?? null : null)), targets }
 }
 
+/** A fingerprint's key in issueTargets' cache (`known`), which spans a group's projects. */
+const targetKey = (projectId: string, fingerprint: string): string => `${projectId}\u0000${fingerprint}`
+
 /**
  * An issue's id, from the fingerprint that created it: the same events grouped in another database
  * (an import) give the same ids, so an export → import round trip is lossless. 72 bits: ids are
@@ -136,7 +139,7 @@ export async function knownIssues(trx: Db, jobs: readonly { projectId: string; g
   for (const [projectId, fingerprints] of byKey(byProject)) {
     const found = new Map<string, IssueTarget>()
     await findTargets(trx, projectId, [...fingerprints].sort(), found)
-    for (const [fingerprint, target] of found) known.set(`${projectId}\u0000${fingerprint}`, target)
+    for (const [fingerprint, target] of found) known.set(targetKey(projectId, fingerprint), target)
   }
 }
 
@@ -171,8 +174,6 @@ interface IssueCount {
 export class IssueDeltas {
   private readonly issues = new Map<string, IssueCount>()
   private readonly links = new Map<string, { projectId: string; issueId: string; sessionId: string }>()
-  /** What link() found: per issue key, its visits new to it. */
-  #newVisits: Map<string, number> | undefined
   private readonly created = new Map<string, { projectId: string; issueId: string }>()
 
   /** Counts the events a batch stored (with the issue ids they were stored with) into their issues and its visit. */
@@ -225,16 +226,14 @@ export class IssueDeltas {
   }
 
   /**
-   * Applies the group's counts: links first (which visits are new to an issue), then the issues in
+   * Applies the group's counts, with `newVisits` from link() (which visits are new to each issue): the issues in
    * key order, so concurrent group commits on PostgreSQL lock them in the same order and cannot
    * deadlock on them. Reopens a resolved issue when an event happened after it was resolved (a late
    * retry of an older event does not), queues the alerts of new and reopened issues in the same
    * transaction (src/alerts), and removes an issue created in the group whose every event turned out
    * already stored (a retry grouped differently). Returns the changes with the job each belongs to.
    */
-  async apply(trx: Db): Promise<{ job: number; change: IssueChange }[]> {
-    const newVisits = this.#newVisits ?? await this.applyLinks(trx)
-    this.#newVisits = undefined
+  async apply(trx: Db, newVisits: ReadonlyMap<string, number>): Promise<{ job: number; change: IssueChange }[]> {
     const changes: { job: number; change: IssueChange }[] = []
     const totals = new IssueTotals()
     for (const [key, c] of byKey(this.issues)) {
@@ -311,19 +310,12 @@ export class IssueDeltas {
   }
 
   /**
-   * Writes the group's issue–visit links ahead of apply, which then uses what they found: rows no other group
-   * writes, so a writer stores them before it takes the hot rows (a day's counters, an issue's) rather than while
-   * holding them, when every statement makes the concurrent groups that need those rows wait.
+   * Inserts the group's issue–visit links not stored yet; returns, per issue key, how many of its visits are new to it
+   * (the links the insert returns, since it skips the ones already stored), for apply. Rows no other group writes: a
+   * writer stores them before it takes the hot rows (a day's counters, an issue's) rather than while holding them,
+   * when every statement makes the concurrent groups that need those rows wait.
    */
-  async link(trx: Db): Promise<void> {
-    this.#newVisits = await this.applyLinks(trx)
-  }
-
-  /**
-   * Inserts the group's issue–visit links not stored yet; returns, per issue key, how many of its visits
-   * are new to it: the links the insert returns, since it skips the ones already stored.
-   */
-  private async applyLinks(trx: Db): Promise<Map<string, number>> {
+  async link(trx: Db): Promise<Map<string, number>> {
     const newVisits = new Map<string, number>()
     const links = [...this.links.values()].map((l) => ({ project_id: l.projectId, issue_id: l.issueId, session_id: l.sessionId }))
     for (let i = 0; i < links.length; i += LINK_CHUNK) {
@@ -340,7 +332,6 @@ export class IssueDeltas {
     return newVisits
   }
 }
-
 
 /** Links or day rows per statement: 3 or 4 parameters each, well under both engines' limits. */
 const LINK_CHUNK = 500

@@ -48,4 +48,3 @@ export async function addReleaseTotal(trx: Db, projectId: string, release: strin
       .doUpdateSet((eb) => ({ issues: eb('issue_release_totals.issues', '+', eb.ref('excluded.issues')) })))
     .execute()
 }
-

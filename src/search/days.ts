@@ -3,7 +3,7 @@ import { bitOf, bitsWith, chunkOf } from '../db/bits.ts'
 import type { Db } from '../database.ts'
 import { runReused } from '../db/reuse.ts'
 import { asBits, bitsAndNot, bitsCount, bitsOr, chunkParam, rowsOfArrays, takesArrays } from '../db/sql.ts'
-import { addRows, type Upsert } from '../db/counters.ts'
+import { addRows, inSizes, type Upsert } from '../db/counters.ts'
 
 /** A visit as one string, for maps: its project and its id (or its session key, where that names it). */
 export const visitKey = (projectId: string, sessionId: string): string => `${projectId}\u0000${sessionId}`
@@ -134,24 +134,22 @@ export class DayDeltas {
     this.#visits.clear()
     // Sorted by number, not as text: day numbers before 1970 are negative.
     const entries = [...this.#deltas.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.day - b.day)
-    const visits = entries.filter((e) => e.term === '')
-    const terms = entries.filter((e) => e.term !== '')
+    const tables = [{ ...SESSION_DAYS, deltas: entries.filter((e) => e.term === '') }, { ...TERM_DAYS, deltas: entries.filter((e) => e.term !== '') }]
     if (entries.every((e) => e.delta >= 0)) {
       // Ingest's case: every counter grows, and with the other hot counters given (a page's) they are one statement
       // on PostgreSQL, which is one round trip while this transaction holds rows other writers wait for.
-      const grown = (rows: Delta[]) => rows.filter((e) => e.delta > 0).map((e) => [e.projectId, ...(e.term === '' ? [] : [e.term]), e.day, e.delta])
-      await addRows(db, [{ ...SESSION_DAYS, rows: grown(visits) }, { ...TERM_DAYS, rows: grown(terms) }, ...counters])
+      await addRows(db, [...tables.map((t) => ({ ...t, rows: rowsOf(t.deltas) })), ...counters])
     } else {
-      for (const days of [visits, terms]) {
+      for (const t of tables) {
         let grown: Delta[] = []
-        for (const entry of days) {
+        for (const entry of t.deltas) {
           if (entry.delta > 0) grown.push(entry)
           if (entry.delta >= 0) continue
-          await addDays(db, grown)
+          await addRows(db, [{ ...t, rows: rowsOf(grown) }])
           grown = []
           await shrinkDay(db, entry)
         }
-        await addDays(db, grown)
+        await addRows(db, [{ ...t, rows: rowsOf(grown) }])
       }
       await addRows(db, counters)
     }
@@ -172,13 +170,10 @@ export class DayDeltas {
   }
 }
 
-/** Rows per SQLite statement of writeVisitTerms: a count is written as a sum of these, so each has a few statements to prepare. */
-const VISIT_SIZES = [64, 16, 4, 1] as const
-
 /**
  * Writes visits' new session_terms rows and their rows' `terms` lists, in (project, term, visit) and (project, visit)
  * order. On PostgreSQL in one statement, a data-modifying WITH query with a column's values per parameter: one round
- * trip, whatever the visits. On SQLite, which runs in process, statements of VISIT_SIZES rows.
+ * trip, whatever the visits. On SQLite, which runs in process, statements of a few sizes (inSizes).
  */
 async function writeVisitTerms(db: Db, visits: readonly VisitTerms[]): Promise<void> {
   if (visits.length === 0) return
@@ -199,12 +194,9 @@ async function writeVisitTerms(db: Db, visits: readonly VisitTerms[]): Promise<v
     return
   }
   for (const [rows, write] of [[added, 'insert'], [lists, 'update']] as const) {
-    for (let i = 0; i < rows.length;) {
-      const size = VISIT_SIZES.find((s) => s <= rows.length - i) ?? 1
-      const chunk = rows.slice(i, i + size)
-      i += size
+    for (const chunk of inSizes(rows)) {
       const values = sql`values ${sql.join(chunk.map((r) => sql`(${sql.join(r)})`))}`
-      await runReused(db, `${write} visit terms ${size}`, chunk.flat(), () => ({
+      await runReused(db, `${write} visit terms ${chunk.length}`, chunk.flat(), () => ({
         compile: () => (write === 'insert' ? insert(values) : sql`with visit_terms (project_id, id, terms) as (${values}) ${update(sql`visit_terms`)}`).compile(db),
       }))
     }
@@ -257,27 +249,12 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
  */
 const UPSERT_CHUNK = 50
 
+/** A day table's growing counters as addRows's rows: project, term (term_days only), day, visits added. */
+const rowsOf = (deltas: readonly Delta[]) => deltas.filter((e) => e.delta > 0).map((e) => [e.projectId, ...(e.term === '' ? [] : [e.term]), e.day, e.delta])
+
 /** session_days and term_days as addRows writes them. */
 const SESSION_DAYS = { table: 'session_days', keys: [['project_id', 'text'], ['day', 'integer']], counters: [['sessions', 'integer']] } as const
 const TERM_DAYS = { table: 'term_days', keys: [['project_id', 'text'], ['term', 'text'], ['day', 'integer']], counters: [['sessions', 'integer']] } as const
-
-/** Adds to day counters of one table (session_days, or term_days for terms), creating the rows that are missing, in the given order. */
-async function addDays(db: Db, grown: readonly Delta[]): Promise<void> {
-  for (let i = 0; i < grown.length; i += UPSERT_CHUNK) {
-    const chunk = grown.slice(i, i + UPSERT_CHUNK)
-    if (chunk[0]?.term === '') {
-      const rows = chunk.map((e) => ({ project_id: e.projectId, day: e.day, sessions: e.delta }))
-      await runReused(db, `add session days ${rows.length}`, rows.flatMap((r) => [r.project_id, r.day, r.sessions]), () => db
-        .insertInto('session_days').values(rows)
-        .onConflict((oc) => oc.columns(['project_id', 'day']).doUpdateSet((eb) => ({ sessions: eb('session_days.sessions', '+', eb.ref('excluded.sessions')) }))))
-    } else {
-      const rows = chunk.map((e) => ({ project_id: e.projectId, term: e.term, day: e.day, sessions: e.delta }))
-      await runReused(db, `add term days ${rows.length}`, rows.flatMap((r) => [r.project_id, r.term, r.day, r.sessions]), () => db
-        .insertInto('term_days').values(rows)
-        .onConflict((oc) => oc.columns(['project_id', 'term', 'day']).doUpdateSet((eb) => ({ sessions: eb('term_days.sessions', '+', eb.ref('excluded.sessions')) }))))
-    }
-  }
-}
 
 /** Takes from one day counter (`delta` is negative); a row that reaches zero is removed. */
 async function shrinkDay(db: Db, { projectId, term, day, delta }: Delta): Promise<void> {

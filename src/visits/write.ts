@@ -258,13 +258,13 @@ async function writeGroup(trx: Db, jobs: readonly WriteJob[], isolated: boolean)
     batch.pages.mergeInto(pages)
   }
   await insertTexts(trx, texts)
-  await issues.link(trx)
+  const newVisits = await issues.link(trx)
   // After every batch's session row is up to date: a visit counts with the release and user its row now has.
   await health.apply(trx)
   // The hot rows last (a day's counters, an issue's): each is locked from its update until the commit, and a
   // concurrent group (another lane, another process) that needs it waits that long.
   await days.apply(trx, pages.upserts())
-  for (const { job, change } of await issues.apply(trx)) {
+  for (const { job, change } of await issues.apply(trx, newVisits)) {
     const outcome = outcomes[job]
     if (outcome && 'result' in outcome) (outcome.result.issues ??= []).push(change)
   }
