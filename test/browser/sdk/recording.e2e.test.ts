@@ -41,10 +41,15 @@ describe('screen recording, end to end in Chromium', () => {
     await page.click('#add')
     await page.mouse.move(100, 100)
     await page.waitForFunction('Sessionwatch.stats().recording.chunks >= 2', undefined, { timeout: 15_000 })
-    await page.close({ runBeforeUnload: true })
-
     const sessionId = await eventually(async () =>
       json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions')).sessions[0]?.id, 'the session')
+    // The snapshot that carries the new URL is a checkout's: on a busy machine the second chunk may be the one before
+    // it, so the page stays open until the server holds it.
+    await eventually(async () =>
+      json<Recording>(await t.get(`/api/v1/sessions/${sessionId}/recording`)).chunks.filter((c) => c.fullSnapshot).length >= 2 || null,
+    'a checkout\'s snapshot')
+    await page.close({ runBeforeUnload: true })
+
     const rec = await eventually(async () => {
       const r = json<Recording>(await t.get(`/api/v1/sessions/${sessionId}/recording`))
       return r.recording.chunks >= 2 ? r : null
