@@ -8,11 +8,14 @@ import { runReused } from './reuse.ts'
 import { rowsOfArrays, takesArrays } from './sql.ts'
 
 export type Value = string | number
-/** A column written by addRows: its name and SQL type (for PostgreSQL's arrays). */
-export type Column = readonly [name: string, type: string]
+/**
+ * A column written by addRows: its name, its SQL type (for PostgreSQL's arrays), and for a counter how a row's stored
+ * value takes the added one, when not by `+`.
+ */
+export type Column = readonly [name: string, type: string, combine?: (stored: RawBuilder<unknown>, added: RawBuilder<unknown>) => RawBuilder<unknown>]
 
 /** Rows to add into one table's counters: its key columns, then its counters, one row per key. */
-export interface Upsert { table: string; keys: readonly Column[]; counters: readonly Column[]; rows: readonly Value[][] }
+export interface Upsert { table: string; keys: readonly Column[]; counters: readonly Column[]; rows: readonly (readonly unknown[])[] }
 
 /** Rows per SQLite statement: a row count is written as a sum of these, so each table has a few statements to prepare. */
 const SIZES = [64, 32, 16, 8, 4, 2, 1] as const
@@ -35,14 +38,8 @@ export function* inSizes<T>(rows: readonly T[]): Generator<T[]> {
  */
 export async function addRows<DB>(db: Kysely<DB> | Transaction<DB>, upserts: readonly Upsert[]): Promise<void> {
   if (upserts.every((u) => u.rows.length === 0)) return
-  const upsert = ({ table, keys, counters }: Upsert, values: RawBuilder<unknown>) => sql`insert into ${sql.table(table)}
-    (${sql.join([...keys, ...counters].map(([c]) => sql.ref(c)))}) ${values} on conflict (${sql.join(keys.map(([c]) => sql.ref(c)))})
-    do update set ${sql.join(counters.map(([c]) => sql`${sql.ref(c)} = ${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`))}`
   if (takesArrays(db)) {
-    const parts = upserts.map((u) => ({ u, columns: [...u.keys, ...u.counters] }))
-    const arrays = parts.flatMap(({ u, columns }) => columns.map((_, k) => u.rows.map((r) => r[k])))
-    let at = 0
-    const statements = parts.map(({ u, columns }) => upsert(u, rowsOfArrays(columns.map(([, type]) => [arrays[at++] ?? [], type]))))
+    const { arrays, statements } = upsertsOfArrays(upserts)
     const withs = statements.slice(0, -1).map((s, i) => sql`${sql.raw(`u${i}`)} as (${s})`)
     const statement = sql`${withs.length === 0 ? sql`` : sql`with ${sql.join(withs)} `}${statements.at(-1) ?? sql`select 1`}`
     await runReused(db, `add ${upserts.map((u) => u.table).join(' ')} as arrays`, arrays, () => ({ compile: () => statement.compile(db) }))
@@ -55,4 +52,21 @@ export async function addRows<DB>(db: Kysely<DB> | Transaction<DB>, upserts: rea
       }))
     }
   }
+}
+
+/** An upsert of `values` (rows in the order of its keys, then its counters) that adds into the counters of the rows it finds. */
+const upsert = ({ table, keys, counters }: Upsert, values: RawBuilder<unknown>): RawBuilder<unknown> => sql`insert into ${sql.table(table)}
+  (${sql.join([...keys, ...counters].map(([c]) => sql.ref(c)))}) ${values} on conflict (${sql.join(keys.map(([c]) => sql.ref(c)))})
+  do update set ${sql.join(counters.map(([c, , combine = (stored, added) => sql`${stored} + ${added}`]) =>
+    sql`${sql.ref(c)} = ${combine(sql.ref(`${table}.${c}`), sql.ref(`excluded.${c}`))}`))}`
+
+/**
+ * The upserts as PostgreSQL statements of a column's values per parameter (takesArrays), for a WITH query of a larger
+ * statement, and those parameters in the statements' order.
+ */
+export function upsertsOfArrays(upserts: readonly Upsert[]): { arrays: unknown[][]; statements: RawBuilder<unknown>[] } {
+  const parts = upserts.map((u) => ({ u, columns: [...u.keys, ...u.counters] }))
+  const arrays = parts.flatMap(({ u, columns }) => columns.map((_, k) => u.rows.map((r) => r[k])))
+  let at = 0
+  return { arrays, statements: parts.map(({ u, columns }) => upsert(u, rowsOfArrays(columns.map(([, type]) => [arrays[at++] ?? [], type])))) }
 }

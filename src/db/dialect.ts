@@ -34,6 +34,8 @@ export interface SqlDialect {
   /** A term bitmap's chunk (src/db/bits.ts) as the parameter the engine takes, made a stored chunk by `asBits`. */
   chunkParam(chunk: Buffer): unknown
   asBits(value: unknown): RawBuilder<unknown>
+  /** The SQL type of a stored chunk, for a parameter of an array of them (takesArrays). */
+  bitsType: string
   /** `a` with `b`'s bits set too. */
   bitsOr(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown>
   /** `a` with `b`'s bits cleared. */

@@ -89,6 +89,7 @@ export function textProbe(db: Db, column: TextColumn, needle: string, project: s
 /** Term bitmaps (bits.ts), as the engine stores and combines them (see SqlDialect). */
 export const chunkParam = (db: Db, chunk: Buffer): unknown => dialectOf(db).chunkParam(chunk)
 export const asBits = (db: Db, value: unknown): RawBuilder<unknown> => dialectOf(db).asBits(value)
+export const bitsType = (db: Db): string => dialectOf(db).bitsType
 export const bitsOr = (db: Db, a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown> => dialectOf(db).bitsOr(a, b)
 export const bitsAndNot = (db: Db, a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<unknown> => dialectOf(db).bitsAndNot(a, b)
 export const bitsAndAll = (db: Db, chunks: RawBuilder<unknown>): RawBuilder<unknown> => dialectOf(db).bitsAndAll(chunks)

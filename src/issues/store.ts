@@ -10,11 +10,12 @@
  * gone stays, with its status, first and last seen, and zero counts: a resolved bug that recurs
  * after its visits expired is a regression, and an ignored one stays ignored.
  */
-import type { Kysely } from 'kysely'
 import { emailsOf } from '../accounts/store.ts'
 import { enqueueIssueAlert } from '../alerts/store.ts'
 import type { Database, Db } from '../database.ts'
-import { canMatch } from '../db/sql.ts'
+import type { Kysely } from 'kysely'
+import type { Upsert } from '../db/counters.ts'
+import { canMatch, takesArrays } from '../db/sql.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { runReused } from '../db/reuse.ts'
 import { deleteProjectRows } from '../db/rows.ts'
@@ -22,6 +23,7 @@ import type { EventRecord } from '../contract/index.ts'
 import { createHash } from 'node:crypto'
 import { dayOf } from '../util/time.ts'
 import type { IssueStatus, IssueTable } from './tables.ts'
+import { countAsArrays, countEach, ISSUE_DAYS, type IssueCounts } from './counts.ts'
 import { addTotal, byKey, IssueTotals } from './totals.ts'
 
 /** What grouping decided for one event (src/issues/fingerprint.ts makes it). */
@@ -152,13 +154,8 @@ async function findTargets(trx: Db, projectId: string, fingerprints: string[], i
   for (const r of rows) into.set(r.fingerprint, { issueId: r.id, created: false, status: r.status, resolvedAt: r.resolved_at })
 }
 
-interface IssueCount {
-  projectId: string
-  events: number
-  first: number
-  last: number
-  /** The latest of these events (the last stored of those at `last`), and the events per UTC day. */
-  latest: { sessionId: string; eventId: string }
+interface IssueCount extends IssueCounts {
+  /** The events per UTC day. */
   days: Map<number, number>
   target: IssueTarget | undefined
   /** The job of the group that first stored events in it: its result carries the issue's change. */
@@ -167,7 +164,7 @@ interface IssueCount {
 
 /**
  * What the batches of one group commit add to their issues, applied once before the commit, like the
- * day counters: one UPDATE per issue the group touched and one upsert of its issue–visit links, however
+ * day counters: one change per issue the group touched (counts.ts) and one upsert of its issue–visit links, however
  * many batches hit the same issue. On PostgreSQL a popular issue's row is locked once per group commit
  * rather than once per batch. A batch that fails alone (its savepoint rolled back) is never merged in.
  */
@@ -226,8 +223,8 @@ export class IssueDeltas {
   }
 
   /**
-   * Applies the group's counts, with `newVisits` from link() (which visits are new to each issue): the issues in
-   * key order, so concurrent group commits on PostgreSQL lock them in the same order and cannot
+   * Applies the group's counts, with `newVisits` from link() (which visits are new to each issue), and their day
+   * counts: the issues in key order, so concurrent group commits on PostgreSQL lock them in the same order and cannot
    * deadlock on them. Reopens a resolved issue when an event happened after it was resolved (a late
    * retry of an older event does not), queues the alerts of new and reopened issues in the same
    * transaction (src/alerts), and removes an issue created in the group whose every event turned out
@@ -236,24 +233,13 @@ export class IssueDeltas {
   async apply(trx: Db, newVisits: ReadonlyMap<string, number>): Promise<{ job: number; change: IssueChange }[]> {
     const changes: { job: number; change: IssueChange }[] = []
     const totals = new IssueTotals()
-    for (const [key, c] of byKey(this.issues)) {
-      const issueId = key.slice(key.indexOf('\u0000') + 1)
-      // Once per issue per group commit: built once (runReused), the values in the SQL's order.
-      const added = newVisits.get(key) ?? 0
-      const params = [c.events, added, c.first, c.first, c.last, c.last, c.last, c.latest.sessionId, c.last, c.latest.eventId, c.projectId, issueId]
-      const [issue] = (await runReused(trx, 'update issue counts', params, () => trx.updateTable('issues').set((eb) => ({
-        events: eb('events', '+', c.events),
-        sessions: eb('sessions', '+', added),
-        // eb.val: Kysely would inline a bare then() value into the SQL.
-        first_seen_at: eb.case().when('first_seen_at', '>', c.first).then(eb.val(c.first)).else(eb.ref('first_seen_at')).end(),
-        last_seen_at: eb.case().when('last_seen_at', '<', c.last).then(eb.val(c.last)).else(eb.ref('last_seen_at')).end(),
-        // SET reads the row as it was: the group's latest event wins unless the issue has a later one.
-        last_session_id: eb.case().when('last_seen_at', '<=', c.last).then(eb.val<string | null>(c.latest.sessionId))
-          .else(eb.ref('last_session_id')).end(),
-        last_event_id: eb.case().when('last_seen_at', '<=', c.last).then(eb.val<string | null>(c.latest.eventId))
-          .else(eb.ref('last_event_id')).end(),
-      })).where('project_id', '=', c.projectId).where('id', '=', issueId)
-        .returning(['project_id', 'id', 'type', 'title', 'culprit', 'first_seen_at', 'last_seen_at', 'events', 'sessions', 'assignee_id', 'release', 'environment']))).rows
+    const counts = byKey(this.issues).map(([key, c]) => ({ key, issueId: key.slice(key.indexOf('\u0000') + 1), c, added: newVisits.get(key) ?? 0 }))
+    const days: Upsert = {
+      ...ISSUE_DAYS, rows: counts.flatMap(({ issueId, c }) => [...c.days].sort(([a], [b]) => a - b).map(([day, events]) => [c.projectId, issueId, day, events])),
+    }
+    const counted = await (takesArrays(trx) ? countAsArrays(trx, counts, days) : countEach(trx, counts, days))
+    for (const { key, issueId, c } of counts) {
+      const issue = counted.get(key)
       if (!issue) throw new Error(`issue ${issueId} of project ${c.projectId} is gone`)
       if (this.created.has(key)) {
         changes.push({ job: c.job, change: { kind: 'new', at: issue.first_seen_at, issue } })
@@ -272,7 +258,6 @@ export class IssueDeltas {
         }
       }
     }
-    await this.applyDays(trx)
     await totals.apply(trx)
     // In the group's transaction: an alert is queued exactly when the change it tells of commits.
     for (const { change: { kind, at, issue: i } } of changes) {
@@ -292,21 +277,6 @@ export class IssueDeltas {
       await trx.deleteFrom('issues').where('project_id', '=', projectId).where('id', '=', issueId).execute()
     }
     return changes
-  }
-
-  /** Adds the group's events to their issues' day counts, in key order like the issues. */
-  private async applyDays(trx: Db): Promise<void> {
-    const rows = byKey(this.issues).flatMap(([key, c]) => {
-      const issueId = key.slice(key.indexOf('\u0000') + 1)
-      return [...c.days].sort(([a], [b]) => a - b).map(([day, events]) => ({ project_id: c.projectId, issue_id: issueId, day, events }))
-    })
-    for (let i = 0; i < rows.length; i += LINK_CHUNK) {
-      const chunk = rows.slice(i, i + LINK_CHUNK)
-      await runReused(trx, `add issue days ${chunk.length}`, chunk.flatMap((r) => [r.project_id, r.issue_id, r.day, r.events]), () => trx
-        .insertInto('issue_days').values(chunk)
-        .onConflict((oc) => oc.columns(['project_id', 'issue_id', 'day'])
-          .doUpdateSet((eb) => ({ events: eb('issue_days.events', '+', eb.ref('excluded.events')) }))))
-    }
   }
 
   /**
@@ -333,7 +303,7 @@ export class IssueDeltas {
   }
 }
 
-/** Links or day rows per statement: 3 or 4 parameters each, well under both engines' limits. */
+/** Links per statement: 3 parameters each, well under both engines' limits. */
 const LINK_CHUNK = 500
 
 /**

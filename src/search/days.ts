@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import { bitOf, bitsWith, chunkOf } from '../db/bits.ts'
 import type { Db } from '../database.ts'
 import { runReused } from '../db/reuse.ts'
-import { asBits, bitsAndNot, bitsCount, bitsOr, chunkParam, rowsOfArrays, takesArrays } from '../db/sql.ts'
+import { asBits, bitsAndNot, bitsCount, bitsOr, bitsType, chunkParam, rowsOfArrays, takesArrays } from '../db/sql.ts'
 import { addRows, inSizes, type Upsert } from '../db/counters.ts'
 
 /** A visit as one string, for maps: its project and its id (or its session key, where that names it). */
@@ -125,20 +125,24 @@ export class DayDeltas {
 
   /**
    * Writes the changes in the order above, session_days before term_days, then `counters` (the transaction's other
-   * hot counters, in an order every writer keeps): when every counter grows, all with one addRows (one statement on
-   * PostgreSQL); else a visit's counters that grow in a row with one upsert, each that shrinks (a late event moved a
-   * visit's start, a visit was deleted: rare) on its own, where it comes, then `counters`.
+   * hot counters, in an order every writer keeps), then term_bits: when every counter grows and every bit is set, all
+   * with one addRows (one statement on PostgreSQL); else a visit's counters that grow in a row with one upsert, each
+   * that shrinks (a late event moved a visit's start, a visit was deleted: rare) on its own, where it comes, then
+   * `counters` and term_bits.
    */
   async apply(db: Db, counters: readonly Upsert[] = []): Promise<void> {
     await writeVisitTerms(db, [...this.#visits.values()].filter((v) => !v.gone))
     this.#visits.clear()
     // Sorted by number, not as text: day numbers before 1970 are negative.
     const entries = [...this.#deltas.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.day - b.day)
+    this.#deltas.clear()
+    const bits = [...this.#bits.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.chunk - b.chunk)
+    this.#bits.clear()
     const tables = [{ ...SESSION_DAYS, deltas: entries.filter((e) => e.term === '') }, { ...TERM_DAYS, deltas: entries.filter((e) => e.term !== '') }]
-    if (entries.every((e) => e.delta >= 0)) {
-      // Ingest's case: every counter grows, and with the other hot counters given (a page's) they are one statement
-      // on PostgreSQL, which is one round trip while this transaction holds rows other writers wait for.
-      await addRows(db, [...tables.map((t) => ({ ...t, rows: rowsOf(t.deltas) })), ...counters])
+    if (entries.every((e) => e.delta >= 0) && bits.every((b) => [...b.nums.values()].every(Boolean))) {
+      // Ingest's case: every counter grows and every bit is set, and with the other hot counters given (a page's) they
+      // are one statement on PostgreSQL, which is one round trip while this transaction holds rows other writers wait for.
+      await addRows(db, [...tables.map((t) => ({ ...t, rows: rowsOf(t.deltas) })), ...counters, setBits(db, bits)])
     } else {
       for (const t of tables) {
         let grown: Delta[] = []
@@ -152,10 +156,8 @@ export class DayDeltas {
         await addRows(db, [{ ...t, rows: rowsOf(grown) }])
       }
       await addRows(db, counters)
+      await applyBits(db, bits)
     }
-    this.#deltas.clear()
-    await applyBits(db, [...this.#bits.values()].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.term, b.term) || a.chunk - b.chunk))
-    this.#bits.clear()
     for (const [projectId, r] of [...this.#recording].sort(([a], [b]) => compare(a, b))) {
       if (r.bytes === 0 && r.evictedBytes === 0 && r.evictedVisits === 0) continue
       await db.insertInto('recording_usage')
@@ -204,33 +206,30 @@ async function writeVisitTerms(db: Db, visits: readonly VisitTerms[]): Promise<v
 }
 
 /**
- * Writes term_bits changes in the given order: the rows that only gain bits with one upsert (OR) for many, each that
- * loses some (a visit deleted: rare) on its own, where it comes, and removed once it holds none.
+ * Writes term_bits changes in the given order: the rows that only gain bits with one upsert for many (setBits), each
+ * that loses some (a visit deleted: rare) on its own, where it comes, and removed once it holds none.
  */
 async function applyBits(db: Db, entries: readonly BitsDelta[]): Promise<void> {
-  let grown: { entry: BitsDelta; bits: Buffer }[] = []
+  let grown: BitsDelta[] = []
   for (const entry of entries) {
-    const set = [...entry.nums].filter(([, has]) => has).map(([num]) => bitOf(num))
     const cleared = [...entry.nums].filter(([, has]) => !has).map(([num]) => bitOf(num))
     if (cleared.length > 0) {
-      await orBits(db, grown)
+      await addRows(db, [setBits(db, grown)])
       grown = []
       await clearBits(db, entry, bitsWith(cleared))
     }
-    if (set.length > 0) grown.push({ entry, bits: bitsWith(set) })
+    grown.push(entry)
   }
-  await orBits(db, grown)
+  await addRows(db, [setBits(db, grown)])
 }
 
-/** Sets bits in term_bits rows, creating the rows that are missing. */
-async function orBits(db: Db, rows: readonly { entry: BitsDelta; bits: Buffer }[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += UPSERT_CHUNK) {
-    const chunk = rows.slice(i, i + UPSERT_CHUNK)
-    const params = chunk.flatMap(({ entry, bits }) => [entry.projectId, entry.term, entry.chunk, chunkParam(db, bits)])
-    await runReused(db, `add term bits ${chunk.length}`, params, () => db.insertInto('term_bits')
-      .values(chunk.map(({ entry, bits }) => ({ project_id: entry.projectId, term: entry.term, chunk: entry.chunk, bits: asBits(db, chunkParam(db, bits)) })))
-      .onConflict((oc) => oc.columns(['project_id', 'term', 'chunk']).doUpdateSet({ bits: bitsOr(db, sql.ref('term_bits.bits'), sql.ref('excluded.bits')) })))
-  }
+/** The bits that entries set, as addRows's OR into their term_bits rows (created when missing). Entries that set none add no row. */
+function setBits(db: Db, entries: readonly BitsDelta[]): Upsert {
+  const rows = entries.flatMap(({ projectId, term, chunk, nums }) => {
+    const set = [...nums].filter(([, has]) => has).map(([num]) => bitOf(num))
+    return set.length === 0 ? [] : [[projectId, term, chunk, chunkParam(db, bitsWith(set))]]
+  })
+  return { ...TERM_BITS, counters: [['bits', bitsType(db), (stored, added) => bitsOr(db, stored, added)]], rows }
 }
 
 /** Clears bits of one term_bits row; a row left with none is removed. */
@@ -243,18 +242,13 @@ async function clearBits(db: Db, { projectId, term, chunk }: BitsDelta, bits: Bu
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
-/**
- * Rows per upsert: each statement is built once per row count (runReused), and a group's day counters are a visit's
- * terms on a day or two, rarely more than this.
- */
-const UPSERT_CHUNK = 50
-
 /** A day table's growing counters as addRows's rows: project, term (term_days only), day, visits added. */
 const rowsOf = (deltas: readonly Delta[]) => deltas.filter((e) => e.delta > 0).map((e) => [e.projectId, ...(e.term === '' ? [] : [e.term]), e.day, e.delta])
 
-/** session_days and term_days as addRows writes them. */
+/** session_days, term_days and term_bits (whose counter, `bits`, is the engine's) as addRows writes them. */
 const SESSION_DAYS = { table: 'session_days', keys: [['project_id', 'text'], ['day', 'integer']], counters: [['sessions', 'integer']] } as const
 const TERM_DAYS = { table: 'term_days', keys: [['project_id', 'text'], ['term', 'text'], ['day', 'integer']], counters: [['sessions', 'integer']] } as const
+const TERM_BITS = { table: 'term_bits', keys: [['project_id', 'text'], ['term', 'text'], ['chunk', 'integer']] } as const
 
 /** Takes from one day counter (`delta` is negative); a row that reaches zero is removed. */
 async function shrinkDay(db: Db, { projectId, term, day, delta }: Delta): Promise<void> {

@@ -39,6 +39,7 @@ export const postgresSql: SqlDialect = {
   asKey: (value) => sql<string>`cast(${value} as text) collate "C"`,
   chunkParam: (chunk) => `x${chunk.toString('hex')}`,
   asBits: (value) => sql`cast(${value} as ${bitString})`,
+  bitsType: `bit(${BITS_PER_CHUNK})`,
   bitsOr: (a, b) => sql`(${a} | ${b})`,
   bitsAndNot: (a, b) => sql`(${a} & ~${b})`,
   bitsAndAll: (chunks) => sql`bit_and(${chunks})`,

@@ -29,6 +29,7 @@ export const sqliteSql: SqlDialect = {
   asKey: (value) => sql<string>`cast(${value} as text)`,
   chunkParam: (chunk) => chunk,
   asBits: (value) => sql`${value}`,
+  bitsType: 'blob',
   bitsOr: (a, b) => sql`sw_bits_or(${a}, ${b})`,
   bitsAndNot: (a, b) => sql`sw_bits_and_not(${a}, ${b})`,
   bitsAndAll: (chunks) => sql`sw_bits_and_agg(${chunks})`,

@@ -83,11 +83,43 @@ for (const engine of testEngines()) {
       await writeBatches(db, [writeJob(own, 'v-totals', events, now, 0, events.map((e) => (e.type === 'ERROR' ? group('TOTALS') : null)))])
       const at = (re: RegExp) => statements.findIndex((q) => re.test(q))
       const created = at(/^insert into "issues"/i)
-      const counted = at(/^update "issues" set "events"/i)
+      const counted = at(/update "?issues"? set "?events"?/i)
       // Two writers creating two new issues would otherwise each hold the totals row while waiting for the other's issue.
       assert.ok(created >= 0 && counted > created && at(/^insert into "issue_totals"/i) > counted, statements.join('\n'))
       const open = await db.selectFrom('issue_totals').select('issues').where('project_id', '=', own).where('status', '=', 'open').executeTakeFirst()
       assert.equal(Number(open?.issues), 1)
+    })
+
+    it('counts a group\'s issues, their day counts and its new term bits in one statement each on PostgreSQL, with every count exact', async () => {
+      const own = (await createProject(db, { name: 'One statement', domain: 'one-statement.example' })).id
+      const job = (key: string, events: EventRecord[]) => writeJob(own, key, events, now, 0, events.map((e) => group(e.message ?? '')))
+      await writeBatches(db, [job('o1', [error('o1a', now - 900, 'ONE-A')]), job('o2', [error('o2b', now - 800, 'ONE-B')])])
+      statements.length = 0
+      // Three issues across two visits and two days, one of them new to the group.
+      await writeBatches(db, [
+        job('o1', [error('o1c', now - DAY_MS, 'ONE-A'), error('o1d', now - 700, 'ONE-B')]),
+        job('o3', [error('o3e', now - 600, 'ONE-A'), error('o3f', now - 500, 'ONE-C')]),
+      ])
+      const updates = statements.filter((q) => /update "?issues"? set "?events"?/i.test(q))
+      if (engine === 'postgres') {
+        assert.equal(updates.length, 1, statements.join('\n'))
+        assert.match(updates[0] ?? '', /insert into "issue_days"/i, 'the day counts in the same statement')
+        assert.equal(statements.filter((q) => /"term_bits"/i.test(q)).length, 1, 'term bits with the day counters')
+        assert.match(statements.find((q) => /"term_bits"/i.test(q)) ?? '', /"session_days"/i)
+      } else {
+        assert.equal(updates.length, 3, statements.join('\n'))
+      }
+      const issues = await db.selectFrom('issues').select(['title', 'events', 'sessions', 'first_seen_at', 'last_seen_at', 'last_event_id'])
+        .where('project_id', '=', own).orderBy('title').execute()
+      assert.deepEqual(issues.map((i) => [i.title, i.events, i.sessions, i.first_seen_at, i.last_seen_at, i.last_event_id]), [
+        ['Error ONE-A', 3, 2, now - DAY_MS, now - 600, 'o3e'], ['Error ONE-B', 2, 2, now - 800, now - 700, 'o1d'], ['Error ONE-C', 1, 1, now - 500, now - 500, 'o3f'],
+      ])
+      const days = await db.selectFrom('issue_days as d').innerJoin('issues as i', (j) => j.onRef('i.project_id', '=', 'd.project_id').onRef('i.id', '=', 'd.issue_id'))
+        .select(['i.title', 'd.day', 'd.events']).where('d.project_id', '=', own).orderBy('i.title').orderBy('d.day').execute()
+      const today = Math.floor(now / DAY_MS)
+      assert.deepEqual(days.map((d) => [d.title, d.day, d.events]), [
+        ['Error ONE-A', today - 1, 1], ['Error ONE-A', today, 2], ['Error ONE-B', today, 2], ['Error ONE-C', today, 1],
+      ])
     })
 
     it('looks a group\'s fingerprints up in one statement, whichever of its batches brings each', async () => {
