@@ -123,9 +123,12 @@ describe('Core Web Vitals, end to end in Chromium', () => {
     await servePage(page, base, '/elsewhere', '<!doctype html><title>Elsewhere</title><p>Elsewhere</p>')
     await page.route(`${base}/hero.png`, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: HERO }))
     await page.goto(`${base}/leaving`, { waitUntil: 'load' })
+    // The vitals chunk loads after the page: an interaction before it observes is not measured.
+    await page.waitForFunction('window.SessionwatchVitals !== undefined')
     await page.click('#buy')
-    // The browser times an interaction once the next frame is painted: one made as the page goes is not measured.
-    await page.waitForTimeout(300)
+    // The browser times an interaction once the next frame is painted: one made as the page goes is not measured, and
+    // a busy machine paints late.
+    await page.waitForTimeout(1000)
     await page.goto(`${base}/elsewhere`)
     const names = await eventually(async () => {
       for (const { id } of json<{ sessions: { id: string }[] }>(await t.get('/api/v1/sessions')).sessions) {
