@@ -71,9 +71,13 @@ for (const engine of testEngines()) {
 
     it('takes a project\'s own rate over the server\'s; 0 is no limit', async () => {
       const own = await withLimits({ ingestRateLimit: 5 })
-      const ten = await Promise.all(Array.from({ length: 11 }, (_, i) => ingestAs(own, batch(`session-own-${i}`, events(1)))))
-      assert.deepEqual(statuses(ten).filter((s) => s === 200).length, 10)
-      assert.match(String(json(ten.find((r) => r.statusCode === 429) ?? ten[0] as LightMyRequestResponse).message), /may send 5 ingest requests a second \(bursts of 10\): its own rate limit/)
+      // A burst of 10, and 5 more a second while the requests are answered (a busy machine takes longer over them).
+      const started = Date.now()
+      const sent = await Promise.all(Array.from({ length: 20 }, (_, i) => ingestAs(own, batch(`session-own-${i}`, events(1)))))
+      const refilled = Math.floor(((Date.now() - started) / 1000) * 5)
+      const admitted = statuses(sent).filter((s) => s === 200).length
+      assert.ok(admitted >= 10 && admitted <= 10 + refilled, `${admitted} of 20 admitted, ${refilled} refilled meanwhile`)
+      assert.match(String(json(sent.find((r) => r.statusCode === 429) ?? sent[0] as LightMyRequestResponse).message), /may send 5 ingest requests a second \(bursts of 10\): its own rate limit/)
       const unlimited = await withLimits({ ingestRateLimit: 0 })
       const many = await Promise.all(Array.from({ length: 20 }, (_, i) => ingestAs(unlimited, batch(`session-free-${i}`, events(1)))))
       assert.ok(statuses(many).every((s) => s === 200))
