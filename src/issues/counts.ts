@@ -91,4 +91,3 @@ export async function countAsArrays(trx: Db, counts: readonly IssueAdd[], days: 
   const { rows } = await runReused(trx, 'count issues as arrays', params, () => ({ compile: () => statement.compile(trx) }))
   return new Map(rows.map((issue) => [keyOf(issue), issue]))
 }
-

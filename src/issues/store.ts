@@ -10,10 +10,10 @@
  * gone stays, with its status, first and last seen, and zero counts: a resolved bug that recurs
  * after its visits expired is a regression, and an ignored one stays ignored.
  */
+import type { Kysely } from 'kysely'
 import { emailsOf } from '../accounts/store.ts'
 import { enqueueIssueAlert } from '../alerts/store.ts'
 import type { Database, Db } from '../database.ts'
-import type { Kysely } from 'kysely'
 import type { Upsert } from '../db/counters.ts'
 import { canMatch, takesArrays } from '../db/sql.ts'
 import { inTransaction } from '../db/transaction.ts'
